@@ -1,0 +1,123 @@
+package deck
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/indusagi/induscode/tool"
+)
+
+// Box runs calls by tool name within one session. It is safe for
+// concurrent use; every failure of the call machinery comes back as an
+// IsError result, never as a panic or a Go error.
+type Box struct {
+	tools  []tool.Tool
+	specs  []tool.Spec
+	byName map[string]tool.Tool
+	env    *tool.Env
+}
+
+// Box returns a runner over the deck's current tools. Later changes to the
+// deck do not affect it. When two tools share a name the first wins.
+func (d *Deck) Box() *Box {
+	b := &Box{
+		tools:  slices.Clone(d.tools),
+		byName: make(map[string]tool.Tool, len(d.tools)),
+		env:    d.env,
+	}
+	for _, t := range b.tools {
+		s := t.Spec()
+		if _, dup := b.byName[s.Name]; dup {
+			continue
+		}
+		b.byName[s.Name] = t
+		b.specs = append(b.specs, s)
+	}
+	return b
+}
+
+// Specs returns the specs of the box's tools in deck order.
+func (b *Box) Specs() []tool.Spec { return slices.Clone(b.specs) }
+
+// Env returns the session environment of the box.
+func (b *Box) Env() *tool.Env { return b.env }
+
+// Lookup returns the tool with this name.
+func (b *Box) Lookup(name string) (tool.Tool, bool) {
+	t, ok := b.byName[name]
+	return t, ok
+}
+
+var emptyObject = json.RawMessage(`{}`)
+
+// Run calls the tool named name with input (nil means {}).
+//
+// If ctx ends before the tool returns, Run returns at once with an IsError
+// result saying the call was cancelled or ran out of time; a tool that
+// ignores its context keeps running in the background until it returns,
+// and its result is dropped. A panic in the tool becomes an IsError result
+// and is logged with its stack.
+func (b *Box) Run(ctx context.Context, name string, input json.RawMessage) tool.Result {
+	t, ok := b.byName[name]
+	if !ok {
+		return b.unknown(name)
+	}
+	if err := ctx.Err(); err != nil {
+		return interrupted(name, ctx)
+	}
+	if len(input) == 0 {
+		input = emptyObject
+	}
+	if ctx.Done() == nil {
+		// A context that can never end needs no watcher goroutine: this
+		// keeps the common library path free of allocations.
+		return b.call(ctx, t, name, input)
+	}
+	done := make(chan tool.Result, 1)
+	go func() { done <- b.call(ctx, t, name, input) }()
+	select {
+	case r := <-done:
+		return r
+	case <-ctx.Done():
+		select {
+		case r := <-done: // finished at the same moment: keep the real result
+			return r
+		default:
+			return interrupted(name, ctx)
+		}
+	}
+}
+
+func (b *Box) call(ctx context.Context, t tool.Tool, name string, input json.RawMessage) (res tool.Result) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("tool panicked", "tool", name, "panic", r, "stack", string(debug.Stack()))
+			res = tool.Errorf("tool %s failed with an internal error (%v). This is a bug in the tool, not in your input; try another way to reach your goal.", name, r)
+		}
+	}()
+	return t.Run(ctx, input, b.env)
+}
+
+func (b *Box) unknown(name string) tool.Result {
+	names := make([]string, len(b.specs))
+	for i, s := range b.specs {
+		names[i] = s.Name
+	}
+	if len(names) == 0 {
+		return tool.Errorf("unknown tool %q: this session has no tools", name)
+	}
+	return tool.Errorf("unknown tool %q. Available tools: %s", name, strings.Join(names, ", "))
+}
+
+func interrupted(name string, ctx context.Context) tool.Result {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return tool.Errorf("tool %s did not finish before its deadline and was stopped (%v). Retry with a smaller task or a longer timeout.", name, cause)
+	}
+	return tool.Errorf("tool %s was cancelled before it finished (%v).", name, cause)
+}

@@ -1,0 +1,49 @@
+package deck
+
+import (
+	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/checklist"
+)
+
+// builtin is one row of the built-in table: a native tool and its catalog
+// metadata. Membership is derived from readOnly, so the catalog and the
+// tool's own ReadOnly flag cannot disagree (TestBuiltinReadOnlyAgrees).
+type builtin struct {
+	id       string
+	title    string
+	summary  string
+	readOnly bool
+	build    func(Context) tool.Tool
+}
+
+// builtins is the built-in table in the spec's order: read, ls, grep, find,
+// websearch, webfetch, todo_read, write, edit, bash, process, todo_set. Rows
+// join as their tools are authored; a new row goes in its spec position.
+func builtins() []builtin {
+	return []builtin{
+		{id: "todo_read", title: "Read checklist", readOnly: true,
+			summary: "Show the session checklist and each item's status.",
+			build:   func(Context) tool.Tool { return checklist.ReadTool() }},
+		{id: "todo_set", title: "Update checklist",
+			summary: "Replace the session checklist; at most one item in progress.",
+			build:   func(Context) tool.Tool { return checklist.SetTool() }},
+	}
+}
+
+// appCards is the app-card table in the spec's order: todo, bg-process,
+// task, saas-action, memory, enter_plan_mode, exit_plan_mode. Each joins
+// only the All profile. Rows join as their cards are authored.
+func appCards() []Card { return nil }
+
+func builtinCards() []Card {
+	rows := builtins()
+	cards := make([]Card, len(rows))
+	for i, b := range rows {
+		m := mutatingMembership
+		if b.readOnly {
+			m = readOnlyMembership
+		}
+		cards[i] = Card{ID: b.id, Title: b.title, Summary: b.summary, Profiles: m, Build: b.build}
+	}
+	return cards
+}

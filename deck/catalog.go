@@ -1,0 +1,99 @@
+package deck
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/indusagi/induscode/tool"
+)
+
+// Card is one catalog row: a tool's identity for listings and help, the
+// profiles it belongs to, and the factory that builds it for a session.
+// Build must be pure with respect to the deck: it reads what it needs from
+// the Context and returns a fresh tool, mutating nothing shared.
+type Card struct {
+	ID       string
+	Title    string
+	Summary  string
+	Profiles []Profile
+	Build    func(Context) tool.Tool
+}
+
+// In reports whether the card belongs to profile p.
+func (c Card) In(p Profile) bool { return p.admits(c.Profiles) }
+
+// catalog is assembled once: the rows are immutable values, and sharing
+// them lets every derived lookup index into one slice.
+var catalog = sync.OnceValue(func() []Card {
+	return slices.Concat(builtinCards(), appCards())
+})
+
+// index maps id to catalog position; the first row with an id wins.
+var index = sync.OnceValue(func() map[string]int { return indexOf(catalog()) })
+
+func indexOf(cards []Card) map[string]int {
+	m := make(map[string]int, len(cards))
+	for i, c := range cards {
+		if _, dup := m[c.ID]; !dup {
+			m[c.ID] = i
+		}
+	}
+	return m
+}
+
+// Catalog returns the catalog rows in order: built-ins, then app cards. The
+// slice is a copy; changing it changes nothing else.
+func Catalog() []Card { return slices.Clone(catalog()) }
+
+// Index returns a map from id to catalog position (first occurrence wins).
+// The map is a copy.
+func Index() map[string]int {
+	src := index()
+	m := make(map[string]int, len(src))
+	for k, v := range src {
+		m[k] = v
+	}
+	return m
+}
+
+// IDs returns every catalog id in catalog order.
+func IDs() []string {
+	cards := catalog()
+	ids := make([]string, len(cards))
+	for i, c := range cards {
+		ids[i] = c.ID
+	}
+	return ids
+}
+
+// Has reports whether a catalog row has this id.
+func Has(id string) bool {
+	_, ok := index()[id]
+	return ok
+}
+
+// Find returns the catalog row with this id.
+func Find(id string) (Card, bool) {
+	i, ok := index()[id]
+	if !ok {
+		return Card{}, false
+	}
+	return catalog()[i], true
+}
+
+// ProfilesOf returns the membership of the row with this id.
+func ProfilesOf(id string) ([]Profile, bool) {
+	c, ok := Find(id)
+	return slices.Clone(c.Profiles), ok
+}
+
+// CardsFor returns the rows that belong to profile p, in catalog order.
+func CardsFor(p Profile) []Card {
+	var out []Card
+	for _, c := range catalog() {
+		if c.In(p) {
+			out = append(out, c)
+		}
+	}
+	return out
+}

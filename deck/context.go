@@ -1,0 +1,35 @@
+package deck
+
+import (
+	"github.com/indusagi/induscode/tool"
+)
+
+// Context is what a card's Build receives: where the session works and the
+// handles the host injected.
+type Context struct {
+	// Dir is the working directory; relative paths resolve against it.
+	Dir string
+	// Roots are extra workspace roots writes may reach besides Dir.
+	Roots []string
+	// Framework carries optional host-provided handles.
+	Framework Framework
+}
+
+// Framework is the typed bag of optional handles a host injects. A nil
+// field means "not wired": cards that need it degrade to a clear stub or an
+// in-process default, so every card builds in any environment.
+type Framework struct {
+	// ReadState, when set, is shared with the host (so a host that reads
+	// files itself can satisfy the read-before-edit gate). When nil, each
+	// deck gets its own.
+	ReadState *tool.ReadState
+}
+
+// Env returns the session environment a deck built from c runs its calls in.
+func (c Context) Env() *tool.Env {
+	env := tool.NewEnv(c.Dir, c.Roots...)
+	if c.Framework.ReadState != nil {
+		env.Reads = c.Framework.ReadState
+	}
+	return env
+}

@@ -1,0 +1,18 @@
+// Package deck keeps the catalog of induscode's tools and provisions decks
+// from it.
+//
+// The catalog is one slice of [Card] rows, built-in tools first in the
+// spec's order and then the app cards; every lookup ([Index], [IDs], [Has],
+// [Find], [ProfilesOf], [CardsFor]) is derived from that slice so nothing can
+// drift. [Provision] selects the rows of a [Profile], builds each against a
+// [Context] and returns a [Deck]; [Deck.Box] turns it into the runner that
+// executes calls by name and turns every failure (unknown name, panic,
+// cancellation, deadline) into an IsError result.
+//
+// Spec names and their Go forms: CapabilityCard is [Card]; capability_cards,
+// capability_index, find_card and cards_for_profile are [Catalog], [Index],
+// [Find] and [CardsFor]; DeckContext and DeckFramework are [Context] and
+// [Framework]; ToolDeck and into_tool_box are [Deck] and [Deck.Box]; the
+// DeckFault enum is [*Fault] with a [FaultKind], matched with errors.Is
+// against [ErrUnknownCapability] and its siblings.
+package deck

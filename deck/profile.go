@@ -1,0 +1,72 @@
+package deck
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Profile names a capability set a session can be provisioned with.
+//
+// The names are inverted on purpose, as the spec pins: Authoring selects the
+// observe-only built-ins, Survey every built-in including the mutating ones,
+// and All every built-in plus the app cards. Do not "fix" them.
+type Profile uint8
+
+// The profiles, narrowest first.
+const (
+	Authoring Profile = iota + 1
+	Survey
+	All
+)
+
+// Profiles lists every Profile, narrowest first.
+var Profiles = []Profile{Authoring, Survey, All}
+
+// Membership tags carried by catalog rows. A profile selects the rows tagged
+// with it, except All, which admits every row.
+var (
+	readOnlyMembership = []Profile{Authoring, Survey}
+	mutatingMembership = []Profile{Survey}
+	appCardMembership  = []Profile{All}
+)
+
+func (p Profile) String() string {
+	switch p {
+	case Authoring:
+		return "authoring"
+	case Survey:
+		return "survey"
+	case All:
+		return "all"
+	}
+	return fmt.Sprintf("Profile(%d)", uint8(p))
+}
+
+// ParseProfile reads a profile name, ignoring case.
+func ParseProfile(s string) (Profile, error) {
+	for _, p := range Profiles {
+		if strings.EqualFold(s, p.String()) {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown profile %q: use authoring (read-only tools), survey (all built-in tools) or all (built-ins and app cards)", s)
+}
+
+// Set implements pflag.Value so a Profile can be a command-line flag.
+func (p *Profile) Set(s string) error {
+	v, err := ParseProfile(s)
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
+}
+
+// Type implements pflag.Value.
+func (p *Profile) Type() string { return "profile" }
+
+// admits reports whether a row with the given membership belongs to p.
+func (p Profile) admits(membership []Profile) bool {
+	return p == All || slices.Contains(membership, p)
+}

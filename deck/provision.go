@@ -1,0 +1,95 @@
+package deck
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/indusagi/induscode/tool"
+)
+
+// Deck is the set of tools of one session, in order: the profile's catalog
+// rows, then whatever the host grafts (MCP tools, addon tools).
+type Deck struct {
+	ctx   Context
+	env   *tool.Env
+	tools []tool.Tool
+}
+
+// Provision builds the tools of every catalog row in profile p for the
+// session described by ctx. A row whose build panics, returns nil or returns
+// a tool under another name fails the whole provisioning with a
+// [BuildFailed] fault naming the row.
+func Provision(p Profile, ctx Context) (*Deck, error) {
+	if !slices.Contains(Profiles, p) {
+		return nil, fmt.Errorf("deck: unknown profile %d", p)
+	}
+	d := &Deck{ctx: ctx, env: ctx.Env()}
+	for _, c := range CardsFor(p) {
+		t, err := build(c, ctx)
+		if err != nil {
+			return nil, err
+		}
+		d.tools = append(d.tools, t)
+	}
+	return d, nil
+}
+
+func build(c Card, ctx Context) (t tool.Tool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Fault{Kind: BuildFailed, ID: c.ID, Msg: fmt.Sprint("build panicked: ", r)}
+		}
+	}()
+	t = c.Build(ctx)
+	if t == nil {
+		return nil, &Fault{Kind: BuildFailed, ID: c.ID, Msg: "build returned no tool"}
+	}
+	if name := t.Spec().Name; name != c.ID {
+		return nil, &Fault{Kind: BuildFailed, ID: c.ID, Msg: fmt.Sprintf("build returned a tool named %q", name)}
+	}
+	return t, nil
+}
+
+// Context returns the context the deck was provisioned with.
+func (d *Deck) Context() Context { return d.ctx }
+
+// Env returns the session environment every call of this deck runs in.
+func (d *Deck) Env() *tool.Env { return d.env }
+
+// Tools returns the deck's tools in order. The slice is a copy.
+func (d *Deck) Tools() []tool.Tool { return slices.Clone(d.tools) }
+
+// Graft appends extra tools after the deck's own. A tool whose name the
+// deck already has is not added; the returned error names each one skipped
+// (the deck is still usable).
+func (d *Deck) Graft(extra ...tool.Tool) error {
+	have := make(map[string]bool, len(d.tools))
+	for _, t := range d.tools {
+		have[t.Spec().Name] = true
+	}
+	var errs []error
+	for _, t := range extra {
+		name := t.Spec().Name
+		if have[name] {
+			errs = append(errs, fmt.Errorf("graft: a tool named %q is already on the deck; skipped", name))
+			continue
+		}
+		have[name] = true
+		d.tools = append(d.tools, t)
+	}
+	return errors.Join(errs...)
+}
+
+// Map replaces every tool t with f(t); addons fold their interceptor chain
+// around the tools this way.
+func (d *Deck) Map(f func(tool.Tool) tool.Tool) {
+	for i, t := range d.tools {
+		d.tools[i] = f(t)
+	}
+}
+
+// Retain keeps only the tools keep approves, in order.
+func (d *Deck) Retain(keep func(tool.Tool) bool) {
+	d.tools = slices.DeleteFunc(d.tools, func(t tool.Tool) bool { return !keep(t) })
+}

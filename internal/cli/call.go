@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/tool"
+)
+
+// maxBatchLine bounds one line of --batch input; a write of a large file
+// travels in one line, so the bound is generous.
+const maxBatchLine = 64 << 20
+
+func newCallCmd(opts *options) *cobra.Command {
+	var (
+		batch   bool
+		timeout time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "call TOOL [JSON|-]",
+		Short: "Call a tool and print its result",
+		Long: `Call one tool with a JSON object as input: from the argument, or from stdin
+when the argument is "-". Without input the tool gets {}.
+
+With --batch, read JSON lines {"tool": NAME, "input": {...}} from stdin and
+write one JSON result per line; all calls share one session, so todo_set
+followed by todo_read sees the new list.
+
+Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if batch {
+				if len(args) != 0 {
+					return usagef("call --batch takes no arguments; it reads JSON lines from stdin")
+				}
+				return nil
+			}
+			if len(args) < 1 || len(args) > 2 {
+				return usagef("call needs a tool name and optionally a JSON input (or - for stdin)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d, err := boot(opts)
+			if err != nil {
+				return err
+			}
+			box := d.Box()
+			ctx := cmd.Context()
+			if batch {
+				return runBatch(ctx, box, timeout, cmd.InOrStdin(), cmd.OutOrStdout())
+			}
+			return runOne(ctx, box, timeout, args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts.JSON)
+		},
+	}
+	cmd.Flags().BoolVar(&batch, "batch", false, "read JSON-lines calls from stdin, write JSON-lines results")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "stop each call after this long (e.g. 30s; 0 means no limit)")
+	return cmd
+}
+
+func specNames(box *deck.Box) []string {
+	var names []string
+	for _, s := range box.Specs() {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+func runOne(ctx context.Context, box *deck.Box, timeout time.Duration, args []string, stdin io.Reader, stdout, stderr io.Writer, asJSON bool) error {
+	names := specNames(box)
+	name, ok := matchName(args[0], names)
+	if !ok {
+		if len(names) == 0 {
+			return usagef("unknown tool %q: the session has no tools", args[0])
+		}
+		return usagef("unknown tool %q; available: %s", args[0], strings.Join(names, ", "))
+	}
+	input := json.RawMessage(`{}`)
+	if len(args) == 2 {
+		raw := []byte(args[1])
+		if args[1] == "-" {
+			b, err := io.ReadAll(stdin)
+			if err != nil {
+				return &failure{fmt.Errorf("reading input from stdin: %w", err)}
+			}
+			raw = b
+		}
+		if len(bytes.TrimSpace(raw)) > 0 {
+			if !json.Valid(raw) {
+				return usagef("input for %s is not valid JSON: %v", name, jsonError(raw))
+			}
+			input = raw
+		}
+	}
+	res := callWithTimeout(ctx, box, timeout, name, input)
+	if asJSON {
+		if err := json.NewEncoder(stdout).Encode(res); err != nil {
+			return &failure{err}
+		}
+	} else {
+		out := stdout
+		if res.IsError {
+			out = stderr
+		}
+		writeResult(out, res)
+	}
+	if res.IsError {
+		return errToolFailed
+	}
+	return nil
+}
+
+func callWithTimeout(ctx context.Context, box *deck.Box, timeout time.Duration, name string, input json.RawMessage) tool.Result {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	return box.Run(ctx, name, input)
+}
+
+// jsonError explains why raw is not JSON.
+func jsonError(raw []byte) error {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	if se, ok := err.(*json.SyntaxError); ok {
+		return fmt.Errorf("%v (at byte %d)", se, se.Offset)
+	}
+	return err
+}
+
+// writeResult prints a result for a person: text as is, JSON indented.
+func writeResult(w io.Writer, res tool.Result) {
+	for i, b := range res.Blocks {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if b.Kind == tool.KindJSON {
+			var buf bytes.Buffer
+			if json.Indent(&buf, b.JSON, "", "  ") == nil {
+				fmt.Fprintln(w, buf.String())
+				continue
+			}
+		}
+		s := tool.Result{Blocks: []tool.Block{b}}.PlainText()
+		fmt.Fprint(w, s)
+		if !strings.HasSuffix(s, "\n") {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// batchCall is one line of --batch input.
+type batchCall struct {
+	Tool  string          `json:"tool"`
+	Input json.RawMessage `json:"input"`
+}
+
+// batchResult is one line of --batch output.
+type batchResult struct {
+	Line    int          `json:"line"`
+	Tool    string       `json:"tool,omitempty"`
+	Content []tool.Block `json:"content"`
+	IsError bool         `json:"isError"`
+}
+
+func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin io.Reader, stdout io.Writer) error {
+	sc := bufio.NewScanner(stdin)
+	sc.Buffer(make([]byte, 64<<10), maxBatchLine)
+	enc := json.NewEncoder(stdout)
+	names := specNames(box)
+	failed := false
+	emit := func(line int, name string, res tool.Result) error {
+		if res.IsError {
+			failed = true
+		}
+		content := res.Blocks
+		if content == nil {
+			content = []tool.Block{}
+		}
+		return enc.Encode(batchResult{Line: line, Tool: name, Content: content, IsError: res.IsError})
+	}
+	line := 0
+	for sc.Scan() {
+		line++
+		raw := bytes.TrimSpace(sc.Bytes())
+		if len(raw) == 0 {
+			continue
+		}
+		var c batchCall
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			if err := emit(line, "", tool.Errorf(`line %d: expected {"tool": NAME, "input": {...}}: %v`, line, err)); err != nil {
+				return &failure{err}
+			}
+			continue
+		}
+		name := c.Tool
+		if n, ok := matchName(c.Tool, names); ok {
+			name = n
+		}
+		if err := emit(line, name, callWithTimeout(ctx, box, timeout, name, c.Input)); err != nil {
+			return &failure{err}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return &failure{fmt.Errorf("reading batch input at line %d: %w", line+1, err)}
+	}
+	if failed {
+		return errToolFailed
+	}
+	return nil
+}

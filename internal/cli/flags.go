@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/indusagi/induscode/deck"
+)
+
+// options are the global flags every subcommand shares.
+type options struct {
+	Dir     string
+	Profile deck.Profile
+	Tools   []string
+	NoTools bool
+	MCP     []string
+	JSON    bool
+}
+
+func defaultOptions() options { return options{Profile: deck.All} }
+
+// globalFlag is one row of the flag table. Rows bind a flag to its field;
+// list flags take repeated values or comma-separated ones.
+type globalFlag struct {
+	name, short, usage string
+	bind               func(fs *pflag.FlagSet, o *options, name, short, usage string)
+}
+
+func stringFlag(field func(*options) *string) func(*pflag.FlagSet, *options, string, string, string) {
+	return func(fs *pflag.FlagSet, o *options, name, short, usage string) {
+		p := field(o)
+		fs.StringVarP(p, name, short, *p, usage)
+	}
+}
+
+func listFlag(field func(*options) *[]string) func(*pflag.FlagSet, *options, string, string, string) {
+	return func(fs *pflag.FlagSet, o *options, name, short, usage string) {
+		p := field(o)
+		fs.StringSliceVarP(p, name, short, *p, usage)
+	}
+}
+
+func boolFlag(field func(*options) *bool) func(*pflag.FlagSet, *options, string, string, string) {
+	return func(fs *pflag.FlagSet, o *options, name, short, usage string) {
+		p := field(o)
+		fs.BoolVarP(p, name, short, *p, usage)
+	}
+}
+
+// flagTable is every global flag; subcommand-only flags live with their
+// subcommand.
+var flagTable = []globalFlag{
+	{"cwd", "C", "working directory of the session (default: the current directory)",
+		stringFlag(func(o *options) *string { return &o.Dir })},
+	{"profile", "", "tool profile: authoring (read-only built-ins), survey (all built-ins) or all (built-ins and app cards)",
+		func(fs *pflag.FlagSet, o *options, name, short, usage string) {
+			fs.VarP(&o.Profile, name, short, usage)
+		}},
+	{"tools", "", "only these built-in tools (repeat or comma-separate; case, '_' and '-' are ignored)",
+		listFlag(func(o *options) *[]string { return &o.Tools })},
+	{"no-tools", "", "provision no tools at all (no built-ins, no MCP servers)",
+		boolFlag(func(o *options) *bool { return &o.NoTools })},
+	{"mcp", "", "MCP config files or directories to mount (repeat or comma-separate)",
+		listFlag(func(o *options) *[]string { return &o.MCP })},
+	{"json", "", "machine-readable JSON output",
+		boolFlag(func(o *options) *bool { return &o.JSON })},
+}
+
+func bindFlags(fs *pflag.FlagSet, o *options) {
+	for _, f := range flagTable {
+		f.bind(fs, o, f.name, f.short, f.usage)
+	}
+}

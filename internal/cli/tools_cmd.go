@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/tool"
+)
+
+// toolRow is one line of `indusr tools`.
+type toolRow struct {
+	ID          string          `json:"id"`
+	Title       string          `json:"title"`
+	Summary     string          `json:"summary,omitempty"`
+	Profiles    []string        `json:"profiles"`
+	ReadOnly    bool            `json:"readOnly"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+func newToolsCmd(opts *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "tools",
+		Short: "List the tools of the session",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			d, err := boot(opts)
+			if err != nil {
+				return err
+			}
+			rows := rowsOf(d.Tools())
+			if opts.JSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(rows)
+			}
+			return writeTable(cmd.OutOrStdout(), rows)
+		},
+	}
+}
+
+func rowsOf(tools []tool.Tool) []toolRow {
+	rows := make([]toolRow, 0, len(tools))
+	for _, t := range tools {
+		s := t.Spec()
+		row := toolRow{ID: s.Name, Title: s.Label, ReadOnly: s.ReadOnly, Description: s.Description,
+			InputSchema: s.InputSchema, Profiles: []string{}}
+		if c, ok := deck.Find(s.Name); ok {
+			row.Title, row.Summary = c.Title, c.Summary
+			for _, p := range c.Profiles {
+				row.Profiles = append(row.Profiles, p.String())
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func writeTable(w io.Writer, rows []toolRow) error {
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "(no tools)")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTITLE\tPROFILES\tREAD-ONLY")
+	for _, r := range rows {
+		profiles := strings.Join(r.Profiles, ",")
+		if profiles == "" {
+			profiles = "-"
+		}
+		ro := "no"
+		if r.ReadOnly {
+			ro = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Title, profiles, ro)
+	}
+	return tw.Flush()
+}

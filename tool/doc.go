@@ -1,0 +1,19 @@
+// Package tool is the callable currency of induscode: every built-in tool, app
+// card, grafted MCP tool and addon tool is a [Tool].
+//
+// A Tool describes itself with a [Spec] (wire name, label, model-facing
+// description, JSON Schema of its input, read-only flag) and runs with
+// [Tool.Run], which never returns a Go error: failures the model should see are
+// a [Result] with IsError set. [New] builds a Tool from a typed Go handler and
+// infers the input schema from the handler's input struct, validating input
+// against it before the handler runs.
+//
+// [Env] is the per-session environment a tool runs in: the working directory,
+// the workspace roots writes are confined to, the [ReadState] that backs the
+// read-before-edit gate, and a small keyed store for state that several tools of
+// one session share (the checklist of todo_read and todo_set).
+//
+// Spec vocabulary: the Rust edition's Card trait and Capability alias are both
+// Tool here; its ToolResult/ToolOutcome pair is [Result]; its per-dispatch
+// ToolContext is a context.Context (cancellation, deadline, progress) plus *Env.
+package tool

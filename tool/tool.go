@@ -1,0 +1,63 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+)
+
+// Tool is one callable capability. Implementations must be safe for
+// concurrent use: a session may run several calls of one tool at once.
+type Tool interface {
+	// Spec describes the tool to the model and to hosts. It must be cheap
+	// and return the same value on every call.
+	Spec() Spec
+	// Run executes one call. input is the model-supplied JSON object (never
+	// nil: an absent input arrives as {}). Failures are reported in the
+	// Result, not by panicking; a panic is still recovered by the runner.
+	Run(ctx context.Context, input json.RawMessage, env *Env) Result
+}
+
+// Spec is what a tool tells the world about itself.
+type Spec struct {
+	// Name is the wire name the model calls ("read", "srv__echo").
+	Name string
+	// Label is the short human title ("Read file").
+	Label string
+	// Description is the model-facing explanation of what the tool does
+	// and how to call it well.
+	Description string
+	// InputSchema is a JSON Schema (draft 2020-12) whose top-level type is
+	// "object".
+	InputSchema json.RawMessage
+	// ReadOnly tools never change the workspace; permission gates may
+	// always allow them.
+	ReadOnly bool
+}
+
+// namePattern is the tool-name limit shared by the OpenAI, Anthropic and
+// Gemini function-calling APIs.
+var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// ValidName reports whether name is acceptable to every major model API.
+func ValidName(name string) bool { return namePattern.MatchString(name) }
+
+// EmptyObjectSchema is the schema of a tool that takes no input.
+var EmptyObjectSchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+
+// Func adapts a plain function to a Tool. It is the untyped counterpart of
+// [New], for tools that parse their own input (grafted MCP tools, wrappers).
+type Func struct {
+	S  Spec
+	Fn func(ctx context.Context, input json.RawMessage, env *Env) Result
+}
+
+var _ Tool = (*Func)(nil)
+
+// Spec returns f.S.
+func (f *Func) Spec() Spec { return f.S }
+
+// Run calls f.Fn.
+func (f *Func) Run(ctx context.Context, input json.RawMessage, env *Env) Result {
+	return f.Fn(ctx, input, env)
+}

@@ -1,0 +1,183 @@
+package tool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Schema infers the JSON Schema of In: exported fields become properties
+// named by their json tag, fields without omitempty/omitzero are required,
+// unknown properties are refused, and a `jsonschema:"…"` tag is the
+// property's description. Tools that want to add defaults or enums edit the
+// returned schema and put it in Spec.InputSchema before calling [New].
+func Schema[In any]() (*jsonschema.Schema, error) {
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		return nil, err
+	}
+	if s.Type != "object" {
+		return nil, fmt.Errorf("tool input must be a struct (schema type object), got %q", s.Type)
+	}
+	return s, nil
+}
+
+// New builds a Tool from a typed handler. When spec.InputSchema is empty the
+// schema is inferred from In (see [Schema]); otherwise spec.InputSchema is
+// used as given and must be an object schema. Every call's input is
+// validated against the schema before the handler runs; invalid input is an
+// IsError result that names the offending field and shows what was expected,
+// so the model can correct its call.
+func New[In any](spec Spec, run func(ctx context.Context, in In, env *Env) Result) (Tool, error) {
+	var s *jsonschema.Schema
+	if len(spec.InputSchema) == 0 {
+		inferred, err := Schema[In]()
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", spec.Name, err)
+		}
+		s = inferred
+		raw, err := json.Marshal(s)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: encoding schema: %w", spec.Name, err)
+		}
+		spec.InputSchema = raw
+	} else {
+		s = new(jsonschema.Schema)
+		if err := json.Unmarshal(spec.InputSchema, s); err != nil {
+			return nil, fmt.Errorf("tool %q: input schema: %w", spec.Name, err)
+		}
+		if s.Type != "object" {
+			return nil, fmt.Errorf("tool %q: input schema must have \"type\":\"object\"", spec.Name)
+		}
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: resolving schema: %w", spec.Name, err)
+	}
+	return &typed[In]{spec: spec, schema: resolved, run: run}, nil
+}
+
+// Must is New that panics on error; for package-level tool tables whose
+// schemas are fixed at compile time and covered by tests.
+func Must(t Tool, err error) Tool {
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+type typed[In any] struct {
+	spec   Spec
+	schema *jsonschema.Resolved
+	run    func(context.Context, In, *Env) Result
+}
+
+func (t *typed[In]) Spec() Spec { return t.spec }
+
+func (t *typed[In]) Run(ctx context.Context, input json.RawMessage, env *Env) Result {
+	in, err := Decode[In](t.schema, input)
+	if err != nil {
+		return Errorf("invalid input for %s: %v", t.spec.Name, err)
+	}
+	return t.run(ctx, in, env)
+}
+
+// Decode validates input against schema and decodes it into In. An empty or
+// null input counts as {}. The error names the offending field.
+func Decode[In any](schema *jsonschema.Resolved, input json.RawMessage) (In, error) {
+	var in In
+	input = bytes.TrimSpace(input)
+	if len(input) == 0 || bytes.Equal(input, []byte("null")) {
+		input = []byte("{}")
+	}
+	var generic any
+	if err := json.Unmarshal(input, &generic); err != nil {
+		return in, fmt.Errorf("input is not valid JSON: %v", err)
+	}
+	if _, ok := generic.(map[string]any); !ok {
+		return in, fmt.Errorf("input must be a JSON object, got %s", jsonKind(generic))
+	}
+	if err := schema.Validate(generic); err != nil {
+		return in, errors.New(explainValidation(err))
+	}
+	if err := json.Unmarshal(input, &in); err != nil {
+		return in, fmt.Errorf("decoding input: %v", err)
+	}
+	return in, nil
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// validatingRe matches the path prefixes jsonschema-go puts on its errors:
+// "validating /properties/todos/items/0/properties/status: ".
+var validatingRe = regexp.MustCompile(`validating (root|/[^:]*): `)
+
+// explainValidation turns a jsonschema-go error chain into one line that
+// names the field as a JSON path (todos[0].status) and keeps the reason.
+func explainValidation(err error) string {
+	msg := err.Error()
+	matches := validatingRe.FindAllStringSubmatchIndex(msg, -1)
+	if len(matches) == 0 {
+		return msg
+	}
+	last := matches[len(matches)-1]
+	field := fieldPath(msg[last[2]:last[3]])
+	reason := msg[last[1]:]
+	if field == "" {
+		return reason
+	}
+	return "field " + field + ": " + reason
+}
+
+// fieldPath converts a schema pointer like
+// /properties/todos/items/properties/status into todos[].status. The
+// validator reports schema locations, not instance indexes, hence "[]".
+func fieldPath(p string) string {
+	if p == "root" {
+		return ""
+	}
+	var sb strings.Builder
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i := 0; i < len(parts); i++ {
+		switch parts[i] {
+		case "properties":
+			if i+1 < len(parts) {
+				if sb.Len() > 0 {
+					sb.WriteByte('.')
+				}
+				sb.WriteString(parts[i+1])
+				i++
+			}
+		case "items":
+			sb.WriteString("[]")
+		case "prefixItems":
+			if i+1 < len(parts) {
+				sb.WriteString("[" + parts[i+1] + "]")
+				i++
+			}
+		case "additionalProperties":
+			sb.WriteString(".*")
+		}
+	}
+	return sb.String()
+}

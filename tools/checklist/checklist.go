@@ -1,0 +1,191 @@
+// Package checklist authors the session checklist tools todo_read and
+// todo_set. Both tools of one session share one list, kept in the session's
+// [tool.Env]; todo_set replaces the list wholesale, in the shape of Claude
+// Code's TodoWrite (content, status, activeForm), and allows at most one item
+// in progress so the list always says what the agent is doing now.
+package checklist
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/indusagi/induscode/tool"
+)
+
+// Status is where an item stands.
+type Status string
+
+// The statuses an item may have.
+const (
+	Pending    Status = "pending"
+	InProgress Status = "in_progress"
+	Completed  Status = "completed"
+)
+
+// Statuses lists every Status in display order.
+var Statuses = []Status{Pending, InProgress, Completed}
+
+// MaxItems bounds the list so a runaway model cannot grow session memory
+// without limit; 200 is far beyond any plan a person would read.
+const MaxItems = 200
+
+// Item is one line of the checklist.
+type Item struct {
+	Content    string `json:"content" jsonschema:"What needs doing, in the imperative (\"Run the tests\")."`
+	Status     Status `json:"status" jsonschema:"pending, in_progress or completed. At most one item may be in_progress."`
+	ActiveForm string `json:"activeForm" jsonschema:"The same task in the present continuous (\"Running the tests\"), shown while it is in progress."`
+}
+
+// List is the checklist of one session.
+type List struct {
+	mu    sync.Mutex
+	items []Item
+}
+
+// Items returns a copy of the list.
+func (l *List) Items() []Item {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.items)
+}
+
+// Set validates items and replaces the list with them.
+func (l *List) Set(items []Item) error {
+	if err := validate(items); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.items = slices.Clone(items)
+	l.mu.Unlock()
+	return nil
+}
+
+func validate(items []Item) error {
+	if len(items) > MaxItems {
+		return fmt.Errorf("the checklist holds at most %d items, got %d; merge or drop finished ones", MaxItems, len(items))
+	}
+	active := -1
+	for i, it := range items {
+		if strings.TrimSpace(it.Content) == "" {
+			return fmt.Errorf("todos[%d].content is empty; say what needs doing", i)
+		}
+		if strings.TrimSpace(it.ActiveForm) == "" {
+			return fmt.Errorf("todos[%d].activeForm is empty; give the task in the present continuous (\"Running the tests\")", i)
+		}
+		if !slices.Contains(Statuses, it.Status) {
+			return fmt.Errorf("todos[%d].status %q is not one of pending, in_progress, completed", i, it.Status)
+		}
+		if it.Status == InProgress {
+			if active >= 0 {
+				return fmt.Errorf("todos[%d] and todos[%d] are both in_progress; only one item may be in progress at a time", active, i)
+			}
+			active = i
+		}
+	}
+	return nil
+}
+
+// sessionKey finds the session's List in its tool.Env.
+type sessionKey struct{}
+
+// Of returns the checklist of the session env belongs to.
+func Of(env *tool.Env) *List {
+	return tool.Shared(env, sessionKey{}, func() *List { return new(List) })
+}
+
+// Render draws the list for the model: one line per item with a glyph for
+// its status, in list order.
+func Render(items []Item) string {
+	if len(items) == 0 {
+		return "The checklist is empty."
+	}
+	var sb strings.Builder
+	for i, it := range items {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		switch it.Status {
+		case Completed:
+			sb.WriteString("[x] " + it.Content)
+		case InProgress:
+			sb.WriteString("[~] " + it.ActiveForm)
+		default:
+			sb.WriteString("[ ] " + it.Content)
+		}
+	}
+	return sb.String()
+}
+
+func summary(items []Item) string {
+	var n [3]int
+	for _, it := range items {
+		n[slices.Index(Statuses, it.Status)]++
+	}
+	return fmt.Sprintf("%d items: %d pending, %d in progress, %d completed", len(items), n[0], n[1], n[2])
+}
+
+type readInput struct{}
+
+// ReadTool returns todo_read, which shows the session's checklist.
+func ReadTool() tool.Tool {
+	return tool.Must(tool.New(tool.Spec{
+		Name:  "todo_read",
+		Label: "Read checklist",
+		Description: "Show the session's checklist: every item with its status ([ ] pending, [~] in progress, [x] completed). " +
+			"Read it before picking the next task or when resuming work. Takes no input.",
+		ReadOnly: true,
+	}, func(_ context.Context, _ readInput, env *tool.Env) tool.Result {
+		items := Of(env).Items()
+		res := tool.Text(Render(items))
+		if items == nil {
+			items = []Item{}
+		}
+		res.Blocks = append(res.Blocks, tool.JSONBlock(map[string]any{"todos": items}))
+		return res
+	}))
+}
+
+type setInput struct {
+	Todos []Item `json:"todos" jsonschema:"The whole checklist, in order. It replaces the current list."`
+}
+
+// SetTool returns todo_set, which replaces the session's checklist.
+func SetTool() tool.Tool {
+	s, err := tool.Schema[setInput]()
+	if err != nil {
+		panic(err)
+	}
+	status := s.Properties["todos"].Items.Properties["status"]
+	for _, st := range Statuses {
+		status.Enum = append(status.Enum, string(st))
+	}
+	s.Properties["todos"].Types = nil
+	s.Properties["todos"].Type = "array"
+	return tool.Must(tool.New(tool.Spec{
+		Name:  "todo_set",
+		Label: "Update checklist",
+		Description: "Replace the session's checklist with the given items. Use it to plan multi-step work and to keep " +
+			"progress visible: mark an item in_progress before starting it and completed as soon as it is done. " +
+			"At most one item may be in_progress. Send the whole list every time; items left out are dropped.",
+		InputSchema: mustJSON(s),
+	}, func(_ context.Context, in setInput, env *tool.Env) tool.Result {
+		list := Of(env)
+		if err := list.Set(in.Todos); err != nil {
+			return tool.Errorf("checklist not changed: %v", err)
+		}
+		return tool.Textf("Checklist updated (%s).\n%s", summary(in.Todos), Render(in.Todos))
+	}))
+}
+
+func mustJSON(s *jsonschema.Schema) []byte {
+	b, err := s.MarshalJSON()
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
