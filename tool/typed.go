@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -35,32 +37,65 @@ func Schema[In any]() (*jsonschema.Schema, error) {
 // IsError result that names the offending field and shows what was expected,
 // so the model can correct its call.
 func New[In any](spec Spec, run func(ctx context.Context, in In, env *Env) Result) (Tool, error) {
+	c, err := compile[In](spec.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %w", spec.Name, err)
+	}
+	spec.InputSchema = c.raw
+	return &typed[In]{spec: spec, schema: c.resolved, run: run}, nil
+}
+
+// compiled is a schema ready for validation, with its wire form.
+type compiled struct {
+	raw      json.RawMessage
+	resolved *jsonschema.Resolved
+}
+
+// schemaKey identifies a compiled schema: the input type and the explicit
+// schema text (empty when inferred).
+type schemaKey struct {
+	in       reflect.Type
+	explicit string
+}
+
+// compiledSchemas caches compiled schemas. Inference and resolution cost
+// about a hundred allocations per tool; decks are provisioned per session,
+// so each schema is compiled once per process instead. A resolved schema is
+// only read while validating, so sharing it between tools is safe.
+var compiledSchemas sync.Map // schemaKey -> compiled
+
+func compile[In any](explicit json.RawMessage) (compiled, error) {
+	key := schemaKey{in: reflect.TypeFor[In](), explicit: string(explicit)}
+	if c, ok := compiledSchemas.Load(key); ok {
+		return c.(compiled), nil
+	}
 	var s *jsonschema.Schema
-	if len(spec.InputSchema) == 0 {
+	raw := explicit
+	if len(explicit) == 0 {
 		inferred, err := Schema[In]()
 		if err != nil {
-			return nil, fmt.Errorf("tool %q: %w", spec.Name, err)
+			return compiled{}, err
 		}
 		s = inferred
-		raw, err := json.Marshal(s)
-		if err != nil {
-			return nil, fmt.Errorf("tool %q: encoding schema: %w", spec.Name, err)
+		if raw, err = json.Marshal(s); err != nil {
+			return compiled{}, fmt.Errorf("encoding schema: %w", err)
 		}
-		spec.InputSchema = raw
 	} else {
 		s = new(jsonschema.Schema)
-		if err := json.Unmarshal(spec.InputSchema, s); err != nil {
-			return nil, fmt.Errorf("tool %q: input schema: %w", spec.Name, err)
+		if err := json.Unmarshal(explicit, s); err != nil {
+			return compiled{}, fmt.Errorf("input schema: %w", err)
 		}
 		if s.Type != "object" {
-			return nil, fmt.Errorf("tool %q: input schema must have \"type\":\"object\"", spec.Name)
+			return compiled{}, errors.New(`input schema must have "type":"object"`)
 		}
 	}
 	resolved, err := s.Resolve(nil)
 	if err != nil {
-		return nil, fmt.Errorf("tool %q: resolving schema: %w", spec.Name, err)
+		return compiled{}, fmt.Errorf("resolving schema: %w", err)
 	}
-	return &typed[In]{spec: spec, schema: resolved, run: run}, nil
+	c := compiled{raw: raw, resolved: resolved}
+	compiledSchemas.Store(key, c)
+	return c, nil
 }
 
 // Must is New that panics on error; for package-level tool tables whose

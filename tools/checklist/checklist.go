@@ -131,8 +131,12 @@ func summary(items []Item) string {
 
 type readInput struct{}
 
-// ReadTool returns todo_read, which shows the session's checklist.
-func ReadTool() tool.Tool {
+// ReadTool returns todo_read, which shows the session's checklist. The
+// tool keeps no state of its own (the list lives in the session's Env), so
+// one value serves every deck.
+func ReadTool() tool.Tool { return readTool() }
+
+var readTool = sync.OnceValue(func() tool.Tool {
 	return tool.Must(tool.New(tool.Spec{
 		Name:  "todo_read",
 		Label: "Read checklist",
@@ -148,14 +152,17 @@ func ReadTool() tool.Tool {
 		res.Blocks = append(res.Blocks, tool.JSONBlock(map[string]any{"todos": items}))
 		return res
 	}))
-}
+})
 
 type setInput struct {
 	Todos []Item `json:"todos" jsonschema:"The whole checklist, in order. It replaces the current list."`
 }
 
-// SetTool returns todo_set, which replaces the session's checklist.
-func SetTool() tool.Tool {
+// SetTool returns todo_set, which replaces the session's checklist. Like
+// ReadTool it is stateless and built once.
+func SetTool() tool.Tool { return setTool() }
+
+var setTool = sync.OnceValue(func() tool.Tool {
 	s, err := tool.Schema[setInput]()
 	if err != nil {
 		panic(err)
@@ -180,7 +187,7 @@ func SetTool() tool.Tool {
 		}
 		return tool.Textf("Checklist updated (%s).\n%s", summary(in.Todos), Render(in.Todos))
 	}))
-}
+})
 
 func mustJSON(s *jsonschema.Schema) []byte {
 	b, err := s.MarshalJSON()

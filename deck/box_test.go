@@ -1,0 +1,223 @@
+package deck_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/tool"
+)
+
+func fn(name string, run func(context.Context, json.RawMessage, *tool.Env) tool.Result) tool.Tool {
+	return &tool.Func{S: tool.Spec{Name: name, Label: name, InputSchema: tool.EmptyObjectSchema}, Fn: run}
+}
+
+// testBox provisions the All deck and grafts tools that misbehave.
+func testBox(t testing.TB) *deck.Box {
+	t.Helper()
+	d, err := deck.Provision(deck.All, deck.Context{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	err = d.Graft(
+		fn("noop", func(context.Context, json.RawMessage, *tool.Env) tool.Result { return tool.Result{} }),
+		fn("echo", func(_ context.Context, in json.RawMessage, _ *tool.Env) tool.Result { return tool.Text(string(in)) }),
+		fn("boom", func(context.Context, json.RawMessage, *tool.Env) tool.Result { panic("kaboom") }),
+		fn("nilmap", func(context.Context, json.RawMessage, *tool.Env) tool.Result {
+			var m map[string]int
+			m["x"] = 1
+			return tool.Result{}
+		}),
+		// stubborn ignores its context: only the Box can cut it short.
+		fn("stubborn", func(context.Context, json.RawMessage, *tool.Env) tool.Result {
+			<-release
+			return tool.Text("finished")
+		}),
+		fn("polite", func(ctx context.Context, _ json.RawMessage, _ *tool.Env) tool.Result {
+			<-ctx.Done()
+			return tool.Errorf("polite: %v", ctx.Err())
+		}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Box()
+}
+
+func TestBoxFailurePaths(t *testing.T) {
+	t.Parallel()
+	box := testBox(t)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name    string
+		ctx     func() (context.Context, context.CancelFunc)
+		tool    string
+		wantErr bool
+		want    string
+	}{
+		{"unknown name lists tools", nil, "nosuch", true, `unknown tool "nosuch". Available tools: todo_read, `},
+		{"panic is recovered", nil, "boom", true, "tool boom failed with an internal error (kaboom)"},
+		{"runtime error is recovered", nil, "nilmap", true, "assignment to entry in nil map"},
+		{"cancelled before start", func() (context.Context, context.CancelFunc) { return cancelled, func() {} }, "noop", true, "tool noop was cancelled"},
+		{"deadline cuts a stubborn tool", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 50*time.Millisecond)
+		}, "stubborn", true, "tool stubborn did not finish before its deadline"},
+		{"cancellation cuts a stubborn tool", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(30*time.Millisecond, cancel)
+			return ctx, cancel
+		}, "stubborn", true, "tool stubborn was cancelled before it finished"},
+		{"a polite tool sees the deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 30*time.Millisecond)
+		}, "polite", true, "deadline"},
+		{"nil input arrives as {}", nil, "echo", false, "{}"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.Background(), context.CancelFunc(func() {})
+			if tc.ctx != nil {
+				ctx, cancel = tc.ctx()
+			}
+			defer cancel()
+			start := time.Now()
+			res := box.Run(ctx, tc.tool, nil)
+			if time.Since(start) > 5*time.Second {
+				t.Errorf("Run took %v", time.Since(start))
+			}
+			if res.IsError != tc.wantErr || !strings.Contains(res.PlainText(), tc.want) {
+				t.Errorf("got IsError=%v %q; want IsError=%v containing %q", res.IsError, res.PlainText(), tc.wantErr, tc.want)
+			}
+		})
+	}
+}
+
+func TestBoxConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	box := testBox(t)
+	var wg sync.WaitGroup
+	for i := range 64 {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			in := fmt.Sprintf(`{"todos":[{"content":"task %d","status":"in_progress","activeForm":"doing %d"}]}`, i, i)
+			if res := box.Run(ctx, "todo_set", json.RawMessage(in)); res.IsError {
+				t.Errorf("todo_set: %s", res.PlainText())
+			}
+			if res := box.Run(context.Background(), "todo_read", nil); res.IsError || !strings.Contains(res.PlainText(), "[~] doing") {
+				t.Errorf("todo_read: %s", res.PlainText())
+			}
+			box.Run(context.Background(), "boom", nil)
+		})
+	}
+	wg.Wait()
+}
+
+func TestBoxSessionsAreIsolated(t *testing.T) {
+	t.Parallel()
+	a, b := testBox(t), testBox(t)
+	a.Run(context.Background(), "todo_set", json.RawMessage(`{"todos":[{"content":"x","status":"pending","activeForm":"X"}]}`))
+	if got := b.Run(context.Background(), "todo_read", nil).PlainText(); !strings.Contains(got, "empty") {
+		t.Errorf("second session sees the first one's list: %q", got)
+	}
+}
+
+func TestDeckSeams(t *testing.T) {
+	t.Parallel()
+	d, err := deck.Provision(deck.Survey, deck.Context{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(d.Tools())
+	ts := d.Tools()
+	ts[0] = nil
+	if d.Tools()[0] == nil {
+		t.Fatal("Tools() exposed the deck's backing slice")
+	}
+	extra := fn("extra", nil)
+	if err := d.Graft(extra, fn("todo_read", nil)); err == nil || !strings.Contains(err.Error(), `"todo_read" is already on the deck`) {
+		t.Errorf("duplicate graft: err = %v", err)
+	}
+	if got := len(d.Tools()); got != n+1 {
+		t.Errorf("after graft %d tools, want %d", got, n+1)
+	}
+	var seen []string
+	d.Map(func(t tool.Tool) tool.Tool { seen = append(seen, t.Spec().Name); return t })
+	if len(seen) != n+1 || seen[n] != "extra" {
+		t.Errorf("Map saw %v", seen)
+	}
+	d.Retain(func(t tool.Tool) bool { return t.Spec().Name == "extra" })
+	if ts := d.Tools(); len(ts) != 1 || ts[0] != extra {
+		t.Errorf("Retain left %v", ts)
+	}
+	if specs := d.Box().Specs(); len(specs) != 1 || specs[0].Name != "extra" {
+		t.Errorf("Box specs = %v", specs)
+	}
+}
+
+func TestProvisionProfiles(t *testing.T) {
+	t.Parallel()
+	for _, p := range deck.Profiles {
+		d, err := deck.Provision(p, deck.Context{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if got, want := len(d.Tools()), len(deck.CardsFor(p)); got != want {
+			t.Errorf("%s: %d tools, want %d", p, got, want)
+		}
+	}
+	if _, err := deck.Provision(deck.Profile(42), deck.Context{Dir: "."}); err == nil {
+		t.Error("unknown profile provisioned")
+	}
+}
+
+func TestProvisionSharesInjectedReadState(t *testing.T) {
+	t.Parallel()
+	rs := tool.NewReadState()
+	d, err := deck.Provision(deck.All, deck.Context{Dir: t.TempDir(), Framework: deck.Framework{ReadState: rs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Env().Reads != rs || d.Box().Env().Reads != rs {
+		t.Error("injected ReadState not used")
+	}
+}
+
+func BenchmarkBoxRunNoop(b *testing.B) {
+	box := testBox(b)
+	ctx := context.Background()
+	in := json.RawMessage(`{}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		box.Run(ctx, "noop", in)
+	}
+}
+
+func BenchmarkBoxRunNoopWithDeadline(b *testing.B) {
+	box := testBox(b)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	in := json.RawMessage(`{}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		box.Run(ctx, "noop", in)
+	}
+}
+
+func BenchmarkProvisionAll(b *testing.B) {
+	ctx := deck.Context{Dir: b.TempDir()}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := deck.Provision(deck.All, ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,184 @@
+package deck
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// specBuiltins is the built-in order the spec fixes; rows present in the
+// catalog must appear in this order, before any app card.
+var specBuiltins = []string{"read", "ls", "grep", "find", "websearch", "webfetch", "todo_read",
+	"write", "edit", "bash", "process", "todo_set"}
+
+var specAppCards = []string{"todo", "bg-process", "task", "saas-action", "memory", "enter_plan_mode", "exit_plan_mode"}
+
+// readOnlyBuiltins are the observe-only built-ins of the spec.
+var readOnlyBuiltins = []string{"read", "ls", "grep", "find", "websearch", "webfetch", "todo_read"}
+
+func TestCatalogOrder(t *testing.T) {
+	t.Parallel()
+	ids := IDs()
+	want := slices.Concat(specBuiltins, specAppCards)
+	pos := -1
+	for _, id := range ids {
+		i := slices.Index(want, id)
+		if i < 0 {
+			t.Fatalf("catalog row %q is not a spec tool", id)
+		}
+		if i < pos {
+			t.Fatalf("catalog order %v breaks spec order %v at %q", ids, want, id)
+		}
+		pos = i
+	}
+	for _, id := range []string{"todo_read", "todo_set"} {
+		if !slices.Contains(ids, id) {
+			t.Errorf("catalog lacks %s", id)
+		}
+	}
+}
+
+func TestDerivedLookupsAgreeWithCatalog(t *testing.T) {
+	t.Parallel()
+	cards := Catalog()
+	idx := Index()
+	ids := IDs()
+	if len(idx) != len(cards) || len(ids) != len(cards) {
+		t.Fatalf("index %d, ids %d, catalog %d", len(idx), len(ids), len(cards))
+	}
+	for i, c := range cards {
+		if ids[i] != c.ID {
+			t.Errorf("IDs()[%d] = %q, catalog has %q", i, ids[i], c.ID)
+		}
+		if idx[c.ID] != i {
+			t.Errorf("Index()[%q] = %d, want %d", c.ID, idx[c.ID], i)
+		}
+		if !Has(c.ID) {
+			t.Errorf("Has(%q) = false", c.ID)
+		}
+		got, ok := Find(c.ID)
+		if !ok || got.ID != c.ID || got.Title != c.Title || !reflect.DeepEqual(got.Profiles, c.Profiles) {
+			t.Errorf("Find(%q) = %+v, %v", c.ID, got, ok)
+		}
+		p, ok := ProfilesOf(c.ID)
+		if !ok || !reflect.DeepEqual(p, c.Profiles) {
+			t.Errorf("ProfilesOf(%q) = %v", c.ID, p)
+		}
+		for _, prof := range Profiles {
+			in := slices.ContainsFunc(CardsFor(prof), func(x Card) bool { return x.ID == c.ID })
+			if in != c.In(prof) {
+				t.Errorf("CardsFor(%s) membership of %q = %v, Card.In says %v", prof, c.ID, in, c.In(prof))
+			}
+		}
+	}
+	if Has("nope") {
+		t.Error(`Has("nope")`)
+	}
+	if _, ok := Find("nope"); ok {
+		t.Error(`Find("nope") found a row`)
+	}
+	if _, ok := ProfilesOf("nope"); ok {
+		t.Error(`ProfilesOf("nope") found a row`)
+	}
+}
+
+func TestCatalogIsACopy(t *testing.T) {
+	t.Parallel()
+	c := Catalog()
+	c[0].ID = "mutated"
+	Index()["mutated"] = 0
+	if IDs()[0] == "mutated" || Has("mutated") {
+		t.Error("changing a returned slice or map changed the catalog")
+	}
+}
+
+func TestIndexFirstOccurrenceWins(t *testing.T) {
+	t.Parallel()
+	idx := indexOf([]Card{{ID: "a"}, {ID: "b"}, {ID: "a"}})
+	if idx["a"] != 0 || idx["b"] != 1 || len(idx) != 2 {
+		t.Errorf("indexOf = %v", idx)
+	}
+}
+
+// TestProfileInversion pins the spec's deliberate naming: Authoring is the
+// read-only set, Survey every built-in, All built-ins plus app cards.
+func TestProfileInversion(t *testing.T) {
+	t.Parallel()
+	ids := func(cards []Card) []string {
+		var out []string
+		for _, c := range cards {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	present := func(want []string) []string {
+		return slices.DeleteFunc(slices.Clone(want), func(id string) bool { return !Has(id) })
+	}
+	if got, want := ids(CardsFor(Authoring)), present(readOnlyBuiltins); !reflect.DeepEqual(got, want) {
+		t.Errorf("Authoring = %v, want the read-only built-ins %v", got, want)
+	}
+	if got, want := ids(CardsFor(Survey)), present(specBuiltins); !reflect.DeepEqual(got, want) {
+		t.Errorf("Survey = %v, want every built-in %v", got, want)
+	}
+	if got, want := ids(CardsFor(All)), IDs(); !reflect.DeepEqual(got, want) {
+		t.Errorf("All = %v, want the whole catalog %v", got, want)
+	}
+	for _, c := range Catalog() {
+		var want []Profile
+		switch {
+		case slices.Contains(readOnlyBuiltins, c.ID):
+			want = []Profile{Authoring, Survey}
+		case slices.Contains(specBuiltins, c.ID):
+			want = []Profile{Survey}
+		default:
+			want = []Profile{All}
+		}
+		if !reflect.DeepEqual(c.Profiles, want) {
+			t.Errorf("%s membership = %v, want %v", c.ID, c.Profiles, want)
+		}
+	}
+}
+
+// TestBuiltinReadOnlyAgrees checks that a tool's own ReadOnly flag matches
+// its catalog membership, so permission gates and listings agree.
+func TestBuiltinReadOnlyAgrees(t *testing.T) {
+	t.Parallel()
+	ctx := Context{Dir: t.TempDir()}
+	for _, c := range Catalog() {
+		t.Run(c.ID, func(t *testing.T) {
+			s := c.Build(ctx).Spec()
+			if s.Name != c.ID {
+				t.Errorf("built tool is named %q", s.Name)
+			}
+			if c.In(Authoring) != s.ReadOnly && !slices.Contains(specAppCards, c.ID) {
+				t.Errorf("ReadOnly = %v but Authoring membership = %v", s.ReadOnly, c.In(Authoring))
+			}
+			if s.Label == "" || s.Description == "" || len(s.InputSchema) == 0 {
+				t.Errorf("incomplete spec: %+v", s)
+			}
+		})
+	}
+}
+
+func TestParseProfile(t *testing.T) {
+	t.Parallel()
+	for _, p := range Profiles {
+		got, err := ParseProfile(p.String())
+		if err != nil || got != p {
+			t.Errorf("ParseProfile(%q) = %v, %v", p, got, err)
+		}
+	}
+	if got, _ := ParseProfile("SURVEY"); got != Survey {
+		t.Errorf("case-insensitive parse = %v", got)
+	}
+	if _, err := ParseProfile("everything"); err == nil {
+		t.Error("unknown profile accepted")
+	}
+	var p Profile
+	if err := p.Set("authoring"); err != nil || p != Authoring || p.Type() != "profile" {
+		t.Errorf("Set = %v, %v", p, err)
+	}
+	if Profile(9).String() != "Profile(9)" {
+		t.Error("unnamed profile string")
+	}
+}

@@ -1,0 +1,35 @@
+package cli
+
+import "testing"
+
+func TestCanonicalToolNames(t *testing.T) {
+	t.Parallel()
+	names := []string{"read", "webfetch", "todo_read", "bg-process", "enter_plan_mode"}
+	tests := []struct{ in, want string }{
+		{"read", "read"},
+		{"READ", "read"},
+		{"web_fetch", "webfetch"},
+		{"Web-Fetch", "webfetch"},
+		{"webfetch", "webfetch"},
+		{"todoread", "todo_read"},
+		{"Todo-Read", "todo_read"},
+		{"bg_process", "bg-process"},
+		{" enterPlanMode ", "enter_plan_mode"},
+		{"writ", ""},
+		{"", ""},
+		{"_-_", ""},
+	}
+	for _, tc := range tests {
+		got, ok := matchName(tc.in, names)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("matchName(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+		}
+	}
+}
+
+func TestExactNameWinsOverCanonical(t *testing.T) {
+	t.Parallel()
+	if got, _ := matchName("a-b", []string{"a_b", "a-b"}); got != "a-b" {
+		t.Errorf("got %q, want the exact match a-b", got)
+	}
+}
