@@ -127,7 +127,7 @@ func (t *typed[In]) Run(ctx context.Context, input json.RawMessage, env *Env) Re
 // null input counts as {}. The error names the offending field.
 func Decode[In any](schema *jsonschema.Resolved, input json.RawMessage) (In, error) {
 	var in In
-	input = bytes.TrimSpace(input)
+	input = bytes.Trim(input, " \t\r\n") // JSON whitespace only
 	if len(input) == 0 || bytes.Equal(input, []byte("null")) {
 		input = []byte("{}")
 	}
