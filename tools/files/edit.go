@@ -158,7 +158,9 @@ func editFailed(shown string, err error, batch, created bool) tool.Result {
 // editReport shows the changed region with line numbers and attaches the
 // unified diff as a JSON block.
 func editReport(shown, before, after string, n int, created bool) tool.Result {
-	a, b := splitKeep(before), splitKeep(after)
+	// Lines as read shows them: no byte-order mark (nor, in unified, "\r").
+	a := splitKeep(strings.TrimPrefix(before, string(bom)))
+	b := splitKeep(strings.TrimPrefix(after, string(bom)))
 	oldName, newName := "a/"+filepath.ToSlash(shown), "b/"+filepath.ToSlash(shown)
 	if filepath.IsAbs(shown) {
 		oldName, newName = shown, shown
@@ -206,7 +208,8 @@ func snippet(na int, b []string, cs []change) string {
 				fmt.Fprintf(&sb, "[… more changed lines not shown; read the file from line %d to see them]\n", k+1)
 				return sb.String()
 			}
-			sb.Write(appendLine(nil, k+1, []byte(b[k]), len(b[k])))
+			line := strings.TrimSuffix(strings.TrimSuffix(b[k], "\n"), "\r")
+			sb.Write(appendLine(nil, k+1, []byte(line), len(line)))
 			shown++
 		}
 	}

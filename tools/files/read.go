@@ -110,7 +110,7 @@ func runRead(ctx context.Context, in readInput, env *tool.Env) tool.Result {
 		if s.capped {
 			why = fmt.Sprintf(" (output stops at %d KB)", MaxReadBytes/1024)
 		}
-		out += fmt.Sprintf("\n[Showing lines %d-%d of %d%s. Use offset=%d to continue.]", s.first, s.last, s.total, why, s.last+1)
+		out += fmt.Sprintf("\n\n[Showing lines %d-%d of %d%s. Use offset=%d to continue.]", s.first, s.last, s.total, why, s.last+1)
 	}
 	return tool.Text(out)
 }

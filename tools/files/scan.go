@@ -85,7 +85,7 @@ func scanText(ctx context.Context, r io.Reader, offset, limit int) (*scan, error
 			if err != nil && err != io.EOF {
 				return nil, err
 			}
-			if n == 0 {
+			if n == 0 && !ended {
 				break
 			}
 			if ended {
@@ -161,11 +161,13 @@ func nthNewline(b []byte, n int) int {
 	return pos
 }
 
-// nextLine reads one line, its '\n' included, keeping at most keep bytes of
-// it in buf (reused) and returning its full length. A line longer than the
+// nextLine reads one line, its line end included, keeping at most keep
+// bytes of it in buf (reused). It returns the length of the line's text
+// without its line end, and whether a '\n' ended it. A line longer than the
 // reader's buffer arrives in fragments; only the kept part is stored.
 func nextLine(br *bufio.Reader, buf []byte, keep int) (kept []byte, n int, ended bool, err error) {
 	buf = buf[:0]
+	var prev byte // last byte of the previous fragment
 	for {
 		frag, err := br.ReadSlice('\n')
 		n += len(frag)
@@ -174,8 +176,15 @@ func nextLine(br *bufio.Reader, buf []byte, keep int) (kept []byte, n int, ended
 		}
 		switch {
 		case err == nil:
+			n-- // the '\n'
+			if (len(frag) >= 2 && frag[len(frag)-2] == '\r') || (len(frag) == 1 && prev == '\r') {
+				n--
+			}
 			return buf, n, true, nil
 		case errors.Is(err, bufio.ErrBufferFull):
+			if len(frag) > 0 {
+				prev = frag[len(frag)-1]
+			}
 			continue
 		default:
 			return buf, n, false, err
@@ -186,16 +195,18 @@ func nextLine(br *bufio.Reader, buf []byte, keep int) (kept []byte, n int, ended
 var bom = []byte{0xef, 0xbb, 0xbf}
 
 // appendLine formats one line as read shows it: the number right-aligned
-// in six columns, a tab, the text without its line ending (and line 1
-// without a UTF-8 byte-order mark), cut after MaxLineChars characters with
-// a marker saying so. n is the line's full length in bytes.
+// in six columns, a tab, the text without its line end (and line 1 without
+// a UTF-8 byte-order mark), cut after MaxLineChars characters with a marker
+// saying so. n is the length in bytes of the line's whole text; when line
+// holds less, the rest was dropped while reading.
 func appendLine(dst []byte, number int, line []byte, n int) []byte {
-	cut := len(line) < n // bytes were dropped while reading
+	if l, ok := bytes.CutSuffix(line, []byte{'\n'}); ok {
+		line = bytes.TrimSuffix(l, []byte{'\r'})
+	}
+	cut := len(line) < n
 	if number == 1 {
 		line = bytes.TrimPrefix(line, bom)
 	}
-	line = bytes.TrimSuffix(line, []byte{'\n'})
-	line = bytes.TrimSuffix(line, []byte{'\r'})
 	if i, ok := runeIndex(line, MaxLineChars); ok {
 		line, cut = line[:i], true
 	}
