@@ -94,7 +94,6 @@ func numberedLines(n int) string {
 	return sb.String()
 }
 
-
 // short keeps failure messages readable: the head and tail of long text.
 func short(s string) string {
 	if len(s) <= 600 {

@@ -21,7 +21,7 @@ func TestRead(t *testing.T) {
 	wide := strings.Repeat("é", 2500) // 2 bytes a character
 	tests := []struct {
 		name    string
-		content string         // file "f" holds this unless setup says otherwise
+		content string           // file "f" holds this unless setup says otherwise
 		setup   func(dir string) // replaces content
 		noFile  bool             // create no file at all
 		in      map[string]any

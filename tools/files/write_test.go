@@ -16,8 +16,8 @@ func TestWrite(t *testing.T) {
 		name    string
 		setup   func(t *testing.T, f fixture)
 		in      map[string]any
-		wantErr []string                        // substrings of the error; nil means success
-		want    string                          // substring of the success text
+		wantErr []string                      // substrings of the error; nil means success
+		want    string                        // substring of the success text
 		check   func(t *testing.T, f fixture) // what is on disk afterwards
 	}{
 		{name: "creates a file and its parent directories",
