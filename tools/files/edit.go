@@ -75,7 +75,7 @@ func runEdit(ctx context.Context, in editInput, env *tool.Env) tool.Result {
 	shown := env.Rel(t.abs)
 	exists, err := t.exists()
 	if err != nil {
-		return tool.Errorf("cannot edit: %v", err)
+		return tool.Errorf("%v.", err)
 	}
 
 	var before string
@@ -93,7 +93,7 @@ func runEdit(ctx context.Context, in editInput, env *tool.Env) tool.Result {
 	default:
 		data, err := t.readAll(MaxEditBytes)
 		if err != nil {
-			return tool.Errorf("cannot edit: %v", unwrapPath(err))
+			return tool.Errorf("%s was not edited: %v.", shown, unwrapPath(err))
 		}
 		if k := sniff(data[:min(len(data), sniffBytes)]); k.binary {
 			return tool.Errorf("%s is a binary file (%s); edit changes text files only.", shown, k.name)

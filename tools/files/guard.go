@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/indusagi/induscode/tool"
 )
@@ -20,7 +21,8 @@ import (
 // operating system confines: a symlink swapped in after locate looked cannot
 // carry the write outside.
 type target struct {
-	abs  string      // the path the model named, resolved (for messages)
+	abs  string      // the path the model named, resolved
+	name string      // abs as messages show it (relative to the working directory)
 	real string      // the same path with symlinks followed: the ReadState key
 	root *os.Root    // the workspace root that holds real
 	rel  string      // real relative to root
@@ -39,8 +41,11 @@ func locate(env *tool.Env, path string) (*target, error) {
 		return nil, err
 	}
 	real, err := realPath(abs)
+	if errors.Is(err, syscall.ENOTDIR) {
+		return nil, fmt.Errorf("a parent of %s is a file, not a directory", env.Rel(abs))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot resolve %s: %w", abs, err)
+		return nil, fmt.Errorf("cannot resolve %s: %w", env.Rel(abs), err)
 	}
 	rootDir, rel, ok := realRoot(env, real)
 	if !ok {
@@ -51,7 +56,7 @@ func locate(env *tool.Env, path string) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open workspace root %s: %w", rootDir, err)
 	}
-	t := &target{abs: abs, real: real, root: root, rel: rel}
+	t := &target{abs: abs, name: env.Rel(abs), real: real, root: root, rel: rel}
 	info, err := root.Lstat(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -79,9 +84,9 @@ func (t *target) exists() (bool, error) {
 	}
 	switch m := t.info.Mode(); {
 	case m.IsDir():
-		return true, fmt.Errorf("%s is a directory, not a file; give the path of a file inside it", t.abs)
+		return true, fmt.Errorf("%s is a directory, not a file; give the path of a file inside it", t.name)
 	case !m.IsRegular():
-		return true, fmt.Errorf("%s is not a regular file (%s); only regular files can be written", t.abs, kindOf(m))
+		return true, fmt.Errorf("%s is %s, not a regular file; only regular files can be changed", t.name, kindOf(m))
 	}
 	return true, nil
 }
@@ -147,12 +152,26 @@ var (
 func checkRead(env *tool.Env, t *target, now [sha256.Size]byte, size int64, verb string) error {
 	rec, ok := env.Reads.Lookup(t.real)
 	if !ok {
-		return fmt.Errorf("%w: %s already exists and has not been read in this session. Read it first with the read tool, then %s it", errNotRead, t.abs, verb)
+		return gateErrorf(errNotRead, "it already exists and this session has not read it. Read it first with the read tool, then %s it", verb)
 	}
 	if rec.Hash != now {
-		return fmt.Errorf("%w: %s changed on disk since you read it (%d bytes then, %d now); someone else edited it. Read it again and redo your change on the current content", errChanged, t.abs, rec.Size, size)
+		return gateErrorf(errChanged, "it changed on disk since you read it (%d bytes then, %d now), so something else edited it. Read it again and redo your change on the current content", rec.Size, size)
 	}
 	return nil
+}
+
+// gateError is a refusal of the gate: its message for the model, and the
+// sentinel it is for callers that test with errors.Is.
+type gateError struct {
+	kind error
+	msg  string
+}
+
+func (e *gateError) Error() string { return e.msg }
+func (e *gateError) Unwrap() error { return e.kind }
+
+func gateErrorf(kind error, format string, args ...any) error {
+	return &gateError{kind: kind, msg: fmt.Sprintf(format, args...)}
 }
 
 // hashFile returns the SHA-256 and size of the file as it is now.
@@ -175,7 +194,7 @@ func (t *target) hashFile() ([sha256.Size]byte, int64, error) {
 // readAll returns the whole file, refusing one larger than limit.
 func (t *target) readAll(limit int64) ([]byte, error) {
 	if t.info.Size() > limit {
-		return nil, fmt.Errorf("%s is %s, over the %s that edit rewrites; change it with bash (sed, a script) instead", t.abs, humanBytes(t.info.Size()), humanBytes(limit))
+		return nil, fmt.Errorf("%s is %s, over the %s that edit rewrites; change it with bash (sed, a script) instead", t.name, humanBytes(t.info.Size()), humanBytes(limit))
 	}
 	f, err := t.root.Open(t.rel)
 	if err != nil {
@@ -187,7 +206,7 @@ func (t *target) readAll(limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s grew past the %s that edit rewrites while being read", t.abs, humanBytes(limit))
+		return nil, fmt.Errorf("%s grew past the %s that edit rewrites while being read", t.name, humanBytes(limit))
 	}
 	return data, nil
 }
@@ -204,14 +223,14 @@ func (t *target) readAll(limit int64) ([]byte, error) {
 func (t *target) write(data []byte) error {
 	dir := filepath.Dir(t.rel)
 	if err := t.root.MkdirAll(dir, 0o777); err != nil {
-		return fmt.Errorf("cannot create directory %s: %w", filepath.Dir(t.abs), unwrapPath(err))
+		return fmt.Errorf("cannot create directory %s: %w", filepath.Dir(t.name), unwrapPath(err))
 	}
 	var suffix [6]byte
 	_, _ = rand.Read(suffix[:])
 	tmp := filepath.Join(dir, "."+filepath.Base(t.rel)+".tmp-"+hex.EncodeToString(suffix[:]))
 	f, err := t.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
-		return fmt.Errorf("cannot create a temporary file next to %s: %w", t.abs, unwrapPath(err))
+		return fmt.Errorf("cannot create a temporary file next to %s: %w", t.name, unwrapPath(err))
 	}
 	ok := false
 	defer func() {
@@ -223,20 +242,20 @@ func (t *target) write(data []byte) error {
 	if t.info != nil {
 		keep := t.info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 		if err := f.Chmod(keep); err != nil {
-			return fmt.Errorf("cannot keep the mode of %s: %w", t.abs, unwrapPath(err))
+			return fmt.Errorf("cannot keep the mode of %s: %w", t.name, unwrapPath(err))
 		}
 	}
 	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", t.abs, unwrapPath(err))
+		return fmt.Errorf("writing %s: %w", t.name, unwrapPath(err))
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", t.abs, unwrapPath(err))
+		return fmt.Errorf("syncing %s: %w", t.name, unwrapPath(err))
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", t.abs, unwrapPath(err))
+		return fmt.Errorf("closing %s: %w", t.name, unwrapPath(err))
 	}
 	if err := t.root.Rename(tmp, t.rel); err != nil {
-		return fmt.Errorf("replacing %s: %w", t.abs, unwrapPath(err))
+		return fmt.Errorf("replacing %s: %w", t.name, unwrapPath(err))
 	}
 	ok = true
 	if d, err := t.root.Open(dir); err == nil {

@@ -2,6 +2,7 @@ package files
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -13,9 +14,10 @@ const (
 	// the closest text is not worth showing: it would mislead more than
 	// help.
 	minHintSimilarity = 0.5
-	// hintBudget bounds the line comparisons of one search (about 50 ms);
-	// past it, fewer lines of old_string take part in the scoring.
-	hintBudget = 4_000_000
+	// hintBudget bounds the line comparisons of one search (a quarter of
+	// a second on a 200k-line file); past it, fewer lines of old_string
+	// take part in the scoring.
+	hintBudget = 2_000_000
 	// hintLineBytes is how much of each line the similarity looks at.
 	hintLineBytes = 400
 	// hintShowLines and hintShowChars bound the snippet in the message.
@@ -35,6 +37,11 @@ type nearMatch struct {
 // hint explains a failed match: the closest text and its line, or that
 // nothing is close.
 func hint(text, old string) string {
+	if bare, ok := stripLineNumbers(old); ok {
+		if i := strings.Index(toLF(text), bare); i >= 0 {
+			return fmt.Sprintf("old_string starts its lines with the line numbers and tabs that read adds; without them it matches at line %d. Send it again with only the text after each tab.", 1+strings.Count(toLF(text)[:i], "\n"))
+		}
+	}
 	m, ok := closest(text, old)
 	switch {
 	case !ok:
@@ -58,6 +65,21 @@ func numbered(m nearMatch) string {
 		fmt.Fprintf(&sb, "%6d\t%s\n", m.line+i, l)
 	}
 	return sb.String()
+}
+
+// numberPrefix is read's line prefix: a right-aligned number and a tab.
+var numberPrefix = regexp.MustCompile(`(?m)^ *[0-9]+\t`)
+
+// stripLineNumbers removes read's prefixes from s when every non-empty
+// line of s has one.
+func stripLineNumbers(s string) (string, bool) {
+	lines := strings.Split(toLF(s), "\n")
+	for _, l := range lines {
+		if l != "" && !numberPrefix.MatchString(l) {
+			return "", false
+		}
+	}
+	return numberPrefix.ReplaceAllString(toLF(s), ""), true
 }
 
 // closest finds the window of lines in text most like old. It first looks
@@ -100,7 +122,9 @@ func closest(text, old string) (nearMatch, bool) {
 	for _, j := range picked {
 		grams[j] = bigrams(want[j], nil)
 	}
-	starts := max(1, len(lines)-k+1)
+	// A window may start anywhere, even so late that old runs past the
+	// end of the file (the model's text may have lines the file lacks).
+	starts := len(lines)
 	score := make([]float32, starts)
 	var buf []uint16
 	for i, l := range lines {

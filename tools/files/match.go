@@ -1,6 +1,7 @@
 package files
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -55,9 +56,9 @@ func applyOne(text string, e Edit, crlf bool) (string, int, error) {
 	repl := strings.TrimPrefix(e.NewString, string(bom))
 	switch {
 	case old == "":
-		return "", 0, fmt.Errorf("old_string is empty. An empty old_string only creates a file that does not exist yet; to change this file, give the exact text to replace")
+		return "", 0, errors.New("old_string is empty. An empty old_string only creates a file that does not exist yet; to change this file, give the exact text to replace.")
 	case old == repl:
-		return "", 0, fmt.Errorf("old_string and new_string are identical, so there is nothing to change; give the replacement text as new_string")
+		return "", 0, errors.New("old_string and new_string are identical, so there is nothing to change; give the replacement text as new_string.")
 	}
 	found, n := old, strings.Count(text, old)
 	if n == 0 {
@@ -75,7 +76,7 @@ func applyOne(text string, e Edit, crlf bool) (string, int, error) {
 		return "", 0, fmt.Errorf("old_string was not found in the file. %s", hint(text, old))
 	}
 	if n > 1 && !e.ReplaceAll {
-		return "", 0, fmt.Errorf("old_string occurs %d times in the file (at lines %s). Include more surrounding lines to pick one, or set replace_all to true to change every occurrence",
+		return "", 0, fmt.Errorf("old_string occurs %d times in the file (at lines %s). Include more surrounding lines to pick one, or set replace_all to true to change every occurrence.",
 			n, occurrenceLines(text, found, 5))
 	}
 	switch {

@@ -40,7 +40,7 @@ func runWrite(ctx context.Context, in writeInput, env *tool.Env) tool.Result {
 	shown := env.Rel(t.abs)
 	exists, err := t.exists()
 	if err != nil {
-		return tool.Errorf("cannot write: %v", err)
+		return tool.Errorf("%v.", err)
 	}
 	var before int64
 	if exists {

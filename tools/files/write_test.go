@@ -31,7 +31,7 @@ func TestWrite(t *testing.T) {
 		{name: "overwriting needs a read",
 			setup:   func(t *testing.T, f fixture) { writeFile(t, filepath.Join(f.dir, "x.txt"), "old\n") },
 			in:      map[string]any{"path": "x.txt", "content": "new\n"},
-			wantErr: []string{"x.txt was not written", "has not been read in this session", "Read it first"},
+			wantErr: []string{"x.txt was not written", "this session has not read it", "Read it first"},
 			check: func(t *testing.T, f fixture) {
 				if got := readFile(t, filepath.Join(f.dir, "x.txt")); got != "old\n" {
 					t.Errorf("file changed to %q", got)
