@@ -75,7 +75,7 @@ func TestLs(t *testing.T) {
 func TestLsLimitAcrossBatches(t *testing.T) {
 	t.Parallel()
 	env, dir := newEnv(t)
-	const n = lsBatch*2 + 100
+	const n = lsBatch + 50
 	for i := n - 1; i >= 0; i-- {
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%05d", i)), nil, 0o644); err != nil {
 			t.Fatal(err)

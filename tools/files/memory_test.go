@@ -85,7 +85,7 @@ func TestReadHugeFileMemory(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	peak = max(peak, after.HeapAlloc)
 	allocated := after.TotalAlloc - before.TotalAlloc
-	t.Logf("read took %v; peak heap %d MB; allocated %d MB in total", elapsed, peak>>20, allocated>>20)
+	t.Logf("read took %v; peak heap %d KB; allocated %d KB in total", elapsed, peak>>10, allocated>>10)
 
 	if peak > maxReadHeap {
 		t.Errorf("peak heap %d MB, over %d MB", peak>>20, maxReadHeap>>20)
