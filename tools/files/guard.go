@@ -87,6 +87,10 @@ func (t *target) exists() (bool, error) {
 		return true, fmt.Errorf("%s is a directory, not a file; give the path of a file inside it", t.name)
 	case !m.IsRegular():
 		return true, fmt.Errorf("%s is %s, not a regular file; only regular files can be changed", t.name, kindOf(m))
+	case m.Perm()&0o222 == 0:
+		// The atomic rename would replace the file whatever its mode;
+		// a file nobody may write is a signal to respect, not bypass.
+		return true, fmt.Errorf("%s is read-only (mode %v); it is left alone. If it really should change, make it writable first (chmod u+w)", t.name, m.Perm())
 	}
 	return true, nil
 }

@@ -131,6 +131,20 @@ func TestWrite(t *testing.T) {
 			setup:   func(t *testing.T, f fixture) { os.Symlink("nowhere.txt", filepath.Join(f.dir, "dangling")) },
 			in:      map[string]any{"path": "dangling", "content": "x"},
 			wantErr: []string{"is a symlink to nowhere.txt, which does not exist"}},
+		{name: "a read-only file is refused",
+			setup: func(t *testing.T, f fixture) {
+				p := filepath.Join(f.dir, "locked.txt")
+				writeFile(t, p, "keep\n")
+				os.Chmod(p, 0o444)
+				mustOK(t, call(t, ReadTool(), f.env, map[string]any{"path": "locked.txt"}))
+			},
+			in:      map[string]any{"path": "locked.txt", "content": "x"},
+			wantErr: []string{"locked.txt is read-only (mode -r--r--r--)", "chmod u+w"},
+			check: func(t *testing.T, f fixture) {
+				if got := readFile(t, filepath.Join(f.dir, "locked.txt")); got != "keep\n" {
+					t.Errorf("read-only file changed: %q", got)
+				}
+			}},
 		{name: "a directory is refused",
 			setup:   func(t *testing.T, f fixture) { os.Mkdir(filepath.Join(f.dir, "d"), 0o755) },
 			in:      map[string]any{"path": "d", "content": "x"},
