@@ -3,6 +3,7 @@ package deck
 import (
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/checklist"
+	"github.com/indusagi/induscode/tools/files"
 )
 
 // builtin is one row of the built-in table: a native tool and its catalog
@@ -21,9 +22,21 @@ type builtin struct {
 // join as their tools are authored; a new row goes in its spec position.
 func builtins() []builtin {
 	return []builtin{
+		{id: "read", title: "Read file", readOnly: true,
+			summary: "Read a text file by line range, or an image; records the read for the edit gate.",
+			build:   func(Context) tool.Tool { return files.ReadTool() }},
+		{id: "ls", title: "List directory", readOnly: true,
+			summary: "List one directory's entries, sorted, with directories and symlinks marked.",
+			build:   func(Context) tool.Tool { return files.LsTool() }},
 		{id: "todo_read", title: "Read checklist", readOnly: true,
 			summary: "Show the session checklist and each item's status.",
 			build:   func(Context) tool.Tool { return checklist.ReadTool() }},
+		{id: "write", title: "Write file",
+			summary: "Create or replace a file in the workspace atomically; overwriting needs a fresh read.",
+			build:   func(Context) tool.Tool { return files.WriteTool() }},
+		{id: "edit", title: "Edit file",
+			summary: "Replace exact text in a file (one edit or an all-or-nothing batch) and show the diff.",
+			build:   func(Context) tool.Tool { return files.EditTool() }},
 		{id: "todo_set", title: "Update checklist",
 			summary: "Replace the session checklist; at most one item in progress.",
 			build:   func(Context) tool.Tool { return checklist.SetTool() }},
