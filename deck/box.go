@@ -20,6 +20,7 @@ type Box struct {
 	specs  []tool.Spec
 	byName map[string]tool.Tool
 	env    *tool.Env
+	log    *slog.Logger
 }
 
 // Box returns a runner over the deck's current tools. Later changes to the
@@ -29,6 +30,7 @@ func (d *Deck) Box() *Box {
 		tools:  slices.Clone(d.tools),
 		byName: make(map[string]tool.Tool, len(d.tools)),
 		env:    d.env,
+		log:    d.ctx.Framework.log(),
 	}
 	for _, t := range b.tools {
 		s := t.Spec()
@@ -96,7 +98,7 @@ func (b *Box) Run(ctx context.Context, name string, input json.RawMessage) tool.
 func (b *Box) call(ctx context.Context, t tool.Tool, name string, input json.RawMessage) (res tool.Result) {
 	defer func() {
 		if r := recover(); r != nil {
-			slog.Error("tool panicked", "tool", name, "panic", r, "stack", string(debug.Stack()))
+			b.log.Error("tool panicked", "tool", name, "panic", r, "stack", string(debug.Stack()))
 			res = tool.Errorf("tool %s failed with an internal error (%v). This is a bug in the tool, not in your input; try another way to reach your goal.", name, r)
 		}
 	}()

@@ -1,6 +1,8 @@
 package deck
 
 import (
+	"log/slog"
+
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -23,6 +25,16 @@ type Framework struct {
 	// files itself can satisfy the read-before-edit gate). When nil, each
 	// deck gets its own.
 	ReadState *tool.ReadState
+	// Log receives what the deck reports outside results (a tool that
+	// panicked, with its stack). Nil means slog.Default().
+	Log *slog.Logger
+}
+
+func (f Framework) log() *slog.Logger {
+	if f.Log != nil {
+		return f.Log
+	}
+	return slog.Default()
 }
 
 // Env returns the session environment a deck built from c runs its calls in.
