@@ -1,6 +1,7 @@
 package deck
 
 import (
+	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -23,6 +24,10 @@ type Framework struct {
 	// files itself can satisfy the read-before-edit gate). When nil, each
 	// deck gets its own.
 	ReadState *tool.ReadState
+	// Checkpoints, when set, receives the prior content of every file the
+	// write and edit tools change, so the host can rewind them (see
+	// package checkpoint). When nil, write and edit run unwrapped.
+	Checkpoints checkpoint.Store
 }
 
 // Env returns the session environment a deck built from c runs its calls in.
