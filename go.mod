@@ -13,5 +13,7 @@ require (
 
 require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
 	golang.org/x/tools v0.42.0 // indirect
+	pgregory.net/rapid v1.3.0 // indirect
 )

@@ -42,12 +42,12 @@ type clip struct {
 func (c *clip) write(p []byte) {
 	c.total += int64(len(p))
 	c.lines += int64(bytes.Count(p, []byte{'\n'}))
-	if c.tail == nil && len(c.all)+len(p) <= MaxModelChars {
-		c.all = append(c.all, p...)
-		return
-	}
 	if c.tail == nil {
-		c.spill()
+		c.all = append(c.all, p...)
+		if len(c.all) > MaxModelChars {
+			c.spill()
+		}
+		return
 	}
 	if c.log != nil {
 		if _, err := c.log.Write(p); err != nil {
@@ -59,10 +59,10 @@ func (c *clip) write(p []byte) {
 	c.keepTail(p)
 }
 
-// spill switches from keeping everything to keeping head and tail, and
-// starts the log file with what came so far.
+// spill switches from keeping everything (now more than MaxModelChars) to
+// keeping head and tail, and starts the log file with what came so far.
 func (c *clip) spill() {
-	c.head = c.all[:min(len(c.all), halfBudget)]
+	c.head = bytes.Clone(c.all[:halfBudget])
 	c.tail = make([]byte, halfBudget)
 	c.keepTail(c.all[len(c.head):])
 	if c.openLog != nil {
