@@ -22,8 +22,8 @@ const drainGrace = 500 * time.Millisecond
 
 // readChunk is the size of one read from an output pipe: large enough that
 // a process printing gigabytes costs few reads, small enough to allocate
-// per process.
-const readChunk = 64 << 10
+// per stream.
+const readChunk = 256 << 10
 
 // sink receives one output stream. Each sink is written by one goroutine
 // only; close is called once, after the last write.
@@ -87,6 +87,7 @@ func spawn(command, dir string, sinks ...sink) (*group, error) {
 			closeAll()
 			return nil, fmt.Errorf("creating output pipe: %w", err)
 		}
+		growPipe(w)
 		g.pipes = append(g.pipes, r)
 		writeEnds = append(writeEnds, w)
 	}
