@@ -62,12 +62,22 @@ type Plan struct {
 	Changes []Change // one per file, sorted by path
 }
 
+// LastNode names the newest node wherever a node id is asked for.
+const LastNode = "last"
+
 // FindNode returns the position in nodes of the node whose id is id, or
-// the only one whose id starts with it (ignoring case).
+// the only one whose id starts with it (ignoring case); [LastNode] is the
+// newest node.
 func FindNode(nodes []Node, id string) (int, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
 		return 0, errors.New("no node given; `indusr rewind list` shows the nodes")
+	}
+	if id == LastNode {
+		if len(nodes) == 0 {
+			return 0, errors.New("there are no checkpoint nodes")
+		}
+		return len(nodes) - 1, nil
 	}
 	found := -1
 	for i, n := range nodes {

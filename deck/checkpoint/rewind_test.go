@@ -162,6 +162,7 @@ func TestFindNode(t *testing.T) {
 		{"01ABD", 1, ""},
 		{"02", 2, ""},
 		{"02xy", 2, ""},
+		{"last", 2, ""},
 		{"01AB", 0, "ambiguous"},
 		{"9", 0, "no checkpoint node"},
 		{" ", 0, "no node given"},

@@ -34,8 +34,8 @@ func newRewindCmd(opts *options) *cobra.Command {
 
 Rewinding to NODE undoes NODE and every later node: each file they touched
 gets back the content it had before the first of them changed it, and files
-they created are deleted. NODE is an id from the list or a unique prefix of
-one. The undone nodes leave the history.`,
+they created are deleted. NODE is an id from the list, a unique prefix of
+one, or "last" for the newest. The undone nodes leave the history.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("rewind needs one node id (see `indusr rewind list`)")
