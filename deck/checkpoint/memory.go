@@ -1,10 +1,12 @@
 package checkpoint
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"sync"
 	"time"
@@ -42,7 +44,7 @@ func (s *MemStore) Record(node, tool, path string, prior Prior) (Entry, bool, er
 		if prior.Content == nil {
 			return Entry{}, false, fmt.Errorf("checkpoint %s: prior content is missing", path)
 		}
-		b, err := io.ReadAll(prior.Content)
+		b, err := readAll(prior.Content)
 		if err != nil {
 			return Entry{}, false, fmt.Errorf("checkpoint %s: reading prior content: %w", path, err)
 		}
@@ -123,4 +125,21 @@ func checkArgs(node, path string) error {
 		return fmt.Errorf("checkpoint: path %q must be absolute and clean", path)
 	}
 	return nil
+}
+
+// readAll is io.ReadAll with one allocation when r can tell its size (an
+// *os.File), instead of a growing series of them for a large file.
+func readAll(r io.Reader) ([]byte, error) {
+	st, ok := r.(interface{ Stat() (fs.FileInfo, error) })
+	if !ok {
+		return io.ReadAll(r)
+	}
+	fi, err := st.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return io.ReadAll(r)
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(fi.Size()) + bytes.MinRead)
+	_, err = buf.ReadFrom(r)
+	return buf.Bytes(), err
 }

@@ -126,10 +126,17 @@ func spawn(command, dir string, sinks ...sink) (*group, error) {
 	return g, nil
 }
 
+// readBufs recycles read buffers: a short command would otherwise
+// allocate (and the collector sweep) a readChunk per stream.
+var readBufs = sync.Pool{New: func() any { return new([readChunk]byte) }}
+
 // pump copies a pipe into a sink until EOF or until the pipe is cut off.
+// Sinks copy what they keep, so the buffer is reused.
 func pump(r *os.File, s sink) {
 	defer s.close()
-	buf := make([]byte, readChunk)
+	bp := readBufs.Get().(*[readChunk]byte)
+	defer readBufs.Put(bp)
+	buf := bp[:]
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
