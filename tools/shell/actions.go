@@ -27,7 +27,7 @@ type Verbs struct {
 	Stop   string // the action that stops a process
 }
 
-// Start starts command in the session's working directory. With yield > 0
+// StartAction starts command in the session's working directory. With yield > 0
 // it waits up to yield for the command to finish and, if it did, returns
 // its output and exit status; otherwise it says the process is running and
 // how to follow it.
@@ -129,7 +129,8 @@ func (e *Engine) ListAction() tool.Result {
 	now := time.Now()
 	for _, p := range procs {
 		st := p.state()
-		r := row{ID: p.ID, PID: p.PID(), State: st.word, AgeSec: int64(now.Sub(p.Started()).Seconds()), Command: p.Command}
+		age := now.Sub(p.Started()).Round(time.Second)
+		r := row{ID: p.ID, PID: p.PID(), State: st.word, AgeSec: int64(age.Seconds()), Command: p.Command}
 		exit := "-"
 		if !st.running {
 			code := st.code
@@ -137,7 +138,7 @@ func (e *Engine) ListAction() tool.Result {
 			exit = fmt.Sprint(code)
 		}
 		rows = append(rows, r)
-		fmt.Fprintf(&sb, "%s\t%s\t%s\t%s\t%s\n", p.ID, st.word, exit, seconds(now.Sub(p.Started()).Round(time.Second)), oneLine(p.Command))
+		fmt.Fprintf(&sb, "%s\t%s\t%s\t%s\t%s\n", p.ID, st.word, exit, seconds(age), oneLine(p.Command))
 	}
 	res := tool.Text(strings.TrimSuffix(sb.String(), "\n"))
 	res.Blocks = append(res.Blocks, tool.JSONBlock(map[string]any{"processes": rows}))

@@ -41,7 +41,6 @@ func BashTool() tool.Tool {
 	ms.Default = json.RawMessage(fmt.Sprint(DefaultTimeout.Milliseconds()))
 	ms.Minimum = jsonschema.Ptr(1.0)
 	ms.Maximum = jsonschema.Ptr(float64(MaxTimeout.Milliseconds()))
-	ms.Types, ms.Type = nil, "integer"
 	raw, err := json.Marshal(s)
 	if err != nil {
 		panic(err)

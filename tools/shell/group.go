@@ -209,9 +209,13 @@ func (g *group) signal(sig os.Signal) {
 
 // stop ends the group: SIGTERM, then SIGKILL if the leader is still alive
 // after StopGrace. It returns once the leader is reaped. Calling it again,
-// or concurrently, waits for the same end.
+// or concurrently, waits for the same end; a group whose leader has
+// already exited is not marked as stopped.
 func (g *group) stop() {
 	g.stopOnce.Do(func() {
+		if closedWithin(g.exited, 0) {
+			return // it ended on its own; supervise is tidying up
+		}
 		g.mu.Lock()
 		g.stopping = true
 		g.mu.Unlock()
