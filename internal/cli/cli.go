@@ -37,11 +37,13 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(fo
 var errToolFailed = errors.New("tool reported an error")
 
 // Main runs indusr with args (without the program name) and returns its
-// exit code. Interrupts (Ctrl-C, SIGTERM) cancel the running call; the
+// exit code. Interrupts (Ctrl-C, SIGTERM, SIGHUP) cancel the running call; the
 // command then closes its deck, which stops every process the call started,
 // before Main returns.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: the processes a deck starts have process groups of their
+	// own, so when the terminal goes away nobody else would stop them.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return run(ctx, args, stdin, stdout, stderr)
 }
