@@ -94,7 +94,9 @@ func (d *Deck) Map(f func(tool.Tool) tool.Tool) {
 
 // Close ends the deck's session: everything its tools started and that
 // outlives a call (background processes, a command still running after
-// its call was abandoned) is stopped, and Close returns once it is gone.
+// its call was abandoned) is stopped, each process group with SIGTERM and,
+// after 3 s, SIGKILL. Close returns when every group has been killed, its
+// output closed and its leader reaped.
 // Calls made after Close that would start something fail with a clear
 // message. Only the first Close does anything; it is safe to defer.
 func (d *Deck) Close() error { return d.env.Close() }

@@ -132,10 +132,13 @@ func TestDeckCloseKillsEverything(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// Every process has been killed; the kernel may need a moment to
+	// finish tearing one down.
 	for _, pid := range pids {
-		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-			if s := string(b); s[strings.LastIndexByte(s, ')')+2] != 'Z' {
-				t.Errorf("process %d survived the deck: %s", pid, s)
+		for deadline := time.Now().Add(2 * time.Second); alive(pid); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Errorf("process %d survived the deck", pid)
+				break
 			}
 		}
 	}
@@ -145,4 +148,15 @@ func TestDeckCloseKillsEverything(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Errorf("a second Close: %v", err)
 	}
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	state := s[strings.LastIndexByte(s, ')')+2]
+	return state != 'Z' && state != 'X'
 }

@@ -47,10 +47,13 @@ func TestInterruptStopsEverythingBeforeExit(t *testing.T) {
 	if took := time.Since(start); took < 2*time.Second {
 		t.Errorf("run returned after %v, before the SIGTERM grace ran out: it did not wait for the deck to close", took)
 	}
+	// Every process has been killed and its output closed; the kernel may
+	// still need a moment to finish tearing one down.
 	for _, pid := range pids {
-		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
-			if s := string(b); s[strings.LastIndexByte(s, ')')+2] != 'Z' {
-				t.Errorf("process %d outlived indusr: %s", pid, s)
+		for deadline := time.Now().Add(2 * time.Second); alive(pid); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Errorf("process %d outlived indusr", pid)
+				break
 			}
 		}
 	}
@@ -78,4 +81,15 @@ func waitPids(t *testing.T, path string, n int) []int {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	state := s[strings.LastIndexByte(s, ')')+2]
+	return state != 'Z' && state != 'X'
 }

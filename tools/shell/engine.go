@@ -258,9 +258,11 @@ func (e *Engine) untrack(g *group) {
 }
 
 // Close stops every process the engine started, foreground and
-// background, and waits until each is gone: SIGTERM to every group at
-// once, SIGKILL to those still alive after StopGrace. Later starts fail
-// with ErrClosed. Close always returns nil; it has the shape of io.Closer.
+// background: SIGTERM to every group at once, SIGKILL to those still alive
+// after StopGrace. It returns when every group has been killed, its output
+// closed and its leader reaped (the kernel may still be tearing down the
+// last members). Later starts fail with ErrClosed. Close always returns
+// nil; it has the shape of io.Closer.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	e.closed = true
