@@ -1,11 +1,14 @@
 package induscode_test
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/internal/cli"
 )
 
@@ -23,5 +26,13 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		// [tool:NAME] holds when the catalog has a tool NAME, so a script
+		// can cover a tool that joins the catalog in another branch.
+		Condition: func(cond string) (bool, error) {
+			if name, ok := strings.CutPrefix(cond, "tool:"); ok {
+				return deck.Has(name), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 	})
 }

@@ -1,9 +1,11 @@
 package deck
 
 import (
+	"github.com/indusagi/induscode/deck/cards"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/checklist"
 	"github.com/indusagi/induscode/tools/files"
+	"github.com/indusagi/induscode/tools/shell"
 )
 
 // builtin is one row of the built-in table: a native tool and its catalog
@@ -37,6 +39,12 @@ func builtins() []builtin {
 		{id: "edit", title: "Edit file",
 			summary: "Replace exact text in a file (one edit or an all-or-nothing batch) and show the diff.",
 			build:   func(Context) tool.Tool { return files.EditTool() }},
+		{id: "bash", title: "Run shell command",
+			summary: "Run a shell command to completion; merged output and exit code.",
+			build:   func(Context) tool.Tool { return shell.BashTool() }},
+		{id: "process", title: "Manage background processes",
+			summary: "Start, read, wait for, stop and list background processes.",
+			build:   func(Context) tool.Tool { return shell.ProcessTool() }},
 		{id: "todo_set", title: "Update checklist",
 			summary: "Replace the session checklist; at most one item in progress.",
 			build:   func(Context) tool.Tool { return checklist.SetTool() }},
@@ -46,7 +54,13 @@ func builtins() []builtin {
 // appCards is the app-card table in the spec's order: todo, bg-process,
 // task, saas-action, memory, enter_plan_mode, exit_plan_mode. Each joins
 // only the All profile. Rows join as their cards are authored.
-func appCards() []Card { return nil }
+func appCards() []Card {
+	return []Card{
+		{ID: "bg-process", Title: "Background processes", Profiles: appCardMembership,
+			Summary: "Start, poll, stop and list background processes (shared with process).",
+			Build:   func(Context) tool.Tool { return cards.BgProcess() }},
+	}
+}
 
 func builtinCards() []Card {
 	rows := builtins()

@@ -3,6 +3,7 @@ package deck
 import (
 	"log/slog"
 
+	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -25,6 +26,10 @@ type Framework struct {
 	// files itself can satisfy the read-before-edit gate). When nil, each
 	// deck gets its own.
 	ReadState *tool.ReadState
+	// Checkpoints, when set, receives the prior content of every file the
+	// write and edit tools change, so the host can rewind them (see
+	// package checkpoint). When nil, write and edit run unwrapped.
+	Checkpoints checkpoint.Store
 	// Log receives what the deck reports outside results (a tool that
 	// panicked, with its stack). Nil means slog.Default().
 	Log *slog.Logger

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -17,7 +18,9 @@ type Deck struct {
 }
 
 // Provision builds the tools of every catalog row in profile p for the
-// session described by ctx. A row whose build panics, returns nil or returns
+// session described by ctx. When ctx.Framework carries a checkpoint store,
+// the write and edit tools are wrapped so that each change can be rewound;
+// without one every tool is exactly what its row built. A row whose build panics, returns nil or returns
 // a tool under another name fails the whole provisioning with a
 // [BuildFailed] fault naming the row.
 func Provision(p Profile, ctx Context) (*Deck, error) {
@@ -30,7 +33,7 @@ func Provision(p Profile, ctx Context) (*Deck, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.tools = append(d.tools, t)
+		d.tools = append(d.tools, checkpoint.Wrap(t, ctx.Framework.Checkpoints))
 	}
 	return d, nil
 }
@@ -88,6 +91,15 @@ func (d *Deck) Map(f func(tool.Tool) tool.Tool) {
 		d.tools[i] = f(t)
 	}
 }
+
+// Close ends the deck's session: everything its tools started and that
+// outlives a call (background processes, a command still running after
+// its call was abandoned) is stopped, each process group with SIGTERM and,
+// after 3 s, SIGKILL. Close returns when every group has been killed, its
+// output closed and its leader reaped.
+// Calls made after Close that would start something fail with a clear
+// message. Only the first Close does anything; it is safe to defer.
+func (d *Deck) Close() error { return d.env.Close() }
 
 // Retain keeps only the tools keep approves, in order.
 func (d *Deck) Retain(keep func(tool.Tool) bool) {

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"sync"
 )
@@ -22,6 +23,12 @@ type Env struct {
 
 	mu     sync.Mutex
 	shared map[any]any
+
+	// closeMu guards closers apart from mu, so the mk of Shared (which
+	// runs under mu) may call OnClose.
+	closeMu sync.Mutex
+	closers []func() error
+	closed  bool
 }
 
 // NewEnv returns the environment of a new session rooted at dir, with extra
@@ -57,6 +64,38 @@ func Shared[T any](env *Env, key any, mk func() T) T {
 	v := mk()
 	env.shared[key] = v
 	return v
+}
+
+// OnClose registers f to run when the session ends ([Env.Close]). Tools that
+// start things which outlive a call, such as background processes, register
+// their cleanup here, usually once from the mk of [Shared]. If the session
+// has already ended, f runs at once so nothing it guards is left behind.
+func (e *Env) OnClose(f func() error) error {
+	e.closeMu.Lock()
+	if !e.closed {
+		e.closers = append(e.closers, f)
+		e.closeMu.Unlock()
+		return nil
+	}
+	e.closeMu.Unlock()
+	return f()
+}
+
+// Close ends the session: it runs every function registered with
+// [Env.OnClose], latest first, and returns their errors joined. Only the
+// first call does anything; later ones return nil.
+func (e *Env) Close() error {
+	e.closeMu.Lock()
+	fs := e.closers
+	e.closers, e.closed = nil, true
+	e.closeMu.Unlock()
+	var errs []error
+	for i := len(fs) - 1; i >= 0; i-- {
+		if err := fs[i](); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Progress is a callback that receives progress of a long call: work done,

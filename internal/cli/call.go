@@ -53,6 +53,7 @@ Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
 			if err != nil {
 				return err
 			}
+			defer d.Close()
 			box := d.Box()
 			ctx := cmd.Context()
 			if batch {

@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -35,9 +37,13 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(fo
 var errToolFailed = errors.New("tool reported an error")
 
 // Main runs indusr with args (without the program name) and returns its
-// exit code. Interrupts (Ctrl-C, SIGTERM) cancel the running call.
+// exit code. Interrupts (Ctrl-C, SIGTERM, SIGHUP) cancel the running call; the
+// command then closes its deck, which stops every process the call started,
+// before Main returns.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: the processes a deck starts have process groups of their
+	// own, so when the terminal goes away nobody else would stop them.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return run(ctx, args, stdin, stdout, stderr)
 }
@@ -87,6 +93,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(
 		newToolsCmd(&opts),
 		newCallCmd(&opts),
+		newRewindCmd(&opts),
 		newVersionCmd(),
 	)
 	return root
@@ -95,19 +102,17 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 // boot turns the global flags into a session deck: provision the profile,
 // apply the --tools allow-list to the built-ins, and (later) graft MCP and
 // addon tools. --no-tools yields an empty deck.
+//
+// The deck records every write and edit in the workspace's on-disk
+// checkpoint store, so `indusr rewind` in a later process can undo them.
+// The caller must Close the deck: that stops whatever its tools started.
 func boot(opts *options) (*deck.Deck, error) {
-	dir := opts.Dir
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, &failure{fmt.Errorf("working directory: %w", err)}
-		}
-		dir = wd
+	dir, err := workDir(opts)
+	if err != nil {
+		return nil, err
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, usagef("--cwd %q is not a directory", dir)
-	}
-	d, err := deck.Provision(opts.Profile, deck.Context{Dir: dir})
+	ctx := deck.Context{Dir: dir, Framework: deck.Framework{Checkpoints: checkpoint.ForWorkspace(dir)}}
+	d, err := deck.Provision(opts.Profile, ctx)
 	if err != nil {
 		return nil, &failure{err}
 	}
@@ -116,10 +121,33 @@ func boot(opts *options) (*deck.Deck, error) {
 		return d, nil
 	}
 	if err := selectTools(d, opts.Tools, opts.Profile); err != nil {
+		d.Close()
 		return nil, err
 	}
 	if len(opts.MCP) > 0 {
+		d.Close()
 		return nil, usagef("--mcp: mounting MCP servers is not available in this build yet")
 	}
 	return d, nil
+}
+
+// workDir is the session's working directory, absolute: --cwd or the
+// current directory.
+func workDir(opts *options) (string, error) {
+	dir := opts.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", &failure{fmt.Errorf("working directory: %w", err)}
+		}
+		dir = wd
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", usagef("--cwd %q is not a directory", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", &failure{fmt.Errorf("working directory: %w", err)}
+	}
+	return abs, nil
 }

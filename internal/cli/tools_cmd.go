@@ -34,6 +34,7 @@ func newToolsCmd(opts *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer d.Close()
 			rows := rowsOf(d.Tools())
 			if opts.JSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())

@@ -1,0 +1,81 @@
+package cards
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/shell"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func run(t *testing.T, tl tool.Tool, env *tool.Env, in map[string]any) tool.Result {
+	t.Helper()
+	raw, _ := json.Marshal(in)
+	return tl.Run(context.Background(), raw, env)
+}
+
+func text(r tool.Result) string { return r.Blocks[0].Text }
+
+func TestBgProcessStartPollStopList(t *testing.T) {
+	t.Parallel()
+	env := tool.NewEnv(t.TempDir())
+	defer env.Close()
+	card := BgProcess()
+	if s := card.Spec(); s.Name != "bg-process" || s.ReadOnly {
+		t.Fatalf("spec %+v", s)
+	}
+
+	r := run(t, card, env, map[string]any{"action": "start", "command": "echo tick-$((1+1)); sleep 300"})
+	m := regexp.MustCompile(`^Started (p\d+) \(pid \d+\).*\nRead its new output with bg-process action=poll id=p1; stop it with action=stop id=p1\.`).FindStringSubmatch(text(r))
+	if r.IsError || m == nil {
+		t.Fatalf("start:\n%s", text(r))
+	}
+	id := m[1]
+	var polled string
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(polled, "tick-2"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("poll never showed the output:\n%s", polled)
+		}
+		polled += text(run(t, card, env, map[string]any{"action": "poll", "id": id}))
+		time.Sleep(20 * time.Millisecond)
+	}
+	if again := text(run(t, card, env, map[string]any{"action": "poll", "id": id})); !strings.HasSuffix(again, "No new output.") {
+		t.Errorf("a second poll repeated output:\n%s", again)
+	}
+	// The process tool of the same session sees the same table.
+	if out := text(run(t, shell.ProcessTool(), env, map[string]any{"action": "list"})); !strings.Contains(out, "\np1\trunning\t-\t") {
+		t.Errorf("process list does not show the card's process:\n%s", out)
+	}
+	if out := text(run(t, card, env, map[string]any{"action": "stop", "id": id})); !strings.Contains(out, "stopped with SIGTERM") {
+		t.Errorf("stop:\n%s", out)
+	}
+	if out := text(run(t, card, env, map[string]any{"action": "list"})); !strings.Contains(out, "\np1\tstopped\t143\t") {
+		t.Errorf("list after stop:\n%s", out)
+	}
+	if r := run(t, card, env, map[string]any{"action": "output"}); !r.IsError || !strings.Contains(text(r), "field action") {
+		t.Errorf("the card's actions are start, poll, stop, list: %s", text(r))
+	}
+}
+
+// Two sessions never share processes.
+func TestBgProcessSessionsAreSeparate(t *testing.T) {
+	t.Parallel()
+	a, b := tool.NewEnv(t.TempDir()), tool.NewEnv(t.TempDir())
+	defer a.Close()
+	defer b.Close()
+	card := BgProcess()
+	if r := run(t, card, a, map[string]any{"action": "start", "command": "sleep 300"}); r.IsError {
+		t.Fatal(text(r))
+	}
+	if out := text(run(t, card, b, map[string]any{"action": "list"})); out != "No background processes in this session." {
+		t.Errorf("session b sees a's process:\n%s", out)
+	}
+}

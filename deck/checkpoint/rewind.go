@@ -1,0 +1,296 @@
+package checkpoint
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Op is what a rewind does to one file.
+type Op uint8
+
+// The rewind operations; the set is closed.
+const (
+	// Keep: the file is already as recorded.
+	Keep Op = iota + 1
+	// Restore: the file is rewritten with its recorded content (and
+	// mode), created again if it was deleted since.
+	Restore
+	// Delete: the file did not exist before the node, so it is removed.
+	Delete
+)
+
+// Ops lists every Op.
+var Ops = []Op{Keep, Restore, Delete}
+
+func (o Op) String() string {
+	switch o {
+	case Keep:
+		return "keep"
+	case Restore:
+		return "restore"
+	case Delete:
+		return "delete"
+	}
+	return fmt.Sprintf("Op(%d)", uint8(o))
+}
+
+// Change is the planned rewind of one file.
+type Change struct {
+	Path  string
+	Op    Op
+	Prior Entry // the recorded state the file goes back to
+
+	current       []byte
+	currentExists bool
+	prior         []byte
+}
+
+// Plan is a worked-out rewind to just before one node: that node and
+// every later one are undone, and each file they touched returns to the
+// content it had before the earliest of them changed it.
+type Plan struct {
+	Target  Node     // the node rewound to the start of
+	Undone  []Node   // Target and every later node, oldest first
+	Changes []Change // one per file, sorted by path
+}
+
+// LastNode names the newest node wherever a node id is asked for.
+const LastNode = "last"
+
+// FindNode returns the position in nodes of the node whose id is id, or
+// the only one whose id starts with it (ignoring case); [LastNode] is the
+// newest node.
+func FindNode(nodes []Node, id string) (int, error) {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return 0, errors.New("no node given; `indusr rewind list` shows the nodes")
+	}
+	if id == LastNode {
+		if len(nodes) == 0 {
+			return 0, errors.New("there are no checkpoint nodes")
+		}
+		return len(nodes) - 1, nil
+	}
+	found := -1
+	for i, n := range nodes {
+		if n.ID == id {
+			return i, nil
+		}
+		if len(id) <= len(n.ID) && strings.EqualFold(n.ID[:len(id)], id) {
+			if found >= 0 {
+				return 0, fmt.Errorf("node %q is ambiguous: it starts both %s and %s; give more of the id", id, nodes[found].ID, n.ID)
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		return 0, fmt.Errorf("no checkpoint node %q; `indusr rewind list` shows the nodes", id)
+	}
+	return found, nil
+}
+
+// NewPlan works out the rewind to just before node id (an id or a unique
+// prefix of one) from the store's records and the files as they are now.
+func NewPlan(s Store, id string) (*Plan, error) {
+	nodes, err := s.Nodes()
+	if err != nil {
+		return nil, err
+	}
+	i, err := FindNode(nodes, id)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Target: nodes[i], Undone: nodes[i:]}
+	first := make(map[string]Entry)
+	for _, n := range p.Undone {
+		for _, e := range n.Files {
+			if _, ok := first[e.Path]; !ok {
+				first[e.Path] = e
+			}
+		}
+	}
+	paths := make([]string, 0, len(first))
+	for path := range first {
+		paths = append(paths, path)
+	}
+	slices.Sort(paths)
+	for _, path := range paths {
+		c, err := planFile(s, first[path])
+		if err != nil {
+			return nil, err
+		}
+		p.Changes = append(p.Changes, c)
+	}
+	return p, nil
+}
+
+func planFile(s Store, e Entry) (Change, error) {
+	c := Change{Path: e.Path, Prior: e}
+	cur, err := os.ReadFile(e.Path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return c, fmt.Errorf("cannot rewind %s: %w", e.Path, err)
+	default:
+		c.current, c.currentExists = cur, true
+	}
+	if !e.Exists {
+		c.Op = Keep
+		if c.currentExists {
+			c.Op = Delete
+		}
+		return c, nil
+	}
+	prior, err := s.Content(e)
+	if err != nil {
+		return c, fmt.Errorf("cannot rewind %s: %w", e.Path, err)
+	}
+	c.prior = prior
+	c.Op = Restore
+	if c.currentExists && bytes.Equal(cur, prior) {
+		c.Op = Keep
+	}
+	return c, nil
+}
+
+// Diff is a unified diff of what Apply would change, file by file; name
+// turns an absolute path into the name shown (nil shows it as is).
+func (p *Plan) Diff(name func(string) string) string {
+	if name == nil {
+		name = func(s string) string { return s }
+	}
+	var sb strings.Builder
+	for _, c := range p.Changes {
+		n := filepath.ToSlash(name(c.Path))
+		switch c.Op {
+		case Restore:
+			from := "a/" + n
+			if !c.currentExists {
+				from = "/dev/null"
+			}
+			sb.WriteString(Unified(from, "b/"+n, c.current, c.prior))
+		case Delete:
+			sb.WriteString(Unified("a/"+n, "/dev/null", c.current, nil))
+		}
+	}
+	return sb.String()
+}
+
+// Counts returns how many files the plan restores and deletes.
+func (p *Plan) Counts() (restored, deleted int) {
+	for _, c := range p.Changes {
+		switch c.Op {
+		case Restore:
+			restored++
+		case Delete:
+			deleted++
+		}
+	}
+	return restored, deleted
+}
+
+// Apply carries out the plan: files are rewritten atomically through the
+// workspace root that holds them (so a symlink cannot lead a write out of
+// it) and files that did not exist are removed. When every file is done
+// the undone nodes are dropped from s; on any failure they are kept, so
+// the rewind can be retried.
+func (p *Plan) Apply(s Store, roots []string) error {
+	var errs []error
+	for _, c := range p.Changes {
+		if c.Op == Keep {
+			continue
+		}
+		if err := apply(c, roots); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	ids := make([]string, len(p.Undone))
+	for i, n := range p.Undone {
+		ids[i] = n.ID
+	}
+	return s.Drop(ids...)
+}
+
+func apply(c Change, roots []string) error {
+	root, rel, ok := within(roots, c.Path)
+	if !ok {
+		return fmt.Errorf("not rewinding %s: it is outside the workspace (%s)", c.Path, strings.Join(roots, ", "))
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	switch c.Op {
+	case Delete:
+		if err := r.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("deleting %s: %w", c.Path, err)
+		}
+		return nil
+	case Restore:
+		if err := writeInRoot(r, rel, c.prior, c.Prior.Mode); err != nil {
+			return fmt.Errorf("restoring %s: %w", c.Path, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown rewind operation %v", c.Op)
+}
+
+// writeInRoot replaces rel with data atomically: a temp file beside it,
+// fsync, rename.
+func writeInRoot(r *os.Root, rel string, data []byte, mode fs.FileMode) error {
+	if mode == 0 {
+		mode = 0o644
+	}
+	dir := filepath.Dir(rel)
+	if err := r.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	tmp := filepath.Join(dir, ".indusvx-rewind-"+hex.EncodeToString(rnd[:]))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(mode.Perm())
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = r.Rename(tmp, rel)
+	}
+	if err != nil {
+		r.Remove(tmp)
+	}
+	return err
+}
+
+// within finds the root that lexically holds path.
+func within(roots []string, path string) (root, rel string, ok bool) {
+	for _, root := range roots {
+		rel, err := filepath.Rel(root, path)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		return root, rel, true
+	}
+	return "", "", false
+}

@@ -1,0 +1,207 @@
+package checkpoint
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Store keeps the prior content of files under nodes. Implementations are
+// safe for concurrent use.
+type Store interface {
+	// Record files prior as what path held before node first changed it.
+	// If the store already has (node, path) it reads nothing, changes
+	// nothing and returns the existing entry with added false: the first
+	// record wins. tool names the tool that made the change.
+	Record(node, tool, path string, prior Prior) (e Entry, added bool, err error)
+	// Forget drops the record of path under node, for a call that filed
+	// it and then changed nothing. A node left without files is removed.
+	Forget(node, path string) error
+	// Nodes returns every node with its files, oldest first.
+	Nodes() ([]Node, error)
+	// Content returns the recorded bytes of an entry whose file existed,
+	// checked against the entry's hash.
+	Content(e Entry) ([]byte, error)
+	// Drop removes the nodes with these ids, and every stored content
+	// that no remaining node refers to.
+	Drop(ids ...string) error
+}
+
+// Prior is the state of a file before a change.
+type Prior struct {
+	// Exists is false when there was no file; Content and Mode are unused.
+	Exists bool
+	// Content streams the file's bytes.
+	Content io.Reader
+	// Mode holds the permission bits to restore.
+	Mode fs.FileMode
+}
+
+// Entry is the record of one file under one node.
+type Entry struct {
+	Path   string      `json:"path"`           // absolute, clean
+	Exists bool        `json:"exists"`         // false: the node created the file
+	Hash   string      `json:"hash,omitempty"` // hex SHA-256 of the content
+	Size   int64       `json:"size,omitempty"`
+	Mode   fs.FileMode `json:"mode,omitempty"` // permission bits
+}
+
+// Node is one rewindable step: the files its calls changed, each with the
+// content it had before the step.
+type Node struct {
+	ID    string    `json:"id"`
+	Time  time.Time `json:"time"`  // when its first file was recorded
+	Tools []string  `json:"tools"` // the tools that changed files, in order
+	Files []Entry   `json:"files"` // in order of first change
+}
+
+// File returns the node's entry for path.
+func (n *Node) File(path string) (Entry, bool) {
+	for _, e := range n.Files {
+		if e.Path == path {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// NewNode returns a fresh node id: a ULID, so ids sort by time.
+func NewNode() string { return ulid.Make().String() }
+
+type nodeKey struct{}
+
+// WithNode returns a context whose calls record under node. A host that
+// groups the calls of one conversation turn into one node sets it.
+func WithNode(ctx context.Context, node string) context.Context {
+	return context.WithValue(ctx, nodeKey{}, node)
+}
+
+// NodeFrom returns the node set by WithNode, if any.
+func NodeFrom(ctx context.Context) (string, bool) {
+	n, ok := ctx.Value(nodeKey{}).(string)
+	return n, ok && n != ""
+}
+
+// ErrCorrupt is returned (wrapped) when stored records fail their checks.
+var ErrCorrupt = errors.New("checkpoint data is corrupt")
+
+// index is the record of every node; both stores keep one, the disk store
+// as its index file.
+type index struct {
+	Version int    `json:"version"`
+	Nodes   []Node `json:"nodes"`
+}
+
+// indexVersion is the index format this package writes and reads.
+const indexVersion = 1
+
+func (x *index) node(id string) *Node {
+	for i := range x.Nodes {
+		if x.Nodes[i].ID == id {
+			return &x.Nodes[i]
+		}
+	}
+	return nil
+}
+
+// add records e under node; the caller has checked it is new.
+func (x *index) add(node, tool string, e Entry, now time.Time) {
+	n := x.node(node)
+	if n == nil {
+		x.Nodes = append(x.Nodes, Node{ID: node, Time: now.UTC()})
+		n = &x.Nodes[len(x.Nodes)-1]
+	}
+	if !slices.Contains(n.Tools, tool) {
+		n.Tools = append(n.Tools, tool)
+	}
+	n.Files = append(n.Files, e)
+}
+
+func (x *index) forget(node, path string) {
+	n := x.node(node)
+	if n == nil {
+		return
+	}
+	n.Files = slices.DeleteFunc(n.Files, func(e Entry) bool { return e.Path == path })
+	if len(n.Files) == 0 {
+		x.Nodes = slices.DeleteFunc(x.Nodes, func(m Node) bool { return m.ID == node })
+	}
+}
+
+func (x *index) drop(ids []string) {
+	x.Nodes = slices.DeleteFunc(x.Nodes, func(n Node) bool { return slices.Contains(ids, n.ID) })
+}
+
+// hashes returns every content hash the index refers to.
+func (x *index) hashes() map[string]bool {
+	m := make(map[string]bool)
+	for _, n := range x.Nodes {
+		for _, e := range n.Files {
+			if e.Exists {
+				m[e.Hash] = true
+			}
+		}
+	}
+	return m
+}
+
+// check validates an index read from outside: every id non-empty and
+// unique, every path absolute and clean, every hash well formed.
+func (x *index) check() error {
+	if x.Version != indexVersion {
+		return fmt.Errorf("%w: index version %d, this build reads version %d", ErrCorrupt, x.Version, indexVersion)
+	}
+	seen := make(map[string]bool, len(x.Nodes))
+	for i, n := range x.Nodes {
+		if n.ID == "" || seen[n.ID] {
+			return fmt.Errorf("%w: node %d has an empty or repeated id %q", ErrCorrupt, i, n.ID)
+		}
+		seen[n.ID] = true
+		paths := make(map[string]bool, len(n.Files))
+		for _, e := range n.Files {
+			if !isAbsClean(e.Path) || paths[e.Path] {
+				return fmt.Errorf("%w: node %s has a bad or repeated path %q", ErrCorrupt, n.ID, e.Path)
+			}
+			paths[e.Path] = true
+			if e.Exists && !validHash(e.Hash) {
+				return fmt.Errorf("%w: node %s, %s: bad content hash %q", ErrCorrupt, n.ID, e.Path, e.Hash)
+			}
+			if e.Size < 0 {
+				return fmt.Errorf("%w: node %s, %s: negative size", ErrCorrupt, n.ID, e.Path)
+			}
+		}
+	}
+	return nil
+}
+
+func validHash(h string) bool {
+	if len(h) != 2*sha256.Size {
+		return false
+	}
+	for _, c := range h {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// verify checks content against an entry.
+func verify(e Entry, b []byte) error {
+	sum := sha256.Sum256(b)
+	if int64(len(b)) != e.Size || hex.EncodeToString(sum[:]) != e.Hash {
+		return fmt.Errorf("%w: the stored content of %s does not match its record", ErrCorrupt, e.Path)
+	}
+	return nil
+}
+
+func isAbsClean(p string) bool { return filepath.IsAbs(p) && filepath.Clean(p) == p }

@@ -1,0 +1,143 @@
+package checkpoint
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+
+	"github.com/indusagi/induscode/tool"
+)
+
+// CheckpointedTools are the tools whose changes can be rewound. bash and
+// process are left out: what a shell command changes cannot be known
+// before it runs.
+var CheckpointedTools = []string{"write", "edit"}
+
+// Wrap returns t wrapped so that, before each call, the current content of
+// the file the call names in its "path" input is filed in s. The wrapper's
+// Spec is t's, unchanged. When s is nil, or t is not one of
+// CheckpointedTools, Wrap returns t itself.
+func Wrap(t tool.Tool, s Store) tool.Tool {
+	if s == nil || !slices.Contains(CheckpointedTools, t.Spec().Name) {
+		return t
+	}
+	return &wrapped{inner: t, store: s}
+}
+
+// wrapped is a checkpointing tool.
+type wrapped struct {
+	inner tool.Tool
+	store Store
+}
+
+var _ tool.Tool = (*wrapped)(nil)
+
+// Spec returns the inner tool's spec: the wrapper is invisible to the model.
+func (w *wrapped) Spec() tool.Spec { return w.inner.Spec() }
+
+// Unwrap returns the inner tool.
+func (w *wrapped) Unwrap() tool.Tool { return w.inner }
+
+// Run records the target's prior state, runs the inner tool, and takes the
+// record back when the call failed without touching the file, so a refused
+// call leaves no node behind. Recording is best effort: when the prior
+// content cannot be read or stored the call still runs, and the result
+// says that this change cannot be rewound.
+func (w *wrapped) Run(ctx context.Context, input json.RawMessage, env *tool.Env) tool.Result {
+	path, ok := target(input, env)
+	if !ok {
+		return w.inner.Run(ctx, input, env)
+	}
+	node, ok := NodeFrom(ctx)
+	if !ok {
+		node = NewNode()
+	}
+	name := w.inner.Spec().Name
+	entry, added, err := w.record(node, name, path, env)
+	res := w.inner.Run(ctx, input, env)
+	if err != nil {
+		res.Blocks = append(res.Blocks, tool.TextBlock(fmt.Sprintf(
+			"Note: the earlier content of %s was not checkpointed (%v), so this change cannot be rewound.", env.Rel(path), err)))
+		return res
+	}
+	if added && res.IsError && unchanged(path, entry) {
+		_ = w.store.Forget(node, path) // best effort: a leftover record restores the same content
+	}
+	return res
+}
+
+// record files the current state of path. A target the inner tool will
+// refuse anyway (outside the workspace, through a symlink leading out of
+// it, a directory) is not recorded and is no error.
+func (w *wrapped) record(node, name, path string, env *tool.Env) (Entry, bool, error) {
+	root, rel, err := env.WorkspaceRoot(path)
+	if err != nil {
+		return Entry{}, false, nil // the inner tool refuses it
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return Entry{}, false, nil
+	}
+	defer r.Close()
+	f, err := r.Open(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return w.store.Record(node, name, path, Prior{})
+	case errors.Is(err, fs.ErrPermission):
+		return Entry{}, false, err // the inner tool may still manage to write
+	case err != nil:
+		return Entry{}, false, nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Entry{}, false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return Entry{}, false, nil
+	}
+	return w.store.Record(node, name, path, Prior{Exists: true, Content: f, Mode: fi.Mode()})
+}
+
+// target reads the "path" input and resolves it; ok is false when the
+// input names no usable path (the inner tool reports that).
+func target(input json.RawMessage, env *tool.Env) (string, bool) {
+	var in struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Path == "" {
+		return "", false
+	}
+	p, err := env.Resolve(in.Path)
+	if err != nil {
+		return "", false
+	}
+	return p, true
+}
+
+// unchanged reports whether path still matches its recorded prior state.
+func unchanged(path string, e Entry) bool {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return !e.Exists
+	}
+	if err != nil || !e.Exists {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || fi.Size() != e.Size {
+		return false
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return false
+	}
+	return hex.EncodeToString(h.Sum(nil)) == e.Hash
+}

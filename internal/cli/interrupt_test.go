@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// An interrupt (what Main turns Ctrl-C into) cancels the running call, and
+// run does not return before the deck is closed: the command, a child that
+// ignores SIGTERM and a background process of the same session are gone.
+func TestInterruptStopsEverythingBeforeExit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	batch := `{"tool":"process","input":{"action":"start","command":"echo $$ >> bg.pid; exec sleep 300"}}
+{"tool":"bash","input":{"command":"trap '' TERM; echo $$ > fg.pid; sleep 300 & echo $! >> fg.pid; wait"}}
+`
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	code := make(chan int)
+	go func() {
+		code <- run(ctx, []string{"-C", dir, "call", "--batch"}, strings.NewReader(batch), &stdout, &stderr)
+	}()
+	pids := waitPids(t, filepath.Join(dir, "fg.pid"), 2)
+	pids = append(pids, waitPids(t, filepath.Join(dir, "bg.pid"), 1)...)
+	start := time.Now()
+	cancel()
+	select {
+	case c := <-code:
+		if c != ExitToolError {
+			t.Errorf("exit code %d, want %d; stdout:\n%s", c, ExitToolError, stdout.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not return after the interrupt")
+	}
+	// One child ignores SIGTERM, so closing had to wait for SIGKILL.
+	if took := time.Since(start); took < 2*time.Second {
+		t.Errorf("run returned after %v, before the SIGTERM grace ran out: it did not wait for the deck to close", took)
+	}
+	// Every process has been killed and its output closed; the kernel may
+	// still need a moment to finish tearing one down.
+	for _, pid := range pids {
+		for deadline := time.Now().Add(2 * time.Second); alive(pid); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Errorf("process %d outlived indusr", pid)
+				break
+			}
+		}
+	}
+	if !strings.Contains(stdout.String(), `"line":2,"tool":"bash"`) || !strings.Contains(stdout.String(), "cancelled") {
+		t.Errorf("the cancelled call should still report:\n%s", stdout.String())
+	}
+}
+
+func waitPids(t *testing.T, path string, n int) []int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(path)
+		if f := strings.Fields(string(b)); len(f) >= n && strings.HasSuffix(string(b), "\n") {
+			var ps []int
+			for _, s := range f {
+				var p int
+				fmt.Sscan(s, &p)
+				ps = append(ps, p)
+			}
+			return ps
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %q", path, b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	state := s[strings.LastIndexByte(s, ')')+2]
+	return state != 'Z' && state != 'X'
+}

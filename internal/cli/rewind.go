@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/indusagi/induscode/deck/checkpoint"
+)
+
+// listFilesShown is how many file names one row of `rewind list` shows
+// before it says "and N more"; a node that touched fifty files should not
+// push the table off the screen.
+const listFilesShown = 4
+
+func newRewindCmd(opts *options) *cobra.Command {
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "rewind NODE",
+		Short: "Undo file changes made by write and edit",
+		Long: `Every change the write and edit tools make is checkpointed in the workspace
+(.indusvx/checkpoints): each call is its own node unless the host groups calls.
+
+  indusr rewind list            show the nodes, oldest first
+  indusr rewind NODE --dry-run  show what rewinding would change
+  indusr rewind NODE            put the files back as they were before NODE
+
+Rewinding to NODE undoes NODE and every later node: each file they touched
+gets back the content it had before the first of them changed it, and files
+they created are deleted. NODE is an id from the list, a unique prefix of
+one, or "last" for the newest. The undone nodes leave the history.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("rewind needs one node id (see `indusr rewind list`)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := workDir(opts)
+			if err != nil {
+				return err
+			}
+			return rewind(cmd.OutOrStdout(), checkpoint.ForWorkspace(dir), dir, args[0], dryRun)
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the diff of what would change and change nothing")
+	cmd.AddCommand(&cobra.Command{
+		Use:   "list",
+		Short: "List the checkpoint nodes: id, time, tools, files",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := workDir(opts)
+			if err != nil {
+				return err
+			}
+			return listNodes(cmd.OutOrStdout(), checkpoint.ForWorkspace(dir), dir, opts.JSON)
+		},
+	})
+	return cmd
+}
+
+func listNodes(w io.Writer, s checkpoint.Store, dir string, asJSON bool) error {
+	nodes, err := s.Nodes()
+	if err != nil {
+		return &failure{err}
+	}
+	if asJSON {
+		if nodes == nil {
+			nodes = []checkpoint.Node{}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(nodes)
+	}
+	if len(nodes) == 0 {
+		_, err := fmt.Fprintf(w, "No checkpoints in %s: write and edit record one for every change.\n", dir)
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tTIME\tTOOLS\tFILES")
+	for _, n := range nodes {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n.ID, n.Time.Local().Format(time.DateTime),
+			strings.Join(n.Tools, ","), fileList(n.Files, dir))
+	}
+	return tw.Flush()
+}
+
+// fileList names a node's files relative to dir, marking those the node
+// created.
+func fileList(files []checkpoint.Entry, dir string) string {
+	var names []string
+	for i, e := range files {
+		if i == listFilesShown {
+			names = append(names, fmt.Sprintf("and %d more", len(files)-i))
+			break
+		}
+		name := relTo(dir, e.Path)
+		if !e.Exists {
+			name += " (new)"
+		}
+		names = append(names, name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func relTo(dir, path string) string {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return rel
+}
+
+func rewind(w io.Writer, s checkpoint.Store, dir, node string, dryRun bool) error {
+	plan, err := checkpoint.NewPlan(s, node)
+	if err != nil {
+		if errors.Is(err, checkpoint.ErrCorrupt) {
+			return &failure{err}
+		}
+		var nodes []checkpoint.Node
+		if nodes, _ = s.Nodes(); len(nodes) == 0 {
+			return usagef("no checkpoints in %s: nothing to rewind", dir)
+		}
+		return usagef("%v", err)
+	}
+	t := plan.Target
+	fmt.Fprintf(w, "Rewinding to before %s (%s, %s) undoes %d %s.\n", t.ID, t.Time.Local().Format(time.DateTime),
+		strings.Join(t.Tools, ","), len(plan.Undone), plural(len(plan.Undone), "node", "nodes"))
+	fmt.Fprint(w, plan.Diff(func(p string) string { return relTo(dir, p) }))
+	restored, deleted := plan.Counts()
+	if dryRun {
+		_, err := fmt.Fprintf(w, "Dry run: would restore %d %s and delete %d; nothing was changed.\n",
+			restored, plural(restored, "file", "files"), deleted)
+		return err
+	}
+	if err := plan.Apply(s, []string{dir}); err != nil {
+		return &failure{fmt.Errorf("rewind incomplete (the history is kept, so you can retry): %w", err)}
+	}
+	_, err = fmt.Fprintf(w, "Restored %d %s and deleted %d.\n", restored, plural(restored, "file", "files"), deleted)
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,314 @@
+package shell
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/indusagi/induscode/tool"
+)
+
+// DefaultWait is how long a wait call blocks when it names no bound.
+const DefaultWait = 30 * time.Second
+
+// MaxWait is the longest a start (yield_ms) or wait call may block; it
+// matches bash's MaxTimeout so no call holds the agent longer than a
+// foreground command could.
+const MaxWait = MaxTimeout
+
+// Verbs names the actions of one surface (the process tool says output and
+// kill, the bg-process card poll and stop), so that every message points
+// the model at calls it can actually make.
+type Verbs struct {
+	Tool   string // the tool's name
+	Output string // the action that returns new output
+	Stop   string // the action that stops a process
+}
+
+// StartAction starts command in the session's working directory. With yield > 0
+// it waits up to yield for the command to finish and, if it did, returns
+// its output and exit status; otherwise it says the process is running and
+// how to follow it.
+func (e *Engine) StartAction(ctx context.Context, env *tool.Env, command string, yield time.Duration, v Verbs) tool.Result {
+	if strings.TrimSpace(command) == "" {
+		return tool.Errorf("command is required for start: give the shell command to run in the background")
+	}
+	p, err := e.Start(command, env.Dir)
+	if err != nil {
+		return tool.Errorf("could not start %q: %v", command, err)
+	}
+	if yield > 0 {
+		waitFor(ctx, p, yield)
+	}
+	var sb strings.Builder
+	if p.Running() {
+		fmt.Fprintf(&sb, "Started %s (pid %d): %s\n", p.ID, p.PID(), command)
+		if yield > 0 {
+			fmt.Fprintf(&sb, "Still running after %s.\n", seconds(yield))
+		}
+		fmt.Fprintf(&sb, "Read its new output with %s action=%s id=%s; stop it with action=%s id=%s.",
+			v.Tool, v.Output, p.ID, v.Stop, p.ID)
+		if out := p.renderNew(nil, MaxModelChars); out != "" {
+			sb.WriteString("\n" + out)
+		}
+		return tool.Text(sb.String())
+	}
+	return tool.Text(p.report(nil))
+}
+
+// OutputAction returns what process id printed since the last read, only
+// the lines matching filter when one is given.
+func (e *Engine) OutputAction(id, filter string) tool.Result {
+	p, err := e.Lookup(id)
+	if err != nil {
+		return tool.Errorf("%v", err)
+	}
+	re, res, ok := compileFilter(filter)
+	if !ok {
+		return res
+	}
+	return tool.Text(p.report(re))
+}
+
+// WaitAction blocks until process id ends, ctx ends or bound passes (0 means
+// DefaultWait), then reports like OutputAction.
+func (e *Engine) WaitAction(ctx context.Context, id, filter string, bound time.Duration) tool.Result {
+	p, err := e.Lookup(id)
+	if err != nil {
+		return tool.Errorf("%v", err)
+	}
+	re, res, ok := compileFilter(filter)
+	if !ok {
+		return res
+	}
+	if bound <= 0 {
+		bound = DefaultWait
+	}
+	waitFor(ctx, p, bound)
+	s := p.report(re)
+	if p.Running() {
+		s = fmt.Sprintf("%s is still running after waiting %s.\n%s", p.ID, seconds(bound), s)
+	}
+	return tool.Text(s)
+}
+
+// StopAction stops process id: SIGTERM to its group, SIGKILL after
+// StopGrace. It reports how the process ended and its last new output.
+func (e *Engine) StopAction(id string) tool.Result {
+	p, err := e.Lookup(id)
+	if err != nil {
+		return tool.Errorf("%v", err)
+	}
+	if !p.Running() {
+		return tool.Text(fmt.Sprintf("%s had already ended.\n%s", p.ID, p.report(nil)))
+	}
+	p.Stop()
+	return tool.Text(p.report(nil))
+}
+
+// ListAction shows every background process of the session: id, state,
+// exit code, age and command, as a table and as JSON.
+func (e *Engine) ListAction() tool.Result {
+	procs := e.List()
+	if len(procs) == 0 {
+		return tool.Text("No background processes in this session.")
+	}
+	type row struct {
+		ID       string `json:"id"`
+		PID      int    `json:"pid"`
+		State    string `json:"state"`
+		ExitCode *int   `json:"exitCode"`
+		AgeSec   int64  `json:"ageSeconds"`
+		Command  string `json:"command"`
+	}
+	rows := make([]row, 0, len(procs))
+	var sb strings.Builder
+	sb.WriteString("ID\tSTATE\tEXIT\tAGE\tCOMMAND\n")
+	now := time.Now()
+	for _, p := range procs {
+		st := p.state()
+		age := now.Sub(p.Started()).Round(time.Second)
+		r := row{ID: p.ID, PID: p.PID(), State: st.word, AgeSec: int64(age.Seconds()), Command: p.Command}
+		exit := "-"
+		if !st.running {
+			code := st.code
+			r.ExitCode = &code
+			exit = fmt.Sprint(code)
+		}
+		rows = append(rows, r)
+		fmt.Fprintf(&sb, "%s\t%s\t%s\t%s\t%s\n", p.ID, st.word, exit, seconds(age), oneLine(p.Command))
+	}
+	res := tool.Text(strings.TrimSuffix(sb.String(), "\n"))
+	res.Blocks = append(res.Blocks, tool.JSONBlock(map[string]any{"processes": rows}))
+	return res
+}
+
+func compileFilter(filter string) (*regexp.Regexp, tool.Result, bool) {
+	if filter == "" {
+		return nil, tool.Result{}, true
+	}
+	re, err := regexp.Compile(filter)
+	if err != nil {
+		return nil, tool.Errorf("filter %q is not a valid regular expression (Go RE2 syntax): %v", filter, err), false
+	}
+	return re, tool.Result{}, true
+}
+
+// waitFor blocks until p ends, ctx ends or d passes.
+func waitFor(ctx context.Context, p *Proc, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// procState is a process's state in words.
+type procState struct {
+	running bool
+	word    string // running, exited, killed, stopped
+	detail  string // "exited with code 0 after 1.2s"
+	code    int
+}
+
+func (p *Proc) state() procState {
+	if p.Running() {
+		return procState{running: true, word: "running",
+			detail: fmt.Sprintf("running for %s", seconds(time.Since(p.Started()).Round(100*time.Millisecond)))}
+	}
+	st, stopped, escalated, ran := p.g.result()
+	took := seconds(ran.Round(10 * time.Millisecond))
+	switch {
+	case st.err != nil:
+		return procState{word: "failed", code: st.code, detail: fmt.Sprintf("could not be waited for: %v", st.err)}
+	case stopped && escalated:
+		return procState{word: "stopped", code: st.code,
+			detail: fmt.Sprintf("stopped with SIGKILL after ignoring SIGTERM for %s (ran %s)", seconds(StopGrace), took)}
+	case stopped:
+		return procState{word: "stopped", code: st.code, detail: fmt.Sprintf("stopped with SIGTERM (ran %s, exit code %d)", took, st.code)}
+	case st.signal != "":
+		return procState{word: "killed", code: st.code, detail: fmt.Sprintf("killed by %s after %s", st.signal, took)}
+	}
+	return procState{word: "exited", code: st.code, detail: fmt.Sprintf("exited with code %d after %s", st.code, took)}
+}
+
+// report is the header line of p (id, state, pid, command) and its new
+// output.
+func (p *Proc) report(re *regexp.Regexp) string {
+	st := p.state()
+	head := fmt.Sprintf("%s %s (pid %d): %s", p.ID, st.detail, p.PID(), oneLine(p.Command))
+	out := p.renderNew(re, MaxModelChars)
+	if out == "" {
+		return head + "\nNo new output."
+	}
+	return head + "\n" + out
+}
+
+// renderNew reads what both streams gained since the last read and renders
+// it within budget characters: per stream a header, then the newest lines
+// that fit.
+func (p *Proc) renderNew(re *regexp.Regexp, budget int) string {
+	u := [2]unread{p.out.readNew(), p.err.readNew()}
+	streams := [2]*stream{p.out, p.err}
+	nonEmpty := 0
+	for _, x := range u {
+		if len(x.lines) > 0 || len(x.pending) > 0 || x.dropped > 0 {
+			nonEmpty++
+		}
+	}
+	if nonEmpty == 0 {
+		return ""
+	}
+	var parts []string
+	for i, x := range u {
+		if len(x.lines) == 0 && len(x.pending) == 0 && x.dropped == 0 {
+			continue
+		}
+		parts = append(parts, renderStream(streams[i], x, re, budget/nonEmpty))
+	}
+	return strings.Join(parts, "\n")
+}
+
+func renderStream(s *stream, u unread, re *regexp.Regexp, budget int) string {
+	texts := make([]string, 0, len(u.lines)+1)
+	for _, l := range u.lines {
+		t := string(l.text)
+		if l.cut > 0 {
+			t += fmt.Sprintf(" [... line cut, %d more bytes in the capture file]", l.cut)
+		}
+		texts = append(texts, t)
+	}
+	if len(u.pending) > 0 {
+		texts = append(texts, string(u.pending))
+	}
+	total := len(texts)
+	if re != nil {
+		kept := texts[:0]
+		for _, t := range texts {
+			if re.MatchString(t) {
+				kept = append(kept, t)
+			}
+		}
+		texts = kept
+	}
+	// Keep the newest lines that fit in the budget.
+	start, size := len(texts), 0
+	for start > 0 && size+len(texts[start-1])+1 <= budget {
+		start--
+		size += len(texts[start]) + 1
+	}
+	var sb strings.Builder
+	switch {
+	case re != nil:
+		fmt.Fprintf(&sb, "--- %s: %d of %d new lines match %s ---\n", s.name, len(texts), total, re)
+	default:
+		fmt.Fprintf(&sb, "--- %s: %d new %s ---\n", s.name, total, plural(total, "line", "lines"))
+	}
+	capture := s.capturePath
+	if capture == "" {
+		capture = "(no capture file)"
+	}
+	if u.dropped > 0 {
+		fmt.Fprintf(&sb, "[%d earlier lines left memory before they were read; all output is in %s]\n", u.dropped, capture)
+	}
+	if start > 0 {
+		fmt.Fprintf(&sb, "[%d older new lines not shown to stay within %d characters; all output is in %s]\n", start, budget, capture)
+	}
+	for _, t := range texts[start:] {
+		sb.WriteString(t)
+		sb.WriteByte('\n')
+	}
+	if n := len(texts); len(u.pending) > 0 && n > start && texts[n-1] == string(u.pending) {
+		sb.WriteString("[the last line is unfinished; the rest follows in a later read]\n")
+	}
+	if _, _, err := s.stats(); err != nil {
+		fmt.Fprintf(&sb, "[the capture file is incomplete: %v]\n", err)
+	}
+	return strings.TrimSuffix(strings.ToValidUTF8(sb.String(), "\uFFFD"), "\n")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// seconds formats d as seconds ("2s", "0.5s", "120s"), the unit the
+// tools' inputs and messages use.
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%gs", d.Seconds())
+}
+
+// oneLine shortens a command for one-line displays.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 120 {
+		return string(r[:117]) + "..."
+	}
+	return s
+}

@@ -1,0 +1,306 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/indusagi/induscode/tool"
+)
+
+// BgDirName is the directory, under the workspace, that holds the capture
+// files of background processes and the full logs of long bash outputs.
+const BgDirName = ".indusvx-bg"
+
+// MaxRunning bounds the background processes one session may run at once,
+// so a looping model cannot fork-bomb the machine; 32 is far more than a
+// dev server, a watcher and a test run need.
+const MaxRunning = 32
+
+// maxKept bounds the table, finished processes included; the oldest
+// finished ones are forgotten first (their capture files stay).
+const maxKept = 128
+
+// logRetention is how old a file in BgDirName may grow before an engine
+// that opens the directory deletes it; a week keeps yesterday's logs
+// without letting the directory grow forever.
+const logRetention = 7 * 24 * time.Hour
+
+// ErrClosed is returned once the session that owns an engine has ended.
+var ErrClosed = errors.New("the session has ended; its processes were stopped")
+
+// Engine runs the commands of one session: background processes, which it
+// keeps in a table until the session ends, and the foreground commands of
+// bash, which it tracks while they run. [Engine.Close] stops them all.
+type Engine struct {
+	dir string
+
+	// create opens a new output file in dir; tests swap it to measure
+	// memory without writing gigabytes to disk.
+	create func(name string) (io.WriteCloser, string, error)
+
+	mu     sync.Mutex
+	closed bool
+	next   int
+	procs  []*Proc
+	fg     map[*group]struct{}
+
+	dirOnce sync.Once
+	dirErr  error
+}
+
+// Proc is one background process of an engine.
+type Proc struct {
+	ID      string
+	Command string
+	Dir     string
+	g       *group
+	out     *stream
+	err     *stream
+}
+
+type engineKey struct{}
+
+// EngineOf returns the engine of the session env belongs to, creating it on
+// first use; it is closed, and everything it started stopped, when the
+// session's Env is closed.
+func EngineOf(env *tool.Env) *Engine {
+	return tool.Shared(env, engineKey{}, func() *Engine {
+		e := NewEngine(filepath.Join(env.Dir, BgDirName))
+		_ = env.OnClose(e.Close) // Close never fails
+		return e
+	})
+}
+
+// NewEngine returns an engine that keeps its output files in dir. The
+// directory is made on first need.
+func NewEngine(dir string) *Engine {
+	e := &Engine{dir: dir, fg: make(map[*group]struct{})}
+	e.create = e.createFile
+	return e
+}
+
+// Dir returns the directory of the engine's output files.
+func (e *Engine) Dir() string { return e.dir }
+
+func (e *Engine) createFile(name string) (io.WriteCloser, string, error) {
+	e.dirOnce.Do(func() {
+		e.dirErr = os.MkdirAll(e.dir, 0o700)
+		if e.dirErr == nil {
+			pruneOld(e.dir, time.Now().Add(-logRetention))
+		}
+	})
+	if e.dirErr != nil {
+		return nil, "", e.dirErr
+	}
+	path := filepath.Join(e.dir, name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return nil, "", err
+	}
+	return f, path, nil
+}
+
+// pruneOld deletes the engine's own files (*.log) last changed before cutoff.
+func pruneOld(dir string, cutoff time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, de := range entries {
+		if !de.Type().IsRegular() || !strings.HasSuffix(de.Name(), ".log") {
+			continue
+		}
+		if fi, err := de.Info(); err == nil && fi.ModTime().Before(cutoff) {
+			os.Remove(filepath.Join(dir, de.Name()))
+		}
+	}
+}
+
+// logOpener returns a function that opens a new log file named
+// <prefix>-<ulid>.log in the engine's directory.
+func (e *Engine) logOpener(prefix string) func() (io.WriteCloser, string, error) {
+	return func() (io.WriteCloser, string, error) {
+		return e.create(prefix + "-" + ulid.Make().String() + ".log")
+	}
+}
+
+// Start runs command in dir as a background process.
+func (e *Engine) Start(command, dir string) (*Proc, error) {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil, ErrClosed
+	}
+	running := 0
+	for _, p := range e.procs {
+		if p.Running() {
+			running++
+		}
+	}
+	if running >= MaxRunning {
+		e.mu.Unlock()
+		return nil, fmt.Errorf("%d background processes are already running, the most one session may run; stop one first", running)
+	}
+	e.next++
+	id := fmt.Sprintf("p%d", e.next)
+	e.mu.Unlock()
+
+	token := ulid.Make().String()
+	var streams [2]*stream
+	for i, name := range []string{"stdout", "stderr"} {
+		w, path, err := e.create(fmt.Sprintf("%s-%s.%s.log", id, token, name))
+		if err != nil {
+			// Without a capture file the ring still works; say so later.
+			streams[i] = newStream(name, nil, "")
+			streams[i].captureErr = err
+			continue
+		}
+		streams[i] = newStream(name, w, path)
+	}
+	g, err := spawn(command, dir, streams[0], streams[1])
+	if err != nil {
+		for _, s := range streams {
+			s.close()
+		}
+		return nil, err
+	}
+	p := &Proc{ID: id, Command: command, Dir: dir, g: g, out: streams[0], err: streams[1]}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		g.stop()
+		return nil, ErrClosed
+	}
+	e.procs = append(e.procs, p)
+	e.evict()
+	e.mu.Unlock()
+	return p, nil
+}
+
+// evict forgets the oldest finished processes beyond maxKept.
+func (e *Engine) evict() {
+	for i := 0; len(e.procs) > maxKept && i < len(e.procs); {
+		if e.procs[i].Running() {
+			i++
+			continue
+		}
+		e.procs = slices.Delete(e.procs, i, i+1)
+	}
+}
+
+// Lookup finds a background process by id ("p3"; "3" works too).
+func (e *Engine) Lookup(id string) (*Proc, error) {
+	id = strings.TrimSpace(id)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, p := range e.procs {
+		if p.ID == id || p.ID == "p"+id {
+			return p, nil
+		}
+	}
+	if id == "" {
+		return nil, errors.New("id is required; use the id that start returned (list shows them all)")
+	}
+	if len(e.procs) == 0 {
+		return nil, fmt.Errorf("no background process %q: none has been started in this session", id)
+	}
+	ids := make([]string, len(e.procs))
+	for i, p := range e.procs {
+		ids[i] = p.ID
+	}
+	return nil, fmt.Errorf("no background process %q; known ids: %s", id, strings.Join(ids, ", "))
+}
+
+// List returns the background processes in start order.
+func (e *Engine) List() []*Proc {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.procs)
+}
+
+// runForeground starts command for bash, with stdout and stderr merged
+// into s, and tracks it so Close can stop it. Call untrack when it is done.
+func (e *Engine) runForeground(command, dir string, s sink) (*group, error) {
+	e.mu.Lock()
+	closed := e.closed
+	e.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	g, err := spawn(command, dir, s)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		g.stop()
+		return nil, ErrClosed
+	}
+	e.fg[g] = struct{}{}
+	e.mu.Unlock()
+	return g, nil
+}
+
+func (e *Engine) untrack(g *group) {
+	e.mu.Lock()
+	delete(e.fg, g)
+	e.mu.Unlock()
+}
+
+// Close stops every process the engine started, foreground and
+// background: SIGTERM to every group at once, SIGKILL to those still alive
+// after StopGrace. It returns when every group has been killed, its output
+// closed and its leader reaped (the kernel may still be tearing down the
+// last members). Later starts fail with ErrClosed. Close always returns
+// nil; it has the shape of io.Closer.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	e.closed = true
+	var groups []*group
+	for _, p := range e.procs {
+		groups = append(groups, p.g)
+	}
+	for g := range e.fg {
+		groups = append(groups, g)
+	}
+	e.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, g := range groups {
+		wg.Go(g.stop)
+	}
+	wg.Wait()
+	return nil
+}
+
+// Running reports whether the process is still running.
+func (p *Proc) Running() bool {
+	select {
+	case <-p.g.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// PID returns the process id of the group leader.
+func (p *Proc) PID() int { return p.g.pid }
+
+// Started returns when the process started.
+func (p *Proc) Started() time.Time { return p.g.started }
+
+// Done is closed once the process has ended and its output is complete.
+func (p *Proc) Done() <-chan struct{} { return p.g.done }
+
+// Stop ends the process: SIGTERM to its group, SIGKILL after StopGrace.
+// It returns once the process is gone.
+func (p *Proc) Stop() { p.g.stop() }

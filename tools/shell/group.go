@@ -1,0 +1,271 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// StopGrace is how long a process group gets between SIGTERM and SIGKILL.
+// Three seconds is the spec's STOP_GRACE_MS: enough for a dev server to
+// flush and exit, short enough that a stuck one does not hold the agent up.
+const StopGrace = 3000 * time.Millisecond
+
+// drainGrace bounds the wait for output pipes to close after the group got
+// SIGKILL. Only a process that left the group (setsid) can still hold them
+// then; we stop reading rather than wait for it.
+const drainGrace = 500 * time.Millisecond
+
+// readChunk is the size of one read from an output pipe: large enough that
+// a process printing gigabytes costs few reads, small enough to allocate
+// per stream.
+const readChunk = 256 << 10
+
+// sink receives one output stream. Each sink is written by one goroutine
+// only; close is called once, after the last write.
+type sink interface {
+	write(p []byte)
+	close()
+}
+
+// exitStatus is how a command ended.
+type exitStatus struct {
+	code   int    // exit code; 128+n when signal n ended it
+	signal string // the signal that ended it, if any
+	err    error  // a failure to wait for it, if any
+}
+
+// group is one command running as the leader of its own process group,
+// with its output pipes and the goroutines that read them.
+type group struct {
+	cmd     *exec.Cmd
+	pid     int
+	started time.Time
+
+	exited  chan struct{} // the leader has exited (maybe not yet reaped)
+	drained chan struct{} // every output pipe reached EOF or was cut off
+	done    chan struct{} // the leader is reaped and status is set
+	pipes   []*os.File    // read ends
+
+	mu        sync.Mutex
+	final     bool // the leader is being reaped: signal no more
+	stopping  bool // stop was called
+	escalated bool // stop had to use SIGKILL
+	status    exitStatus
+	ended     time.Time
+	stopOnce  sync.Once
+}
+
+// spawn starts command in dir with the given output sinks: with one sink,
+// stdout and stderr share one pipe, so their order is kept; with two, each
+// stream has its own.
+func spawn(command, dir string, sinks ...sink) (*group, error) {
+	sh := shellPath()
+	cmd := exec.Command(sh, "-c", command)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "INDUSR=1")
+	// Stdin nil: os/exec connects the null device.
+	setGroup(cmd)
+
+	g := &group{cmd: cmd, exited: make(chan struct{}), drained: make(chan struct{}), done: make(chan struct{})}
+	var writeEnds []*os.File
+	closeAll := func() {
+		for _, f := range writeEnds {
+			f.Close()
+		}
+		for _, f := range g.pipes {
+			f.Close()
+		}
+	}
+	for range sinks {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("creating output pipe: %w", err)
+		}
+		growPipe(w)
+		g.pipes = append(g.pipes, r)
+		writeEnds = append(writeEnds, w)
+	}
+	switch len(sinks) {
+	case 1:
+		cmd.Stdout, cmd.Stderr = writeEnds[0], writeEnds[0]
+	case 2:
+		cmd.Stdout, cmd.Stderr = writeEnds[0], writeEnds[1]
+	default:
+		closeAll()
+		return nil, errors.New("spawn needs one or two output sinks")
+	}
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		return nil, fmt.Errorf("starting %s: %w", sh, err)
+	}
+	for _, w := range writeEnds {
+		w.Close() // the child holds its own copies
+	}
+	g.pid = cmd.Process.Pid
+	g.started = time.Now()
+
+	var readers sync.WaitGroup
+	for i, s := range sinks {
+		readers.Add(1)
+		go func(r *os.File, s sink) {
+			defer readers.Done()
+			pump(r, s)
+		}(g.pipes[i], s)
+	}
+	go func() {
+		readers.Wait()
+		close(g.drained)
+	}()
+	go g.supervise()
+	return g, nil
+}
+
+// readBufs recycles read buffers: a short command would otherwise
+// allocate (and the collector sweep) a readChunk per stream.
+var readBufs = sync.Pool{New: func() any { return new([readChunk]byte) }}
+
+// pump copies a pipe into a sink until EOF or until the pipe is cut off.
+// Sinks copy what they keep, so the buffer is reused.
+func pump(r *os.File, s sink) {
+	defer s.close()
+	bp := readBufs.Get().(*[readChunk]byte)
+	defer readBufs.Put(bp)
+	buf := bp[:]
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			s.write(buf[:n])
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrDeadlineExceeded) && !errors.Is(err, os.ErrClosed) {
+				s.write([]byte(fmt.Sprintf("\n[reading output failed: %v]\n", err)))
+			}
+			return
+		}
+	}
+}
+
+// supervise waits for the leader to exit, clears out the rest of its group,
+// reaps it and records how it ended.
+func (g *group) supervise() {
+	reaped, err := awaitExit(g.cmd)
+	close(g.exited)
+	g.tidy()
+	g.mu.Lock()
+	g.final = true
+	g.mu.Unlock()
+	if !reaped {
+		err = g.cmd.Wait()
+	}
+	for _, p := range g.pipes {
+		p.Close()
+	}
+	code, sig := describeExit(g.cmd.ProcessState)
+	st := exitStatus{code: code, signal: sig}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		st.err = err
+	}
+	g.mu.Lock()
+	g.status, g.ended = st, time.Now()
+	g.mu.Unlock()
+	close(g.done)
+}
+
+// tidy runs once the leader has exited. Whatever else is left in the group
+// (a job the command put in the background) gets SIGTERM, time to finish
+// writing, and then SIGKILL. If the output is already closed nothing is
+// holding it, and the group is killed at once.
+func (g *group) tidy() {
+	if !closedWithin(g.drained, 0) {
+		g.signal(sigTerm)
+		closedWithin(g.drained, StopGrace)
+	}
+	g.signal(sigKill)
+	if !closedWithin(g.drained, drainGrace) {
+		// A process that escaped the group (setsid) still holds a pipe.
+		for _, p := range g.pipes {
+			p.SetReadDeadline(time.Now())
+		}
+		<-g.drained
+	}
+}
+
+// signal sends sig to the group unless the leader is being reaped.
+func (g *group) signal(sig os.Signal) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.final {
+		return
+	}
+	_ = signalGroup(g.pid, sig) // a vanished group needs no signal
+}
+
+// stop ends the group: SIGTERM, then SIGKILL if the leader is still alive
+// after StopGrace. It returns once the leader is reaped. Calling it again,
+// or concurrently, waits for the same end; a group whose leader has
+// already exited is not marked as stopped.
+func (g *group) stop() {
+	g.stopOnce.Do(func() {
+		if closedWithin(g.exited, 0) {
+			return // it ended on its own; supervise is tidying up
+		}
+		g.mu.Lock()
+		g.stopping = true
+		g.mu.Unlock()
+		g.signal(sigTerm)
+		if !closedWithin(g.exited, StopGrace) {
+			g.mu.Lock()
+			g.escalated = true
+			g.mu.Unlock()
+			g.signal(sigKill)
+		}
+	})
+	<-g.done
+}
+
+// result returns how the group ended; call it after done is closed.
+func (g *group) result() (st exitStatus, stopped, escalated bool, ran time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.status, g.stopping, g.escalated, g.ended.Sub(g.started)
+}
+
+// closedWithin reports whether ch is closed now or becomes closed within d.
+func closedWithin(ch <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+	}
+	if d <= 0 {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// shellPath is the shell commands run under: bash, or sh where bash is
+// missing.
+var shellPath = sync.OnceValue(func() string { return findShell(exec.LookPath) })
+
+func findShell(lookPath func(string) (string, error)) string {
+	for _, name := range []string{"bash", "sh"} {
+		if p, err := lookPath(name); err == nil {
+			return p
+		}
+	}
+	return "/bin/sh"
+}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package shell
+
+import "os"
+
+func growPipe(*os.File) {}

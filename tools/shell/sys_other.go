@@ -1,0 +1,32 @@
+//go:build !unix
+
+package shell
+
+import (
+	"os"
+	"os/exec"
+)
+
+// Without process groups the best this platform offers is to stop the
+// process itself; children it started may survive.
+var (
+	sigTerm os.Signal = os.Kill
+	sigKill os.Signal = os.Kill
+)
+
+func setGroup(*exec.Cmd) {}
+
+func signalGroup(pid int, sig os.Signal) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return nil
+	}
+	return p.Signal(sig)
+}
+
+func describeExit(ps *os.ProcessState) (int, string) {
+	if ps == nil {
+		return -1, ""
+	}
+	return ps.ExitCode(), ""
+}
