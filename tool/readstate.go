@@ -3,6 +3,8 @@ package tool
 import (
 	"crypto/sha256"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -60,4 +62,17 @@ func (s *ReadState) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return len(s.files)
+}
+
+// Records returns every record, ordered by path; hosts use it to persist a
+// session's reads.
+func (s *ReadState) Records() []ReadRecord {
+	s.mu.RLock()
+	out := make([]ReadRecord, 0, len(s.files))
+	for _, r := range s.files {
+		out = append(out, r)
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(out, func(a, b ReadRecord) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }

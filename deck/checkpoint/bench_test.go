@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -28,7 +29,7 @@ func editTool() tool.Tool {
 				return tool.Errorf("%v", err)
 			}
 			b = bytes.Replace(b, []byte(in.Old), []byte(in.New), 1)
-			if err := writeAtomic(p, b); err != nil {
+			if err := atomicfile.WriteFile(p, b, 0o644); err != nil {
 				return tool.Errorf("%v", err)
 			}
 			return tool.Text("edited")

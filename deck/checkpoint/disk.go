@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/indusagi/induscode/internal/atomicfile"
 )
 
 // DirName is where a workspace keeps its checkpoints, relative to the
@@ -21,10 +23,10 @@ var DirName = filepath.Join(".indusvx", "checkpoints")
 
 // Layout of a store directory.
 const (
-	indexName = "index.json" // the index, replaced atomically on every change
-	blobsName = "blobs"      // contents, one file per SHA-256, named by its hex
-	lockName  = "lock"       // flock target serialising processes
-	tmpPrefix = ".tmp-"      // files being written; never read
+	indexName = "index.json"          // the index, replaced atomically on every change
+	blobsName = "blobs"               // contents, one file per SHA-256, named by its hex
+	lockName  = "lock"                // flock target serialising processes
+	tmpPrefix = atomicfile.TempPrefix // files being written; never read
 )
 
 // DiskStore is a Store in a directory: every content once, in a file named
@@ -176,7 +178,7 @@ func (s *DiskStore) update(create, gc bool, f func(*index) (bool, error)) error 
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(s.dir, indexName), append(data, '\n')); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(s.dir, indexName), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("saving the checkpoint index: %w", err)
 	}
 	if gc {
@@ -270,7 +272,7 @@ func (s *DiskStore) putBlob(r io.Reader) (string, int64, error) {
 	if err := os.Rename(tmp.Name(), final); err != nil {
 		return "", 0, fmt.Errorf("storing prior content: %w", err)
 	}
-	return hash, n, syncDir(dir)
+	return hash, n, atomicfile.SyncDir(dir)
 }
 
 // collect removes contents not in live, and temp files a crashed writer
@@ -288,42 +290,4 @@ func (s *DiskStore) collect(live map[string]bool) {
 		}
 		os.Remove(filepath.Join(dir, name))
 	}
-}
-
-// writeAtomic replaces path with data: temp file in the same directory,
-// fsync, rename, fsync of the directory. A crash leaves the old file or
-// the new one, never a mix.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, tmpPrefix+"*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
 }

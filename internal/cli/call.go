@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -57,9 +58,16 @@ Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
 			box := d.Box()
 			ctx := cmd.Context()
 			if batch {
-				return runBatch(ctx, box, timeout, cmd.InOrStdin(), cmd.OutOrStdout())
+				err = runBatch(ctx, box, timeout, cmd.InOrStdin(), cmd.OutOrStdout())
+			} else {
+				err = runOne(ctx, box, timeout, args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts.JSON)
 			}
-			return runOne(ctx, box, timeout, args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts.JSON)
+			if opts.Session != "" {
+				if serr := saveSession(d, opts.Session); serr != nil {
+					return errors.Join(err, serr)
+				}
+			}
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&batch, "batch", false, "read JSON-lines calls from stdin, write JSON-lines results")

@@ -15,6 +15,7 @@ import (
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/checklist"
 )
 
 // Exit codes of indusr.
@@ -112,9 +113,19 @@ func boot(opts *options) (*deck.Deck, error) {
 		return nil, err
 	}
 	ctx := deck.Context{Dir: dir, Framework: deck.Framework{Checkpoints: checkpoint.ForWorkspace(dir)}}
+	var todos []checklist.Item
+	if opts.Session != "" {
+		if ctx.Framework.ReadState, todos, err = loadSession(dir, opts.Session); err != nil {
+			return nil, err
+		}
+	}
 	d, err := deck.Provision(opts.Profile, ctx)
 	if err != nil {
 		return nil, &failure{err}
+	}
+	if err := checklist.Of(d.Env()).Set(todos); err != nil {
+		d.Close()
+		return nil, &failure{fmt.Errorf("session %s: checklist: %w", opts.Session, err)}
 	}
 	if opts.NoTools {
 		d.Retain(func(tool.Tool) bool { return false })

@@ -14,6 +14,7 @@ type options struct {
 	NoTools bool
 	MCP     []string
 	JSON    bool
+	Session string
 }
 
 func defaultOptions() options { return options{Profile: deck.All} }
@@ -61,6 +62,8 @@ var flagTable = []globalFlag{
 		boolFlag(func(o *options) *bool { return &o.NoTools })},
 	{"mcp", "", "MCP config files or directories to mount (repeat or comma-separate)",
 		listFlag(func(o *options) *[]string { return &o.MCP })},
+	{"session", "", "keep the session (files read, checklist) across runs under this name, in .indusvx/sessions/",
+		stringFlag(func(o *options) *string { return &o.Session })},
 	{"json", "", "machine-readable JSON output",
 		boolFlag(func(o *options) *bool { return &o.JSON })},
 }
