@@ -1,0 +1,169 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// FileName is the log's name under a workspace's .indusvx directory.
+const FileName = "ledger.jsonl"
+
+// maxLogBytes bounds the log file read into memory on replay. A log of a
+// million events with typical schemas is ~300 MB; past this size something
+// is wrong and replay refuses rather than exhausting memory.
+const maxLogBytes = 1 << 30
+
+// File is a ledger log on disk: one JSON entry per line, appended in
+// batches, each batch synced before Append returns. It is safe for
+// concurrent use.
+type File struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+}
+
+// OpenFile opens (creating it and its directory if needed) the log at path
+// for appending and replays what it holds. A torn last line, the trace of a
+// crash during a write, is ignored and cut off so the next batch starts on a
+// clean line; any other malformed line is skipped. Both are reported in
+// warnings; neither is fatal. err is for a file that cannot be opened or
+// read at all.
+func OpenFile(path string) (f *File, entries []Entry, warnings []string, err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, nil, fmt.Errorf("ledger log: %w", err)
+	}
+	osf, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("ledger log: %w", err)
+	}
+	data, err := readAll(osf)
+	if err != nil {
+		osf.Close()
+		return nil, nil, nil, fmt.Errorf("ledger log %s: %w", path, err)
+	}
+	entries, complete, warnings := parseLog(data, path)
+	if complete < len(data) {
+		if err := osf.Truncate(int64(complete)); err != nil {
+			osf.Close()
+			return nil, nil, nil, fmt.Errorf("ledger log %s: cutting off a torn last line: %w", path, err)
+		}
+	}
+	return &File{f: osf, path: path}, entries, warnings, nil
+}
+
+// ReadLog replays the log at path without changing it. A missing file is an
+// empty log. Malformed lines are skipped and reported in warnings.
+func ReadLog(path string) (entries []Entry, warnings []string, err error) {
+	osf, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("ledger log: %w", err)
+	}
+	defer osf.Close()
+	data, err := readAll(osf)
+	if err != nil {
+		return nil, nil, fmt.Errorf("ledger log %s: %w", path, err)
+	}
+	entries, _, warnings = parseLog(data, path)
+	return entries, warnings, nil
+}
+
+func readAll(f *os.File) ([]byte, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > maxLogBytes {
+		return nil, fmt.Errorf("log is %d bytes, over the %d-byte replay limit; move it aside to start a new one", fi.Size(), maxLogBytes)
+	}
+	// Read exactly the size stat saw; a writer appending meanwhile adds
+	// whole lines after it, which the next replay sees.
+	buf := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, buf)
+	if err == io.ErrUnexpectedEOF {
+		err = nil // truncated meanwhile: parse what is there
+	}
+	return buf[:n], err
+}
+
+// parseLog decodes the lines of data. complete is the length of the prefix
+// made of whole lines; bytes after it are a torn line.
+func parseLog(data []byte, path string) (entries []Entry, complete int, warnings []string) {
+	entries = make([]Entry, 0, bytes.Count(data, []byte{'\n'}))
+	dec := newLineDecoder()
+	line := 0
+	for len(data[complete:]) > 0 {
+		rest := data[complete:]
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: ignored a torn last line (%d bytes without a newline), the trace of an interrupted write", path, len(rest)))
+			break
+		}
+		line++
+		text := bytes.TrimSpace(rest[:nl])
+		complete += nl + 1
+		if len(text) == 0 {
+			continue
+		}
+		e, err := dec.decode(text)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s:%d: skipped a malformed entry: %v", path, line, err))
+			continue
+		}
+		entries = append(entries, e)
+	}
+	return entries, complete, warnings
+}
+
+// Path returns the file's path.
+func (f *File) Path() string { return f.path }
+
+// Append writes entries as one batch and syncs the file. The batch is one
+// write, so a crash leaves at most a torn last line.
+func (f *File) Append(entries []Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	for _, e := range entries {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("ledger log: encoding entry %d: %w", e.Seq, err)
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.f == nil {
+		return fmt.Errorf("ledger log %s: closed", f.path)
+	}
+	if _, err := f.f.Write(buf.Bytes()); err != nil {
+		return fmt.Errorf("ledger log %s: %w", f.path, err)
+	}
+	if err := f.f.Sync(); err != nil {
+		return fmt.Errorf("ledger log %s: sync: %w", f.path, err)
+	}
+	return nil
+}
+
+// Close closes the file. Appending after Close is an error.
+func (f *File) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.f == nil {
+		return nil
+	}
+	err := f.f.Close()
+	f.f = nil
+	return err
+}
