@@ -177,4 +177,3 @@ func normalizeArgs(input json.RawMessage) (json.RawMessage, error) {
 	}
 	return trimmed, nil
 }
-

@@ -201,4 +201,3 @@ func (l Loader) merge(files []string, warnings []Warning) ([]ServerConfig, []War
 	}
 	return out, warnings
 }
-

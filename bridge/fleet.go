@@ -436,4 +436,3 @@ func (f *Fleet) Warnings() []string {
 	defer f.mu.Unlock()
 	return slices.Clone(f.warnings)
 }
-

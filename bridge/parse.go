@@ -336,4 +336,3 @@ func (e *expander) expand(s string) string {
 	sb.WriteString(s)
 	return sb.String()
 }
-
