@@ -29,8 +29,13 @@ type File struct {
 	path string
 }
 
+// ErrLocked is returned by OpenFile when another File (in this process or
+// another) has the log open: two writers would interleave their sequences.
+var ErrLocked = errors.New("the log is in use by another indusr session")
+
 // OpenFile opens (creating it and its directory if needed) the log at path
-// for appending and replays what it holds. A torn last line, the trace of a
+// for appending and replays what it holds. It holds an exclusive lock on the
+// log until Close. A torn last line, the trace of a
 // crash during a write, is ignored and cut off so the next batch starts on a
 // clean line; any other malformed line is skipped. Both are reported in
 // warnings; neither is fatal. err is for a file that cannot be opened or
@@ -42,6 +47,10 @@ func OpenFile(path string) (f *File, entries []Entry, warnings []string, err err
 	osf, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("ledger log: %w", err)
+	}
+	if err := lock(osf); err != nil {
+		osf.Close()
+		return nil, nil, nil, fmt.Errorf("ledger log %s: %w", path, err)
 	}
 	data, err := readAll(osf)
 	if err != nil {

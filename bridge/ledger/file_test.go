@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -144,4 +145,22 @@ func appendRaw(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 	f.Close()
+}
+
+func TestFileLocked(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	f, _, _, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := OpenFile(path); !errors.Is(err, ErrLocked) {
+		t.Errorf("second open: %v, want ErrLocked", err)
+	}
+	f.Close()
+	f2, _, _, err := OpenFile(path)
+	if err != nil {
+		t.Fatalf("open after close: %v", err)
+	}
+	f2.Close()
 }
