@@ -107,9 +107,9 @@ func TestParseConfig(t *testing.T) {
 			warnings: []string{`startupTimeout "soon" is not a positive duration`, "callTimeout must be milliseconds"},
 		},
 		{
-			name: "url and command without a type: url wins, with a warning",
-			json: `{"servers":{"both":{"url":"http://u/sse","command":"c"}}}`,
-			want: []ServerConfig{{Name: "both", Transport: SSE, URL: "http://u/sse", Row: `servers["both"]`}},
+			name:     "url and command without a type: url wins, with a warning",
+			json:     `{"servers":{"both":{"url":"http://u/sse","command":"c"}}}`,
+			want:     []ServerConfig{{Name: "both", Transport: SSE, URL: "http://u/sse", Row: `servers["both"]`}},
 			warnings: []string{`has both "url" and "command"`},
 		},
 		{name: "malformed JSON yields nothing", json: `{"servers":[{"name":"a","command":"x"}`, warnings: []string{"not a JSON object"}},
