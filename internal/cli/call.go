@@ -49,11 +49,12 @@ Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := boot(opts)
+			s, err := boot(cmd.Context(), opts, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			box := d.Box()
+			defer s.Close()
+			box := s.deck.Box()
 			ctx := cmd.Context()
 			if batch {
 				return runBatch(ctx, box, timeout, cmd.InOrStdin(), cmd.OutOrStdout())

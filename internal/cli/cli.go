@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/tool"
 )
@@ -88,24 +90,33 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newToolsCmd(&opts),
 		newCallCmd(&opts),
 		newVersionCmd(),
+		newMCPCmd(&opts),
 	)
 	return root
 }
 
-// boot turns the global flags into a session deck: provision the profile,
-// apply the --tools allow-list to the built-ins, and (later) graft MCP and
-// addon tools. --no-tools yields an empty deck.
-func boot(opts *options) (*deck.Deck, error) {
-	dir := opts.Dir
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, &failure{fmt.Errorf("working directory: %w", err)}
-		}
-		dir = wd
+// session is what boot builds: the deck and the MCP fleet grafted onto it.
+// Close it when the command is done: that stops the MCP servers.
+type session struct {
+	deck  *deck.Deck
+	fleet *bridge.Fleet // nil when no MCP server is mounted
+}
+
+func (s *session) Close() {
+	if s.fleet != nil {
+		s.fleet.Close()
 	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, usagef("--cwd %q is not a directory", dir)
+}
+
+// boot turns the global flags into a session: provision the profile, apply
+// the --tools allow-list to the built-ins, then graft the tools of the MCP
+// servers (--mcp paths, else those configured for the working directory).
+// --no-tools yields an empty deck and mounts nothing. Problems with MCP
+// servers are reported on stderr and never stop the session.
+func boot(ctx context.Context, opts *options, stderr io.Writer) (*session, error) {
+	dir, err := sessionDir(opts)
+	if err != nil {
+		return nil, err
 	}
 	d, err := deck.Provision(opts.Profile, deck.Context{Dir: dir})
 	if err != nil {
@@ -113,13 +124,32 @@ func boot(opts *options) (*deck.Deck, error) {
 	}
 	if opts.NoTools {
 		d.Retain(func(tool.Tool) bool { return false })
-		return d, nil
+		return &session{deck: d}, nil
 	}
 	if err := selectTools(d, opts.Tools, opts.Profile); err != nil {
 		return nil, err
 	}
-	if len(opts.MCP) > 0 {
-		return nil, usagef("--mcp: mounting MCP servers is not available in this build yet")
+	fleet := mountMCP(ctx, opts, dir, stderr, true)
+	if fleet != nil {
+		if err := d.Graft(fleet.Tools()...); err != nil {
+			fmt.Fprintln(stderr, "indusr: mcp:", err)
+		}
 	}
-	return d, nil
+	return &session{deck: d, fleet: fleet}, nil
+}
+
+// sessionDir is --cwd, or the working directory, checked to be a directory.
+func sessionDir(opts *options) (string, error) {
+	dir := opts.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", &failure{fmt.Errorf("working directory: %w", err)}
+		}
+		dir = wd
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", usagef("--cwd %q is not a directory", dir)
+	}
+	return filepath.Abs(dir)
 }

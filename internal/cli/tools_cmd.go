@@ -30,11 +30,12 @@ func newToolsCmd(opts *options) *cobra.Command {
 		Short: "List the tools of the session",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := boot(opts)
+			s, err := boot(cmd.Context(), opts, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			rows := rowsOf(d.Tools())
+			defer s.Close()
+			rows := rowsOf(s.deck.Tools())
 			if opts.JSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
