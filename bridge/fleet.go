@@ -212,7 +212,7 @@ func (f *Fleet) Attach(ctx context.Context, servers ...ServerConfig) []ServerSta
 		default:
 			s.state, s.link = Ready, r.l
 			s.mu.Unlock()
-			f.setTools(s, r.tools, r.faults)
+			f.setTools(s, r.tools, r.faults, false)
 		}
 		out = append(out, s.status())
 	}
@@ -220,9 +220,10 @@ func (f *Fleet) Attach(ctx context.Context, servers ...ServerConfig) []ServerSta
 }
 
 // setTools makes tools the server's live tool set: new and changed tools
-// are enrolled, vanished ones retired, unchanged ones left alone, and the
-// routing table follows.
-func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string) {
+// are enrolled, vanished ones retired, and the routing table follows.
+// Unchanged tools are left alone unless reenroll is set (after a restart:
+// the ledger records the re-enrollment, an idempotent upsert).
+func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, reenroll bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed || f.find(s.cfg.Name) != s {
@@ -267,7 +268,7 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string) {
 	for _, c := range want {
 		key := ledger.ContentKey(c.spec.Name, c.spec.InputSchema)
 		keep[key] = true
-		if e, ok := snap.Lookup(key); ok && e.Server == s.cfg.Name && sameSpec(e.Capability.Spec(), c.spec) {
+		if e, ok := snap.Lookup(key); ok && !reenroll && e.Server == s.cfg.Name && sameSpec(e.Capability.Spec(), c.spec) {
 			continue
 		}
 		enroll = append(enroll, ledger.EnrollRequest{Capability: c, Server: s.cfg.Name, Key: key})

@@ -230,7 +230,16 @@ func (s *server) reconnect() error {
 	s.state = Connecting
 	ch := make(chan struct{})
 	s.dialing = ch
+	old := s.link
+	s.link = nil
 	s.mu.Unlock()
+	if old != nil {
+		// Its session has ended; release what is left of it.
+		old.teardown()
+		s.mu.Lock()
+		s.dropped += old.droppedLines()
+		s.mu.Unlock()
+	}
 	s.log.printf("reconnecting")
 	l, tools, faults, err := s.dial(s.ctx)
 	s.mu.Lock()
@@ -257,7 +266,7 @@ func (s *server) reconnect() error {
 	s.link = l
 	s.state = Ready
 	s.mu.Unlock()
-	s.fleet.setTools(s, tools, faults)
+	s.fleet.setTools(s, tools, faults, true)
 	s.mu.Lock()
 	return nil
 }

@@ -18,11 +18,24 @@ import (
 // hand, written by another edition), is decoded by encoding/json in full.
 type lineDecoder struct {
 	tools   map[string]*Recorded // raw "tool" object bytes -> its capability
+	keys    map[string]Key       // keys seen, which repeat with their tools
 	strings map[string]string    // servers and times, which repeat
 }
 
 func newLineDecoder() *lineDecoder {
-	return &lineDecoder{tools: make(map[string]*Recorded), strings: make(map[string]string)}
+	return &lineDecoder{tools: make(map[string]*Recorded), keys: make(map[string]Key), strings: make(map[string]string)}
+}
+
+// key returns b as a Key if it is well formed, sharing one copy per key.
+func (d *lineDecoder) key(b []byte) (Key, bool) {
+	if k, ok := d.keys[string(b)]; ok {
+		return k, true
+	}
+	k, ok := ParseKey(string(b))
+	if ok {
+		d.keys[string(k)] = k
+	}
+	return k, ok
 }
 
 // intern returns b as a string, sharing one copy among equal strings.
@@ -66,7 +79,7 @@ func (d *lineDecoder) fast(line []byte) (e Entry, ok bool) {
 	if err := e.Op.UnmarshalText(op); err != nil || seq == 0 {
 		return Entry{}, false
 	}
-	k, valid := ParseKey(string(key))
+	k, valid := d.key(key)
 	if !valid {
 		return Entry{}, false
 	}

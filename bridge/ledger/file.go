@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 )
 
@@ -105,32 +106,92 @@ func readAll(f *os.File) ([]byte, error) {
 }
 
 // parseLog decodes the lines of data. complete is the length of the prefix
-// made of whole lines; bytes after it are a torn line.
+// made of whole lines; bytes after it are a torn line. A large log is split
+// at line boundaries and its parts decoded in parallel.
 func parseLog(data []byte, path string) (entries []Entry, complete int, warnings []string) {
-	entries = make([]Entry, 0, bytes.Count(data, []byte{'\n'}))
-	dec := newLineDecoder()
-	line := 0
-	for len(data[complete:]) > 0 {
-		rest := data[complete:]
-		nl := bytes.IndexByte(rest, '\n')
+	complete = bytes.LastIndexByte(data, '\n') + 1
+	parts := splitLines(data[:complete], runtime.GOMAXPROCS(0))
+	results := make([]parsed, len(parts))
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = parseLines(p)
+		}()
+	}
+	wg.Wait()
+	n, line := 0, 0
+	for _, r := range results {
+		n += len(r.entries)
+	}
+	entries = make([]Entry, 0, n)
+	for _, r := range results {
+		entries = append(entries, r.entries...)
+		for _, b := range r.bad {
+			warnings = append(warnings, fmt.Sprintf("%s:%d: skipped a malformed entry: %v", path, line+b.line, b.err))
+		}
+		line += r.lines
+	}
+	if complete < len(data) {
+		warnings = append(warnings, fmt.Sprintf("%s: ignored a torn last line (%d bytes without a newline), the trace of an interrupted write", path, len(data)-complete))
+	}
+	return entries, complete, warnings
+}
+
+// minParallelLog is the log size from which replay decodes in parallel;
+// below it the goroutines cost more than they save.
+const minParallelLog = 1 << 20
+
+// splitLines cuts data (whole lines) into at most n parts at line breaks.
+func splitLines(data []byte, n int) [][]byte {
+	if len(data) < minParallelLog || n < 2 {
+		return [][]byte{data}
+	}
+	var parts [][]byte
+	for i := n; i > 1; i-- {
+		cut := len(data) / i
+		nl := bytes.IndexByte(data[cut:], '\n')
 		if nl < 0 {
-			warnings = append(warnings, fmt.Sprintf("%s: ignored a torn last line (%d bytes without a newline), the trace of an interrupted write", path, len(rest)))
 			break
 		}
-		line++
-		text := bytes.TrimSpace(rest[:nl])
-		complete += nl + 1
+		parts = append(parts, data[:cut+nl+1])
+		data = data[cut+nl+1:]
+	}
+	return append(parts, data)
+}
+
+type parsed struct {
+	entries []Entry
+	lines   int
+	bad     []badLine
+}
+
+type badLine struct {
+	line int
+	err  error
+}
+
+// parseLines decodes whole lines; line numbers in bad count from 1.
+func parseLines(data []byte) parsed {
+	r := parsed{entries: make([]Entry, 0, bytes.Count(data, []byte{'\n'}))}
+	dec := newLineDecoder()
+	for len(data) > 0 {
+		nl := bytes.IndexByte(data, '\n')
+		text := bytes.TrimSpace(data[:nl])
+		data = data[nl+1:]
+		r.lines++
 		if len(text) == 0 {
 			continue
 		}
 		e, err := dec.decode(text)
 		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("%s:%d: skipped a malformed entry: %v", path, line, err))
+			r.bad = append(r.bad, badLine{r.lines, err})
 			continue
 		}
-		entries = append(entries, e)
+		r.entries = append(r.entries, e)
 	}
-	return entries, complete, warnings
+	return r
 }
 
 // Path returns the file's path.

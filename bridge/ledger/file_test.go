@@ -164,3 +164,65 @@ func TestFileLocked(t *testing.T) {
 	}
 	f2.Close()
 }
+
+// A log large enough to be decoded in parts keeps its order and reports a
+// malformed line by its number in the whole file.
+func TestFileLargeLogInParts(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	log := benchLog(12_000, false)
+	f, _, _, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Append(log[:9000]); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	appendRaw(t, path, "garbage line\n")
+	f, _, _, _ = OpenFile(path)
+	if err := f.Append(log[9000:]); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if fi, _ := os.Stat(path); fi.Size() < 2*minParallelLog {
+		t.Fatalf("log of %d bytes is too small to be split", fi.Size())
+	}
+	entries, warnings, err := ReadLog(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], FileName+":9001: skipped a malformed entry") {
+		t.Errorf("warnings %q", warnings)
+	}
+	if len(entries) != len(log) {
+		t.Fatalf("%d entries, want %d", len(entries), len(log))
+	}
+	for i, e := range entries {
+		if e.Seq != log[i].Seq || e.Key != log[i].Key || e.Op != log[i].Op {
+			t.Fatalf("entry %d = %d %s, want %d %s", i, e.Seq, e.Key, log[i].Seq, log[i].Key)
+		}
+	}
+}
+
+func TestSplitLines(t *testing.T) {
+	t.Parallel()
+	line := strings.Repeat("x", 99) + "\n"
+	data := []byte(strings.Repeat(line, 3*minParallelLog/100))
+	for _, n := range []int{1, 2, 3, 4, 7} {
+		parts := splitLines(data, n)
+		if len(parts) > n || len(parts) < 1 {
+			t.Errorf("n=%d: %d parts", n, len(parts))
+		}
+		var joined []byte
+		for _, p := range parts {
+			if len(p) == 0 || p[len(p)-1] != '\n' {
+				t.Errorf("n=%d: a part does not end a line", n)
+			}
+			joined = append(joined, p...)
+		}
+		if string(joined) != string(data) {
+			t.Errorf("n=%d: parts do not rejoin to the data", n)
+		}
+	}
+}
