@@ -170,7 +170,7 @@ func TestFileLocked(t *testing.T) {
 func TestFileLargeLogInParts(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), FileName)
-	log := benchLog(12_000, false)
+	log := benchLog(12_000, 5000, false)
 	f, _, _, err := OpenFile(path)
 	if err != nil {
 		t.Fatal(err)

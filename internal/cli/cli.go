@@ -129,13 +129,7 @@ func boot(ctx context.Context, opts *options, stderr io.Writer) (*session, error
 	if err := selectTools(d, opts.Tools, opts.Profile); err != nil {
 		return nil, err
 	}
-	fleet := mountMCP(ctx, opts, dir, stderr, true)
-	if fleet != nil {
-		if err := d.Graft(fleet.Tools()...); err != nil {
-			fmt.Fprintln(stderr, "indusr: mcp:", err)
-		}
-	}
-	return &session{deck: d, fleet: fleet}, nil
+	return &session{deck: d, fleet: graftMCP(ctx, opts, dir, d, stderr)}, nil
 }
 
 // sessionDir is --cwd, or the working directory, checked to be a directory.

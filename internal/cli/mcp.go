@@ -13,6 +13,7 @@ import (
 
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/bridge/ledger"
+	"github.com/indusagi/induscode/deck"
 )
 
 // stateDir is the workspace directory of project-local state.
@@ -81,6 +82,20 @@ func mountMCP(ctx context.Context, opts *options, dir string, stderr io.Writer, 
 				fmt.Fprintf(stderr, "indusr: mcp: server %s is %s: %s\n", st.Name, st.State, st.LastError)
 			}
 		}
+	}
+	return fleet
+}
+
+// graftMCP mounts the session's MCP servers and grafts their tools onto d,
+// after the built-ins. It returns the fleet, which the caller must close,
+// or nil when no server is configured.
+func graftMCP(ctx context.Context, opts *options, dir string, d *deck.Deck, stderr io.Writer) *bridge.Fleet {
+	fleet := mountMCP(ctx, opts, dir, stderr, true)
+	if fleet == nil {
+		return nil
+	}
+	if err := d.Graft(fleet.Tools()...); err != nil {
+		fmt.Fprintln(stderr, "indusr: mcp:", err)
 	}
 	return fleet
 }
