@@ -3,11 +3,14 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/indusagi/induscode/tool"
 )
@@ -392,4 +395,32 @@ func TestStatesHandled(t *testing.T) {
 			t.Errorf("transport %s is not handled by dial", tr)
 		}
 	}
+}
+
+// A legacy server that ignores requests it does not know never answers the
+// SDK's server/discover probe: an unpinned Connect hangs until its deadline.
+// The bridge pins the protocol version and mounts it at once.
+func TestLegacyServerIgnoringDiscover(t *testing.T) {
+	t.Parallel()
+	// The trap, measured: the SDK's default Connect waits out its deadline.
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 700*time.Millisecond)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(fakeBin, "-mode", "silent")}, nil)
+	if err == nil {
+		cs.Close()
+		t.Log("the SDK no longer probes with server/discover by default; the pin is now only a safeguard")
+	}
+
+	silent := fake("legacy", "-mode", "silent")
+	silent.StartupTimeout = 5 * time.Second
+	start := time.Now()
+	f := mount(t, Options{}, silent)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("mounting a legacy server took %v", took)
+	}
+	if st := statusOf(t, f, "legacy"); st.State != Ready {
+		t.Fatalf("status %+v", st)
+	}
+	wantText(t, call(t, f, "legacy__echo", `{"message":"old"}`), "echo: old")
 }

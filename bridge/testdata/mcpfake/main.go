@@ -20,7 +20,7 @@ import (
 )
 
 var (
-	mode  = flag.String("mode", "normal", "normal|hang|garbage|notype|flood|pages|endless-pages|collide|grandchild|nocaps")
+	mode  = flag.String("mode", "normal", "normal|hang|garbage|notype|flood|pages|endless-pages|collide|grandchild|nocaps|silent")
 	extra = flag.Int("tools", 0, "extra tools t0..tN-1")
 	flood = flag.Int("flood", 5000, "tools/list_changed notifications to send in flood mode")
 	delay = flag.Duration("delay", 0, "wait this long before answering initialize")
@@ -159,7 +159,9 @@ func handle(m message) {
 		}
 		call(m.ID, p.Name, p.Arguments)
 	default:
-		if len(m.ID) > 0 {
+		// A legacy server in silent mode ignores requests it does not know
+		// (server/discover among them) instead of answering an error.
+		if len(m.ID) > 0 && *mode != "silent" {
 			send(message{ID: m.ID, Error: map[string]any{"code": -32601, "message": "method not found: " + m.Method}})
 		}
 	}
