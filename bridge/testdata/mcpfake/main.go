@@ -20,7 +20,7 @@ import (
 )
 
 var (
-	mode  = flag.String("mode", "normal", "normal|hang|garbage|notype|flood|pages|endless-pages|collide|grandchild|nocaps|silent")
+	mode  = flag.String("mode", "normal", "normal|hang|garbage|notype|flood|pages|endless-pages|collide|grandchild|nocaps|silent|changing")
 	extra = flag.Int("tools", 0, "extra tools t0..tN-1")
 	flood = flag.Int("flood", 5000, "tools/list_changed notifications to send in flood mode")
 	delay = flag.Duration("delay", 0, "wait this long before answering initialize")
@@ -36,6 +36,7 @@ type message struct {
 }
 
 var (
+	changed   bool // in changing mode, the tool list has changed
 	outMu     sync.Mutex
 	out       = bufio.NewWriter(os.Stdout)
 	cancelMu  sync.Mutex
@@ -113,6 +114,16 @@ func handle(m message) {
 			"serverInfo":      map[string]any{"name": "mcpfake", "version": "1"},
 		}})
 	case "notifications/initialized":
+		if *mode == "changing" {
+			go func() {
+				time.Sleep(300 * time.Millisecond)
+				outMu.Lock()
+				changed = true
+				outMu.Unlock()
+				send(message{Method: "notifications/tools/list_changed"})
+				logf("tools changed")
+			}()
+		}
 		if *mode == "flood" {
 			go func() {
 				for range *flood {
@@ -186,6 +197,12 @@ func tools() []map[string]any {
 		{"name": "blocks", "description": "Return one block of each kind.", "inputSchema": schema(nil)},
 		{"name": "fail", "description": "Return an error result.", "inputSchema": schema(nil)},
 	}
+	outMu.Lock()
+	isChanged := changed
+	outMu.Unlock()
+	if isChanged { // "fail" is gone, "fresh" is new
+		ts = append(ts[:6], map[string]any{"name": "fresh", "description": "New after the change.", "inputSchema": schema(nil)})
+	}
 	switch *mode {
 	case "notype":
 		ts = append(ts,
@@ -254,6 +271,8 @@ func call(id json.RawMessage, name string, args json.RawMessage) {
 		}}})
 	case "fail":
 		send(message{ID: id, Result: map[string]any{"content": []any{text("it failed on purpose")}, "isError": true}})
+	case "fresh":
+		send(message{ID: id, Result: map[string]any{"content": []any{text("fresh tool")}}})
 	default:
 		send(message{ID: id, Result: map[string]any{"content": []any{text("unknown tool " + name)}, "isError": true}})
 	}
