@@ -50,7 +50,7 @@ Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := boot(opts)
+			d, err := boot(cmd.Context(), opts, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

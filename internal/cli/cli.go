@@ -96,30 +96,34 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newCallCmd(&opts),
 		newRewindCmd(&opts),
 		newVersionCmd(),
+		newMCPCmd(&opts),
 	)
 	return root
 }
 
 // boot turns the global flags into a session deck: provision the profile,
-// apply the --tools allow-list to the built-ins, and (later) graft MCP and
-// addon tools. --no-tools yields an empty deck.
+// apply the --tools allow-list to the built-ins, then graft the tools of the
+// MCP servers (--mcp paths, else those configured for the working
+// directory). --no-tools yields an empty deck and mounts nothing. Problems
+// with MCP servers are reported on stderr and never stop the session.
 //
 // The deck records every write and edit in the workspace's on-disk
 // checkpoint store, so `indusr rewind` in a later process can undo them.
-// The caller must Close the deck: that stops whatever its tools started.
-func boot(opts *options) (*deck.Deck, error) {
+// The caller must Close the deck: that stops whatever its tools started,
+// MCP servers included.
+func boot(ctx context.Context, opts *options, stderr io.Writer) (*deck.Deck, error) {
 	dir, err := workDir(opts)
 	if err != nil {
 		return nil, err
 	}
-	ctx := deck.Context{Dir: dir, Framework: deck.Framework{Checkpoints: checkpoint.ForWorkspace(dir)}}
+	dctx := deck.Context{Dir: dir, Framework: deck.Framework{Checkpoints: checkpoint.ForWorkspace(dir)}}
 	var todos []checklist.Item
 	if opts.Session != "" {
-		if ctx.Framework.ReadState, todos, err = loadSession(dir, opts.Session); err != nil {
+		if dctx.Framework.ReadState, todos, err = loadSession(dir, opts.Session); err != nil {
 			return nil, err
 		}
 	}
-	d, err := deck.Provision(opts.Profile, ctx)
+	d, err := deck.Provision(opts.Profile, dctx)
 	if err != nil {
 		return nil, &failure{err}
 	}
@@ -135,9 +139,8 @@ func boot(opts *options) (*deck.Deck, error) {
 		d.Close()
 		return nil, err
 	}
-	if len(opts.MCP) > 0 {
-		d.Close()
-		return nil, usagef("--mcp: mounting MCP servers is not available in this build yet")
+	if fleet := graftMCP(ctx, opts, dir, d, stderr); fleet != nil {
+		d.Env().OnClose(fleet.Close)
 	}
 	return d, nil
 }

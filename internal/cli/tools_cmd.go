@@ -30,7 +30,7 @@ func newToolsCmd(opts *options) *cobra.Command {
 		Short: "List the tools of the session",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := boot(opts)
+			d, err := boot(cmd.Context(), opts, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,203 @@
+package bridge
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Transport is how the bridge reaches a server.
+type Transport uint8
+
+// The transports. The set is closed; code that switches on Transport
+// handles every value (see TestTransportsHandled).
+const (
+	// Stdio runs the server as a child process speaking JSON lines on its
+	// stdin and stdout.
+	Stdio Transport = iota + 1
+	// SSE is the legacy HTTP transport: a GET event stream plus POSTs.
+	SSE
+	// StreamableHTTP is the current HTTP transport: POSTs answered with
+	// JSON or an event stream.
+	StreamableHTTP
+)
+
+// Transports lists every Transport.
+var Transports = []Transport{Stdio, SSE, StreamableHTTP}
+
+func (t Transport) String() string {
+	switch t {
+	case Stdio:
+		return "stdio"
+	case SSE:
+		return "sse"
+	case StreamableHTTP:
+		return "http"
+	}
+	return fmt.Sprintf("Transport(%d)", uint8(t))
+}
+
+// Pair is one name and value of an ordered map (environment variables,
+// HTTP headers): declaration order is kept.
+type Pair struct {
+	Name, Value string
+}
+
+// ServerConfig describes one MCP server to mount.
+type ServerConfig struct {
+	// Name namespaces the server's tools: "<name>__<tool>".
+	Name      string
+	Transport Transport
+	// Command, Args, Env and Dir start a Stdio server. Env adds to (and
+	// overrides) the environment of this process; Dir defaults to the
+	// session directory.
+	Command string
+	Args    []string
+	Env     []Pair
+	Dir     string
+	// URL and Headers reach an SSE or StreamableHTTP server.
+	URL     string
+	Headers []Pair
+	// StartupTimeout bounds connecting, the handshake and listing the
+	// tools; zero means the fleet's default.
+	StartupTimeout time.Duration
+	// CallTimeout bounds a call between two signs of life from the server
+	// (the start, progress notifications); zero means the fleet's default.
+	CallTimeout time.Duration
+	// Source and Row are where the server was declared (a file and
+	// "servers[2]" or `servers["fs"]`), for messages.
+	Source, Row string
+}
+
+// Warning is a problem found while loading configuration: the file, the row
+// (empty for the whole file) and what was wrong. Loading goes on after one.
+type Warning struct {
+	File, Row, Msg string
+}
+
+func (w Warning) String() string {
+	if w.Row == "" {
+		return w.File + ": " + w.Msg
+	}
+	return w.File + ": " + w.Row + ": " + w.Msg
+}
+
+// Loader finds and reads MCP configuration. The zero Loader reads the real
+// environment and home directory.
+type Loader struct {
+	// LookupEnv resolves ${VAR} in config values and $HOME and
+	// $XDG_CONFIG_HOME for discovery; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+}
+
+// LoadConfig is Loader{}.Load.
+func LoadConfig(pathOrDir string) ([]ServerConfig, []Warning) {
+	return Loader{}.Load(pathOrDir)
+}
+
+// Load reads MCP server configuration. When pathOrDir is an existing file it
+// is parsed alone. Otherwise it is taken as a working directory and these
+// files are merged, in this order, each one that exists:
+//
+//	<dir>/.indusvx/mcp.json
+//	<dir>/.mcp.json                          (the format Claude Code uses)
+//	$XDG_CONFIG_HOME/indusvx/mcp.json        ($XDG_CONFIG_HOME defaults to ~/.config)
+//	~/.indusvx/agent/mcp.json
+//	~/.indusvx/agent/mcp-servers.json
+//
+// Servers keep their declaration order across files; when two files declare
+// the same name, the first declaration wins. Nothing here is fatal: a bad
+// row is skipped and an unreadable or malformed file contributes nothing,
+// each with a warning.
+func (l Loader) Load(pathOrDir string) ([]ServerConfig, []Warning) {
+	if fi, err := os.Stat(pathOrDir); err == nil && !fi.IsDir() {
+		return l.merge([]string{pathOrDir}, nil)
+	} else if errors.Is(err, fs.ErrNotExist) {
+		w := Warning{File: pathOrDir, Msg: "no such file or directory; looking for the usual config files under it as a directory"}
+		return l.merge(l.Sources(pathOrDir), []Warning{w})
+	}
+	return l.merge(l.Sources(pathOrDir), nil)
+}
+
+// Sources returns the files Load reads for a directory, in merge order,
+// whether or not they exist.
+func (l Loader) Sources(dir string) []string {
+	out := []string{
+		filepath.Join(dir, ".indusvx", "mcp.json"),
+		filepath.Join(dir, ".mcp.json"),
+	}
+	home := l.home()
+	xdg, _ := l.lookup("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	if xdg != "" {
+		out = append(out, filepath.Join(xdg, "indusvx", "mcp.json"))
+	}
+	if home != "" {
+		out = append(out,
+			filepath.Join(home, ".indusvx", "agent", "mcp.json"),
+			filepath.Join(home, ".indusvx", "agent", "mcp-servers.json"))
+	}
+	return out
+}
+
+func (l Loader) lookup(name string) (string, bool) {
+	if l.LookupEnv != nil {
+		return l.LookupEnv(name)
+	}
+	return os.LookupEnv(name)
+}
+
+func (l Loader) home() string {
+	if h, ok := l.lookup("HOME"); ok && h != "" {
+		return h
+	}
+	if l.LookupEnv != nil {
+		return ""
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// merge parses files in order. A file reached twice (the project directory
+// is the home directory) is read once; a name declared twice keeps its
+// first declaration.
+func (l Loader) merge(files []string, warnings []Warning) ([]ServerConfig, []Warning) {
+	var out []ServerConfig
+	seenFile := make(map[string]bool)
+	seenName := make(map[string]string)
+	for _, file := range files {
+		abs, err := filepath.Abs(file)
+		if err != nil {
+			abs = file
+		}
+		if seenFile[abs] {
+			continue
+		}
+		seenFile[abs] = true
+		data, err := os.ReadFile(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			warnings = append(warnings, Warning{File: file, Msg: fmt.Sprintf("cannot read it (%v); its servers are not mounted", errors.Unwrap(err))})
+			continue
+		}
+		servers, ws := ParseConfig(data, file, l.lookup)
+		warnings = append(warnings, ws...)
+		for _, s := range servers {
+			if first, dup := seenName[s.Name]; dup {
+				warnings = append(warnings, Warning{File: file, Row: s.Row,
+					Msg: fmt.Sprintf("server %q is already declared in %s; this declaration is ignored", s.Name, first)})
+				continue
+			}
+			seenName[s.Name] = s.Source + " " + s.Row
+			out = append(out, s)
+		}
+	}
+	return out, warnings
+}

@@ -1,0 +1,31 @@
+// Package bridge grafts the tools of external MCP servers onto a deck.
+//
+// [LoadConfig] finds server configuration (the .indusvx/mcp.json family and
+// a project's .mcp.json); [Mount] connects every server in parallel over
+// stdio, SSE or Streamable HTTP with the official MCP Go SDK and returns a
+// [Fleet] whose [Fleet.Tools] are ordinary tool.Tool values named
+// "<server>__<tool>", ready for deck.Deck.Graft. Enrollment goes through the
+// event-sourced ledger of package ledger, optionally persisted as JSON
+// lines. A server that fails contributes nothing and shows why in
+// [Fleet.Status]; the others are unaffected.
+//
+// The SDK's known traps are handled here: the protocol version is pinned so
+// a legacy server that ignores server/discover cannot hang the handshake;
+// stdio servers run in their own process group (teardown reaches npx's and
+// uvx's children) with stderr kept in a per-server log; stdout lines that
+// are not JSON-RPC are logged and dropped instead of ending the session;
+// tools/list is paged with a cap; input schemas are normalised to object
+// schemas; empty arguments go out as {}, never null; and the SSE stream is
+// kept alive past the startup deadline that bounded its connection.
+//
+// Names of the spec and their Go forms: load_mcp_config is [LoadConfig];
+// ServerConfig keeps its name, with the transport a [Transport] field;
+// mount_protocol_bridge and attach_bridge_capabilities are [Mount] and
+// [Fleet.Attach]; detach_bridge is [Fleet.Detach]; ServerFleet and
+// FleetStatus are [Fleet] and []ServerStatus; BridgeCapability is the
+// unexported tool behind [Fleet.Tools]; bridge_capability_card is [Card];
+// bridge_tool_names and bridge_tool_counts are [Fleet.ToolNames] and
+// [Fleet.ToolCounts]; qualify_bridge_name is [Qualify] (which also makes
+// the name safe for every model API). The fleet must be closed: [Fleet.Close]
+// stops every server.
+package bridge

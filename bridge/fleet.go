@@ -1,0 +1,355 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/indusagi/induscode/bridge/ledger"
+	"github.com/indusagi/induscode/tool"
+)
+
+// Defaults of Options.
+const (
+	// DefaultStartupTimeout bounds connecting to one server: starting it,
+	// the handshake and listing its tools. npx fetching a package on first
+	// use is the slow case it allows for.
+	DefaultStartupTimeout = 10 * time.Second
+	// DefaultCallTimeout bounds a call between signs of life from the
+	// server (its start, then each progress notification).
+	DefaultCallTimeout = 60 * time.Second
+	// DefaultMaxCallTimeout is the absolute bound on one call, however
+	// much progress it reports.
+	DefaultMaxCallTimeout = 10 * time.Minute
+)
+
+// maxParallelConnects bounds how many servers start at once: all of a
+// normal fleet, without forking a hundred processes at one instant.
+const maxParallelConnects = 16
+
+// Options configure a fleet. The zero value works: stdio servers start in
+// the current directory and nothing is written to disk.
+type Options struct {
+	// Dir is where stdio servers start unless their config says "cwd".
+	Dir string
+	// LedgerPath, when set, is the ledger log (normally
+	// <workspace>/.indusvx/ledger.jsonl): it is replayed at mount and every
+	// batch of events is appended and synced.
+	LedgerPath string
+	// LogDir, when set, keeps each server's stderr in <LogDir>/<name>.log.
+	LogDir string
+	// StartupTimeout, CallTimeout and MaxCallTimeout default to the
+	// Default* constants; a server's config may override the first two.
+	StartupTimeout, CallTimeout, MaxCallTimeout time.Duration
+	// ClientName and ClientVersion identify the bridge to servers.
+	ClientName, ClientVersion string
+}
+
+// Fleet is the set of mounted servers and the ledger of their tools. It is
+// safe for concurrent use. Close it to stop the servers.
+type Fleet struct {
+	opts   Options
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	servers  []*server // declaration order
+	routes   map[string]route
+	ledger   ledger.Ledger
+	file     *ledger.File
+	saved    int // ledger entries already in the file
+	warnings []string
+	closed   bool
+}
+
+type route struct {
+	srv  *server
+	tool string
+}
+
+// Mount connects every server in parallel and grafts their tools. It always
+// returns a fleet: a server that fails contributes no tools and shows its
+// error in [Fleet.Status], and the others are unaffected. ctx bounds the
+// connecting (each server also has its startup timeout).
+func Mount(ctx context.Context, servers []ServerConfig, opts Options) *Fleet {
+	f := newFleet(opts)
+	f.Attach(ctx, servers...)
+	return f
+}
+
+func newFleet(opts Options) *Fleet {
+	if opts.StartupTimeout <= 0 {
+		opts.StartupTimeout = DefaultStartupTimeout
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
+	if opts.MaxCallTimeout <= 0 {
+		opts.MaxCallTimeout = DefaultMaxCallTimeout
+	}
+	if opts.ClientName == "" {
+		opts.ClientName = "induscode"
+	}
+	if opts.ClientVersion == "" {
+		opts.ClientVersion = "devel"
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &Fleet{opts: opts, ctx: ctx, cancel: cancel, routes: make(map[string]route), ledger: ledger.Empty()}
+	if opts.LedgerPath != "" {
+		f.openLedger()
+	}
+	return f
+}
+
+// openLedger replays the log. Tools it shows live belonged to an earlier
+// session whose servers are gone, so they are withdrawn, in the log too.
+func (f *Fleet) openLedger() {
+	file, entries, warnings, err := ledger.OpenFile(f.opts.LedgerPath)
+	f.warnings = append(f.warnings, warnings...)
+	if err != nil {
+		f.warnings = append(f.warnings, fmt.Sprintf("%v; the ledger is kept in memory only", err))
+		return
+	}
+	f.file = file
+	f.ledger = ledger.FromLog(entries)
+	f.saved = f.ledger.Len()
+	at := ledger.Now()
+	l := f.ledger
+	for _, c := range l.Counts() {
+		l = l.WithdrawServer(c.Server, at)
+	}
+	f.commit(l)
+}
+
+// commit makes l the fleet's ledger and appends its new events to the log;
+// f.mu is held (or the fleet is not shared yet).
+func (f *Fleet) commit(l ledger.Ledger) {
+	f.ledger = l
+	if f.file == nil || l.Len() == f.saved {
+		return
+	}
+	if err := f.file.Append(l.Since(f.saved)); err != nil {
+		f.warnings = append(f.warnings, fmt.Sprintf("%v; later events are kept in memory only", err))
+		f.file.Close()
+		f.file = nil
+		return
+	}
+	f.saved = l.Len()
+}
+
+// Attach mounts more servers into the fleet, connecting them in parallel,
+// and returns their status. A name already in the fleet is refused (its
+// status says so).
+func (f *Fleet) Attach(ctx context.Context, servers ...ServerConfig) []ServerStatus {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return nil
+	}
+	var added []*server
+	var refused []ServerStatus
+	for _, cfg := range servers {
+		if f.find(cfg.Name) != nil || slices.ContainsFunc(added, func(s *server) bool { return s.cfg.Name == cfg.Name }) {
+			refused = append(refused, ServerStatus{Name: cfg.Name, Transport: cfg.Transport, State: Failed, Source: cfg.Source,
+				LastError: "a server with this name is already attached; detach it first or rename this one"})
+			continue
+		}
+		log, err := newServerLog(f.opts.LogDir, cfg.Name)
+		if err != nil {
+			f.warnings = append(f.warnings, fmt.Sprintf("server %q: cannot keep a log file (%v); its stderr is kept in memory only", cfg.Name, err))
+		}
+		s := newServer(f, cfg, log)
+		added = append(added, s)
+		f.servers = append(f.servers, s)
+	}
+	f.mu.Unlock()
+
+	type dialed struct {
+		l      *link
+		tools  []*mcp.Tool
+		faults []string
+		err    error
+	}
+	results := make([]dialed, len(added))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxParallelConnects)
+	for i, s := range added {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			dctx, cancel := context.WithCancel(s.ctx)
+			defer cancel()
+			stop := context.AfterFunc(ctx, cancel)
+			defer stop()
+			l, tools, faults, err := s.dial(dctx)
+			results[i] = dialed{l, tools, faults, err}
+		}()
+	}
+	wg.Wait()
+
+	// Enroll in declaration order, so the ledger does not depend on which
+	// server answered first.
+	out := refused
+	for i, s := range added {
+		r := results[i]
+		s.mu.Lock()
+		switch {
+		case s.state == Detached:
+			s.mu.Unlock()
+			if r.l != nil {
+				r.l.teardown()
+			}
+		case r.err != nil:
+			s.state, s.lastErr, s.failures, s.downAt = Failed, r.err.Error(), 1, time.Now()
+			s.log.printf("connect failed: %v", r.err)
+			s.mu.Unlock()
+		default:
+			s.state, s.link = Ready, r.l
+			s.mu.Unlock()
+			f.setTools(s, r.tools, r.faults, false)
+		}
+		out = append(out, s.status())
+	}
+	return out
+}
+
+// find returns the attached server with this name; f.mu is held.
+func (f *Fleet) find(name string) *server {
+	for _, s := range f.servers {
+		if s.cfg.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// route resolves a grafted tool name to its server and the server's name
+// for the tool.
+func (f *Fleet) route(exposed string) (*server, string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	r, ok := f.routes[exposed]
+	return r.srv, r.tool, ok
+}
+
+// Detach tears down the named servers (all of them when no name is given):
+// their tools are withdrawn from the ledger, calls in flight are cancelled
+// and their processes stopped. Unknown names are ignored.
+func (f *Fleet) Detach(names ...string) {
+	f.mu.Lock()
+	var gone []*server
+	keep := f.servers[:0:0]
+	for _, s := range f.servers {
+		if len(names) == 0 || slices.Contains(names, s.cfg.Name) {
+			gone = append(gone, s)
+		} else {
+			keep = append(keep, s)
+		}
+	}
+	f.servers = keep
+	at := ledger.Now()
+	l := f.ledger
+	for _, s := range gone {
+		l = l.WithdrawServer(s.cfg.Name, at)
+		for name, r := range f.routes {
+			if r.srv == s {
+				delete(f.routes, name)
+			}
+		}
+	}
+	f.commit(l)
+	f.mu.Unlock()
+
+	var wg sync.WaitGroup
+	for _, s := range gone {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.shutdown()
+			s.log.close()
+		}()
+	}
+	wg.Wait()
+}
+
+// Close detaches every server and closes the ledger log. It is idempotent.
+func (f *Fleet) Close() error {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return nil
+	}
+	f.mu.Unlock()
+	f.Detach()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	f.cancel()
+	var err error
+	if f.file != nil {
+		err = f.file.Close()
+		f.file = nil
+	}
+	return err
+}
+
+// Tools returns the grafted tools in ledger order (servers in declaration
+// order, each server's tools in its order, later additions after).
+func (f *Fleet) Tools() []tool.Tool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []tool.Tool
+	for _, t := range f.ledger.Live() {
+		if _, ok := t.(*capability); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Status returns the health of every attached server, in declaration order.
+func (f *Fleet) Status() []ServerStatus {
+	f.mu.Lock()
+	servers := slices.Clone(f.servers)
+	snap := f.ledger.Snapshot()
+	f.mu.Unlock()
+	out := make([]ServerStatus, len(servers))
+	for i, s := range servers {
+		out[i] = s.status()
+		out[i].Tools = snap.Count(s.cfg.Name)
+	}
+	return out
+}
+
+// Ledger returns the current ledger value.
+func (f *Fleet) Ledger() ledger.Ledger {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ledger
+}
+
+// ToolNames returns the names of the live tools, from the ledger.
+func (f *Fleet) ToolNames() []string {
+	var names []string
+	for _, t := range f.Ledger().Live() {
+		names = append(names, t.Spec().Name)
+	}
+	return names
+}
+
+// ToolCounts returns the live tool count per server, from the ledger.
+func (f *Fleet) ToolCounts() []ledger.ServerCount { return f.Ledger().Counts() }
+
+// Warnings returns problems with the ledger log and log files; none of
+// them stops the fleet.
+func (f *Fleet) Warnings() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.warnings)
+}

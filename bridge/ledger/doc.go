@@ -1,0 +1,25 @@
+// Package ledger is the event-sourced enrollment ledger of grafted MCP tools.
+//
+// Enrollment is an append-only log of enroll and retire events; the live set
+// of tools is the fold of that log by one pure reducer, [Reduce], so "what is
+// live now" never depends on the order in which callers happened to mutate
+// something. A [Ledger] is an immutable value: every transition returns a new
+// Ledger and leaves the receiver untouched, and [FromLog] rebuilds the same
+// value from a persisted log. [File] keeps the log on disk as JSON lines,
+// synced per batch, and tolerates a torn last line.
+//
+// Names of the spec and their Go forms: BridgeLedger is [Ledger];
+// reduce_ledger is [Reduce]; BridgeEntry, BridgeOp and LedgerSnapshot are
+// [Entry], [Op] and [Snapshot]; BridgeKey, bridge_content_key and
+// bridge_ulid_key are [Key], [ContentKey] and [ULIDKey]; EnrollRequest keeps
+// its name. A capability is a [tool.Tool]; one replayed from a file is a
+// [*Recorded], which describes the tool but has no server behind it.
+//
+// Keys are content addressed by default: "bk_" and 32 hex digits of SHA-256
+// over the canonical JSON of {"name": qualified, "schema": schema}, so the
+// same tool enrolled twice is one entry and a changed schema is a new key.
+// [Canonical] sorts object keys by UTF-16 code units and prints numbers the
+// way JavaScript does, so the bytes match the TypeScript and Python editions;
+// unlike the Python edition it keeps null members, which are meaningful in a
+// JSON Schema ("default": null).
+package ledger

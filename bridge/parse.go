@@ -1,0 +1,338 @@
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParseConfig parses one config file's contents. file names it in warnings
+// and anchors a relative "cwd". Both layouts are read: {"servers": [...] or
+// {...}} and {"mcpServers": {...}} (Claude Code, Cursor and others).
+// lookupEnv resolves ${VAR} and ${VAR:-default} in command, args, env, cwd,
+// url and headers; nil means no variables are set. A bad row is skipped
+// with a warning; a malformed file yields no servers and one warning.
+func ParseConfig(data []byte, file string, lookupEnv func(string) (string, bool)) ([]ServerConfig, []Warning) {
+	if lookupEnv == nil {
+		lookupEnv = func(string) (string, bool) { return "", false }
+	}
+	p := parser{file: file, lookupEnv: lookupEnv}
+	top, err := members(data)
+	if err != nil {
+		return nil, []Warning{{File: file, Msg: fmt.Sprintf("not a JSON object (%v); no servers are mounted from it", err)}}
+	}
+	found := false
+	for _, m := range top {
+		if m.name != "servers" && m.name != "mcpServers" {
+			continue
+		}
+		found = true
+		p.servers(m.name, m.raw)
+	}
+	if !found {
+		p.warn("", `no "servers" or "mcpServers" field; nothing to mount`)
+	}
+	return p.out, p.warnings
+}
+
+type parser struct {
+	file      string
+	lookupEnv func(string) (string, bool)
+	out       []ServerConfig
+	warnings  []Warning
+}
+
+func (p *parser) warn(row, format string, args ...any) {
+	p.warnings = append(p.warnings, Warning{File: p.file, Row: row, Msg: fmt.Sprintf(format, args...)})
+}
+
+// servers reads the array form (names in a "name" field) or the object
+// form (names are the keys).
+func (p *parser) servers(field string, raw json.RawMessage) {
+	switch firstByte(raw) {
+	case '[':
+		var rows []json.RawMessage
+		if err := json.Unmarshal(raw, &rows); err != nil {
+			p.warn(field, "malformed array: %v", err)
+			return
+		}
+		for i, r := range rows {
+			p.row(fmt.Sprintf("%s[%d]", field, i), "", r)
+		}
+	case '{':
+		ms, err := members(raw)
+		if err != nil {
+			p.warn(field, "malformed object: %v", err)
+			return
+		}
+		for _, m := range ms {
+			p.row(fmt.Sprintf("%s[%q]", field, m.name), m.name, m.raw)
+		}
+	default:
+		p.warn(field, "must be an array of servers or an object keyed by server name")
+	}
+}
+
+// rawRow is a server row as written.
+type rawRow struct {
+	Name           *string         `json:"name"`
+	Type           string          `json:"type"`
+	Transport      string          `json:"transport"`
+	Command        string          `json:"command"`
+	Args           []any           `json:"args"`
+	Env            json.RawMessage `json:"env"`
+	Cwd            string          `json:"cwd"`
+	URL            string          `json:"url"`
+	Headers        json.RawMessage `json:"headers"`
+	Enabled        *bool           `json:"enabled"`
+	Disabled       bool            `json:"disabled"`
+	StartupTimeout json.RawMessage `json:"startupTimeout"`
+	CallTimeout    json.RawMessage `json:"callTimeout"`
+}
+
+func (p *parser) row(id, key string, raw json.RawMessage) {
+	if firstByte(raw) != '{' {
+		p.warn(id, "a server must be a JSON object; skipped")
+		return
+	}
+	var r rawRow
+	if err := json.Unmarshal(raw, &r); err != nil {
+		p.warn(id, "malformed server (%v); skipped", err)
+		return
+	}
+	if (r.Enabled != nil && !*r.Enabled) || r.Disabled {
+		return
+	}
+	name := key
+	if name == "" && r.Name != nil {
+		name = *r.Name
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		p.warn(id, `server has no name; give it a non-empty "name" (or key); skipped`)
+		return
+	}
+	s := ServerConfig{Name: name, Source: p.file, Row: id}
+	kind := strings.ToLower(strings.TrimSpace(r.Type))
+	if kind == "" {
+		kind = strings.ToLower(strings.TrimSpace(r.Transport))
+	}
+	switch kind {
+	case "":
+		switch {
+		case r.URL != "":
+			s.Transport = SSE
+		case r.Command != "":
+			s.Transport = Stdio
+		}
+	case "stdio":
+		s.Transport = Stdio
+	case "sse":
+		s.Transport = SSE
+	case "http", "streamable-http", "streamable_http", "streamablehttp":
+		s.Transport = StreamableHTTP
+	default:
+		p.warn(id, "unknown type %q for server %q (want stdio, sse or http); skipped", r.Type, name)
+		return
+	}
+	exp := expander{lookup: p.lookupEnv}
+	switch s.Transport {
+	case Stdio:
+		if r.Command == "" {
+			p.warn(id, `server %q runs over stdio but has no "command"; skipped`, name)
+			return
+		}
+		s.Command = exp.expand(r.Command)
+		for i, a := range r.Args {
+			str, ok := a.(string)
+			if !ok {
+				p.warn(id, "args[%d] of server %q is not a string (%v); dropped", i, name, a)
+				continue
+			}
+			s.Args = append(s.Args, exp.expand(str))
+		}
+		s.Env = p.pairs(id, "env", r.Env, &exp)
+		if r.Cwd != "" {
+			s.Dir = exp.expand(r.Cwd)
+			if !filepath.IsAbs(s.Dir) {
+				s.Dir = filepath.Join(filepath.Dir(p.file), s.Dir)
+			}
+		}
+	case SSE, StreamableHTTP:
+		if r.URL == "" {
+			p.warn(id, `server %q uses %s but has no "url"; skipped`, name, s.Transport)
+			return
+		}
+		s.URL = exp.expand(r.URL)
+		s.Headers = p.pairs(id, "headers", r.Headers, &exp)
+		if r.Command != "" && kind == "" {
+			p.warn(id, `server %q has both "url" and "command"; set "type" to choose, using %s`, name, s.Transport)
+		}
+	default:
+		p.warn(id, `server %q has neither "url" nor "command"; skipped`, name)
+		return
+	}
+	for _, v := range exp.missing {
+		p.warn(id, "server %q uses ${%s}, which is not set; it expands to an empty string (write ${%s:-default} to give one)", name, v, v)
+	}
+	s.StartupTimeout = p.duration(id, "startupTimeout", r.StartupTimeout)
+	s.CallTimeout = p.duration(id, "callTimeout", r.CallTimeout)
+	p.out = append(p.out, s)
+}
+
+// pairs reads an object of strings in declaration order. Numbers and
+// booleans are kept as their JSON text; other values are dropped.
+func (p *parser) pairs(id, field string, raw json.RawMessage, exp *expander) []Pair {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil
+	}
+	ms, err := members(raw)
+	if err != nil {
+		p.warn(id, "%s must be an object of strings (%v); ignored", field, err)
+		return nil
+	}
+	out := make([]Pair, 0, len(ms))
+	for _, m := range ms {
+		var v any
+		_ = json.Unmarshal(m.raw, &v)
+		switch x := v.(type) {
+		case string:
+			out = append(out, Pair{m.name, exp.expand(x)})
+		case float64, bool:
+			out = append(out, Pair{m.name, string(bytes.TrimSpace(m.raw))})
+		default:
+			p.warn(id, "%s[%q] is not a string; dropped", field, m.name)
+		}
+	}
+	return out
+}
+
+// duration reads a timeout: a number of milliseconds or a Go duration
+// string ("10s", "1m30s"). Absent or invalid means the default.
+func (p *parser) duration(id, field string, raw json.RawMessage) time.Duration {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0
+	}
+	var d time.Duration
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		v, err := time.ParseDuration(s)
+		if err != nil || v <= 0 {
+			p.warn(id, "%s %q is not a positive duration like \"10s\"; using the default", field, s)
+			return 0
+		}
+		d = v
+	} else if ms, err := strconv.ParseFloat(string(raw), 64); err == nil && ms > 0 && ms < float64(maxConfigTimeout/time.Millisecond) {
+		d = time.Duration(ms * float64(time.Millisecond))
+	} else {
+		p.warn(id, "%s must be milliseconds or a duration string like \"10s\"; using the default", field)
+		return 0
+	}
+	if d > maxConfigTimeout {
+		p.warn(id, "%s %v is over the %v limit; using the limit", field, d, maxConfigTimeout)
+		d = maxConfigTimeout
+	}
+	return d
+}
+
+// maxConfigTimeout caps configured timeouts: a day is longer than any call
+// should wait, and the cap keeps a typo ("6000000000") from meaning never.
+const maxConfigTimeout = 24 * time.Hour
+
+// member is one name and raw value of a JSON object, in order.
+type member struct {
+	name string
+	raw  json.RawMessage
+}
+
+// members reads a JSON object keeping its member order, which encoding/json
+// maps lose. A repeated name keeps its first position and its last value,
+// as JavaScript does.
+func members(data []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("expected an object")
+	}
+	var out []member
+	at := make(map[string]int)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if i, dup := at[name]; dup {
+			out[i].raw = v
+			continue
+		}
+		at[name] = len(out)
+		out = append(out, member{name, v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, errors.New("trailing data after the object")
+	}
+	return out, nil
+}
+
+func firstByte(raw []byte) byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return 0
+	}
+	return raw[0]
+}
+
+// expander expands ${VAR} and ${VAR:-default}, remembering unset names.
+type expander struct {
+	lookup  func(string) (string, bool)
+	missing []string
+}
+
+func (e *expander) expand(s string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	var sb strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			break // unterminated: kept as written
+		}
+		sb.WriteString(s[:i])
+		expr := s[i+2 : i+j]
+		name, def, hasDef := strings.Cut(expr, ":-")
+		if v, ok := e.lookup(name); ok && (v != "" || !hasDef) {
+			sb.WriteString(v)
+		} else if hasDef {
+			sb.WriteString(def)
+		} else if !slices.Contains(e.missing, name) {
+			e.missing = append(e.missing, name)
+		}
+		s = s[i+j+1:]
+	}
+	sb.WriteString(s)
+	return sb.String()
+}
