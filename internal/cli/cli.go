@@ -82,7 +82,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "indusr",
 		Short:         "induscode: the tool layer of a coding agent",
-		Long:          "indusr lists, calls and serves induscode's tools: the built-in file, search, shell and checklist tools, app cards and grafted MCP servers.",
+		Long:          "indusr lists and calls induscode's tools: the built-in file, search, shell and checklist tools, app cards and the tools of grafted MCP servers.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
