@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/indusagi/induscode/internal/linediff"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -159,8 +160,8 @@ func editFailed(shown string, err error, batch, created bool) tool.Result {
 // unified diff as a JSON block.
 func editReport(shown, before, after string, n int, created bool) tool.Result {
 	// Lines as read shows them: no byte-order mark (nor, in unified, "\r").
-	a := splitKeep(strings.TrimPrefix(before, string(bom)))
-	b := splitKeep(strings.TrimPrefix(after, string(bom)))
+	a := linediff.Lines(strings.TrimPrefix(before, string(bom)))
+	b := linediff.Lines(strings.TrimPrefix(after, string(bom)))
 	oldName, newName := "a/"+filepath.ToSlash(shown), "b/"+filepath.ToSlash(shown)
 	if filepath.IsAbs(shown) {
 		oldName, newName = shown, shown
@@ -168,14 +169,14 @@ func editReport(shown, before, after string, n int, created bool) tool.Result {
 	var head string
 	if created {
 		a, oldName = nil, "/dev/null"
-		head = fmt.Sprintf("Created %s (%s, %d lines).", shown, plural(len(after), "byte"), len(b))
+		head = fmt.Sprintf("Created %s (%s, %s).", shown, plural(len(after), "byte"), plural(len(b), "line"))
 		if n > 0 {
-			head = fmt.Sprintf("Created %s (%s, %d lines; %s after creating it).", shown, plural(len(after), "byte"), len(b), plural(n, "replacement"))
+			head = fmt.Sprintf("Created %s (%s, %s; %s after creating it).", shown, plural(len(after), "byte"), plural(len(b), "line"), plural(n, "replacement"))
 		}
 	} else {
 		head = fmt.Sprintf("Edited %s: %s.", shown, plural(n, "replacement"))
 	}
-	cs := changes(len(a), len(b), matchLines(a, b))
+	cs := linediff.Diff(a, b)
 	var sb strings.Builder
 	sb.WriteString(head)
 	if len(cs) == 0 {
@@ -196,14 +197,14 @@ func editReport(shown, before, after string, n int, created bool) tool.Result {
 
 // snippet renders each changed region of the new text with SnippetContext
 // lines around it, numbered as read numbers them, at most MaxSnippetLines.
-func snippet(na int, b []string, cs []change) string {
+func snippet(na int, b []string, cs []linediff.Change) string {
 	var sb strings.Builder
 	shown := 0
-	for i, h := range group(na, cs, SnippetContext) {
+	for i, h := range linediff.Group(na, cs, SnippetContext) {
 		if i > 0 {
 			sb.WriteString("   ...\n")
 		}
-		for k := h.b0; k < h.b1; k++ {
+		for k := h.B0; k < h.B1; k++ {
 			if shown == MaxSnippetLines {
 				fmt.Fprintf(&sb, "[… more changed lines not shown; read the file from line %d to see them]\n", k+1)
 				return sb.String()

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/indusagi/induscode/internal/linediff"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -91,7 +92,7 @@ func TestEdit(t *testing.T) {
 		{name: "empty old_string creates a missing file",
 			content: "-",
 			in:      map[string]any{"old_string": "", "new_string": "package x\n"},
-			want:    []string{"Created f.go (10 bytes, 1 lines)."},
+			want:    []string{"Created f.go (10 bytes, 1 line)."},
 			after:   "package x\n"},
 		{name: "empty old_string on an existing file is refused",
 			content: goFile,
@@ -250,7 +251,7 @@ func checkDiffBlock(t *testing.T, r tool.Result, path, before, after string) {
 		t.Errorf("diff does not start with %q: %q", head, res.Diff)
 	}
 	plain := func(s string) string { return strings.ReplaceAll(strings.TrimPrefix(s, "\ufeff"), "\r\n", "\n") }
-	got, err := applyUnified(plain(before), res.Diff)
+	got, err := linediff.Apply(plain(before), res.Diff)
 	if err != nil {
 		t.Fatalf("diff does not apply: %v\n%s", err, res.Diff)
 	}
