@@ -75,3 +75,18 @@ func TestBatchInterruptWhileWaitingForInput(t *testing.T) {
 		t.Errorf("stderr should say the batch was interrupted:\n%s", stderr.String())
 	}
 }
+
+// After an interrupt, `indusr tools` does not print a possibly incomplete
+// list (the MCP mount was cut short) and exit 0.
+func TestToolsAfterInterruptFails(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	if c := run(ctx, []string{"-C", t.TempDir(), "tools"}, strings.NewReader(""), &stdout, &stderr); c != ExitToolError {
+		t.Errorf("exit code %d, want %d; stdout:\n%s", c, ExitToolError, stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
