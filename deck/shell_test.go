@@ -107,14 +107,16 @@ func TestDeckCloseKillsEverything(t *testing.T) {
 		fmt.Sscanf(out[strings.Index(out, "(pid ")+5:], "%d", &pid)
 		pids = append(pids, pid)
 	}
-	// A bash call abandoned by its caller keeps running until the deck closes.
-	callCtx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	// A bash call abandoned by its caller keeps running until the deck
+	// closes. The call is abandoned only once its shell has set its trap and
+	// written its pid, so a slow start cannot make the test fail.
+	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := box.Run(callCtx, "bash", json.RawMessage(`{"command":"trap '' TERM; echo $$ >> pids; sleep 300"}`))
-	if !r.IsError {
-		t.Fatalf("the abandoned call should report its deadline: %s", r.PlainText())
-	}
-	deadline := time.Now().Add(5 * time.Second)
+	result := make(chan tool.Result, 1)
+	go func() {
+		result <- box.Run(callCtx, "bash", json.RawMessage(`{"command":"trap '' TERM; echo $$ >> pids; sleep 300"}`))
+	}()
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		b, _ := os.ReadFile(filepath.Join(dir, "pids"))
 		if strings.Count(string(b), "\n") == 3 {
@@ -128,6 +130,10 @@ func TestDeckCloseKillsEverything(t *testing.T) {
 			t.Fatalf("pids file: %q", b)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if r := <-result; !r.IsError {
+		t.Fatalf("the abandoned call should report its cancellation: %s", r.PlainText())
 	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)

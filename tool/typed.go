@@ -177,11 +177,26 @@ func explainValidation(err error) string {
 	}
 	last := matches[len(matches)-1]
 	field := fieldPath(msg[last[2]:last[3]])
-	reason := msg[last[1]:]
+	reason := plainNumbers(msg[last[1]:])
 	if field == "" {
 		return reason
 	}
 	return "field " + field + ": " + reason
+}
+
+// ratNumberRe and floatNumberRe match how jsonschema-go prints the numbers
+// of minimum/maximum errors: the value as a big.Rat ("700000/1") and the
+// bound with six decimals ("600000.000000").
+var (
+	ratNumberRe   = regexp.MustCompile(`\b(-?\d+)/1\b`)
+	floatNumberRe = regexp.MustCompile(`\b(-?\d+)\.0{6}\b`)
+)
+
+// plainNumbers writes whole numbers in a validation reason as people do:
+// "maximum: 700000 is greater than 600000".
+func plainNumbers(reason string) string {
+	reason = ratNumberRe.ReplaceAllString(reason, "$1")
+	return floatNumberRe.ReplaceAllString(reason, "$1")
 }
 
 // fieldPath converts a schema pointer like

@@ -106,7 +106,7 @@ func TestTypedExplicitSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := tl.Run(context.Background(), json.RawMessage(`{"path":"a","limit":11}`), nil)
-	if !res.IsError || !strings.Contains(res.PlainText(), "field limit: maximum") {
+	if !res.IsError || !strings.Contains(res.PlainText(), "field limit: maximum: 11 is greater than 10") {
 		t.Errorf("maximum not enforced: %+v", res)
 	}
 }

@@ -181,9 +181,32 @@ type batchResult struct {
 	IsError bool         `json:"isError"`
 }
 
+// parseBatchLine decodes one line of --batch input: exactly one JSON object
+// with a non-empty "tool" and optionally "input", nothing after it.
+func parseBatchLine(raw []byte) (batchCall, error) {
+	var c batchCall
+	if len(raw) == 0 || raw[0] != '{' {
+		return c, errors.New("the line is not a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return c, fmt.Errorf("field %q must be a string", te.Field)
+		}
+		return c, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return c, errors.New("there is more after the JSON object; put one call per line")
+	}
+	if strings.TrimSpace(c.Tool) == "" {
+		return c, errors.New(`"tool" is missing or empty`)
+	}
+	return c, nil
+}
+
 func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin io.Reader, stdout io.Writer) error {
-	sc := bufio.NewScanner(stdin)
-	sc.Buffer(make([]byte, 64<<10), maxBatchLine)
 	enc := json.NewEncoder(stdout)
 	names := specNames(box)
 	failed := false
@@ -197,17 +220,33 @@ func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin i
 		}
 		return enc.Encode(batchResult{Line: line, Tool: name, Content: content, IsError: res.IsError})
 	}
+	lines := readLines(ctx, stdin)
 	line := 0
-	for sc.Scan() {
+	for {
+		// An interrupt ends the batch even while it waits for more input:
+		// stdin may be a pipe or terminal that never closes.
+		if ctx.Err() != nil {
+			return interruptedBatch(ctx, line)
+		}
+		var l inputLine
+		select {
+		case <-ctx.Done():
+			return interruptedBatch(ctx, line)
+		case l = <-lines:
+		}
+		if l.done {
+			if l.err != nil {
+				return &failure{fmt.Errorf("reading batch input at line %d: %w", line+1, l.err)}
+			}
+			break
+		}
 		line++
-		raw := bytes.TrimSpace(sc.Bytes())
+		raw := bytes.TrimSpace(l.text)
 		if len(raw) == 0 {
 			continue
 		}
-		var c batchCall
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
+		c, err := parseBatchLine(raw)
+		if err != nil {
 			if err := emit(line, "", tool.Errorf(`line %d: expected {"tool": NAME, "input": {...}}: %v`, line, err)); err != nil {
 				return &failure{err}
 			}
@@ -221,11 +260,45 @@ func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin i
 			return &failure{err}
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return &failure{fmt.Errorf("reading batch input at line %d: %w", line+1, err)}
-	}
 	if failed {
 		return errToolFailed
 	}
 	return nil
+}
+
+func interruptedBatch(ctx context.Context, lines int) error {
+	return &failure{fmt.Errorf("batch interrupted after %d input lines (%v); later lines were not run", lines, context.Cause(ctx))}
+}
+
+// inputLine is one line of batch input, or (done) the end of it.
+type inputLine struct {
+	text []byte
+	done bool
+	err  error // why the input ended, if not at EOF
+}
+
+// readLines reads r line by line in its own goroutine, so the reader of
+// the channel can stop waiting when ctx ends. The goroutine returns once
+// ctx has ended and its current read comes back, or at the end of r.
+func readLines(ctx context.Context, r io.Reader) <-chan inputLine {
+	ch := make(chan inputLine)
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64<<10), maxBatchLine)
+		send := func(l inputLine) bool {
+			select {
+			case ch <- l:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		for sc.Scan() {
+			if !send(inputLine{text: bytes.Clone(sc.Bytes())}) {
+				return
+			}
+		}
+		send(inputLine{done: true, err: sc.Err()})
+	}()
+	return ch
 }

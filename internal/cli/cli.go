@@ -70,6 +70,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 }
 
+// interrupted returns a failure when ctx has ended (Ctrl-C, SIGTERM):
+// the command stops rather than report partial work as a success.
+func interrupted(ctx context.Context) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return &failure{fmt.Errorf("interrupted (%v)", context.Cause(ctx))}
+}
+
 // failure marks an error that is not the user's fault (a provisioning or
 // I/O failure): exit code 1.
 type failure struct{ err error }

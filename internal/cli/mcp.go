@@ -60,7 +60,7 @@ func mcpConfig(opts *options, dir string, stderr io.Writer) []bridge.ServerConfi
 // mountMCP mounts the configured servers of the session in dir, with the
 // workspace's ledger log and server logs under dir/.indusvx. It returns nil
 // when no server is configured. When report is set, servers that failed are
-// reported on stderr.
+// reported on stderr, with the faults of every server's tool list.
 func mountMCP(ctx context.Context, opts *options, dir string, stderr io.Writer, report bool) *bridge.Fleet {
 	servers := mcpConfig(opts, dir, stderr)
 	if len(servers) == 0 {
@@ -80,6 +80,11 @@ func mountMCP(ctx context.Context, opts *options, dir string, stderr io.Writer, 
 		for _, st := range fleet.Status() {
 			if st.State != bridge.Ready {
 				fmt.Fprintf(stderr, "indusr: mcp: server %s is %s: %s\n", st.Name, st.State, st.LastError)
+			}
+			// A tool dropped or changed by a fault of its server (a name
+			// collision, a schema repaired) is said, not skipped silently.
+			for _, f := range st.Faults {
+				fmt.Fprintf(stderr, "indusr: mcp: server %s: %s\n", st.Name, f)
 			}
 		}
 	}

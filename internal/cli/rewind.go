@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -119,16 +118,21 @@ func relTo(dir, path string) string {
 }
 
 func rewind(w io.Writer, s checkpoint.Store, dir, node string, dryRun bool) error {
+	// Only a node id that names nothing is the user's to fix (exit 2); a
+	// store or file that cannot be read is a failure (exit 1).
+	nodes, err := s.Nodes()
+	if err != nil {
+		return &failure{err}
+	}
+	if len(nodes) == 0 {
+		return usagef("no checkpoints in %s: nothing to rewind", dir)
+	}
+	if _, err := checkpoint.FindNode(nodes, node); err != nil {
+		return usagef("%v", err)
+	}
 	plan, err := checkpoint.NewPlan(s, node)
 	if err != nil {
-		if errors.Is(err, checkpoint.ErrCorrupt) {
-			return &failure{err}
-		}
-		var nodes []checkpoint.Node
-		if nodes, _ = s.Nodes(); len(nodes) == 0 {
-			return usagef("no checkpoints in %s: nothing to rewind", dir)
-		}
-		return usagef("%v", err)
+		return &failure{err}
 	}
 	t := plan.Target
 	fmt.Fprintf(w, "Rewinding to before %s (%s, %s) undoes %d %s.\n", t.ID, t.Time.Local().Format(time.DateTime),

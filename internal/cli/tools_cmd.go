@@ -35,6 +35,10 @@ func newToolsCmd(opts *options) *cobra.Command {
 				return err
 			}
 			defer d.Close()
+			if err := interrupted(cmd.Context()); err != nil {
+				// The mount was cut short: the list would be incomplete.
+				return err
+			}
 			rows := rowsOf(d.Tools())
 			if opts.JSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())

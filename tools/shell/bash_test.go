@@ -134,7 +134,6 @@ func TestBashCancelStopsTheCommand(t *testing.T) {
 		done <- text(r)
 	}()
 	waitFile(t, pidFile)
-	time.Sleep(50 * time.Millisecond) // let the write finish
 	cancel()
 	out := <-done
 	if !strings.Contains(out, "cancelled after") {

@@ -95,12 +95,13 @@ func requireDead(t *testing.T, ps []int) {
 	}
 }
 
-// waitFile waits until path exists.
+// waitFile waits until path holds a complete line: a shell creates the
+// file before it writes to it, so existence alone is not enough.
 func waitFile(t *testing.T, path string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if _, err := os.Stat(path); err == nil {
+		if b, err := os.ReadFile(path); err == nil && strings.HasSuffix(string(b), "\n") {
 			return
 		}
 		if time.Now().After(deadline) {

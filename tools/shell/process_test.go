@@ -220,7 +220,6 @@ func TestCloseStopsEverything(t *testing.T) {
 		bashDone <- text(call(t, BashTool(), env, map[string]any{"command": "echo $$ > fg.pid; sleep 300"}))
 	}()
 	waitFile(t, filepath.Join(env.Dir, "fg.pid"))
-	time.Sleep(50 * time.Millisecond)
 	var fg int
 	b, _ := os.ReadFile(filepath.Join(env.Dir, "fg.pid"))
 	fmt.Sscan(string(b), &fg)
