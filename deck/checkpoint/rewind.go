@@ -2,8 +2,6 @@ package checkpoint
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/indusagi/induscode/internal/atomicfile"
 )
 
 // Op is what a rewind does to one file.
@@ -239,48 +239,12 @@ func apply(c Change, roots []string) error {
 		}
 		return nil
 	case Restore:
-		if err := writeInRoot(r, rel, c.prior, c.Prior.Mode); err != nil {
+		if err := atomicfile.WriteInRoot(r, rel, c.prior, c.Prior.Mode); err != nil {
 			return fmt.Errorf("restoring %s: %w", c.Path, err)
 		}
 		return nil
 	}
 	return fmt.Errorf("unknown rewind operation %v", c.Op)
-}
-
-// writeInRoot replaces rel with data atomically: a temp file beside it,
-// fsync, rename.
-func writeInRoot(r *os.Root, rel string, data []byte, mode fs.FileMode) error {
-	if mode == 0 {
-		mode = 0o644
-	}
-	dir := filepath.Dir(rel)
-	if err := r.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	var rnd [8]byte
-	rand.Read(rnd[:])
-	tmp := filepath.Join(dir, ".indusvx-rewind-"+hex.EncodeToString(rnd[:]))
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(mode.Perm())
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = r.Rename(tmp, rel)
-	}
-	if err != nil {
-		r.Remove(tmp)
-	}
-	return err
 }
 
 // within finds the root that lexically holds path.

@@ -8,7 +8,11 @@
 package atomicfile
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -57,4 +61,66 @@ func SyncDir(dir string) error {
 		return err
 	}
 	return nil
+}
+
+// WriteInRoot atomically replaces rel inside root with data, creating
+// missing parent directories. Going through an [os.Root] means neither
+// "../" nor a symlink can lead the write outside root. perm is the mode
+// of the new file (setuid, setgid and sticky bits included); 0 means the
+// mode of a newly created file, 0o666 less the umask. A rename
+// gives the path a new inode, so hard links keep the old content: that is
+// the price of never exposing a partial write. Errors say which step
+// failed and carry the underlying error without the root-relative path.
+func WriteInRoot(root *os.Root, rel string, data []byte, perm fs.FileMode) error {
+	dir := filepath.Dir(rel)
+	if err := root.MkdirAll(dir, 0o777); err != nil {
+		return fmt.Errorf("cannot create directory %s: %w", dir, bare(err))
+	}
+	var suffix [6]byte
+	_, _ = rand.Read(suffix[:])
+	tmp := filepath.Join(dir, TempPrefix+filepath.Base(rel)+"-"+hex.EncodeToString(suffix[:]))
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return fmt.Errorf("cannot create a temporary file: %w", bare(err))
+	}
+	step := "setting the mode"
+	if perm != 0 {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		step = "writing"
+		_, err = f.Write(data)
+	}
+	if err == nil {
+		step, err = "syncing", f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		step, err = "closing", cerr
+	}
+	if err == nil {
+		step, err = "replacing the file", root.Rename(tmp, rel)
+	}
+	if err != nil {
+		root.Remove(tmp)
+		return fmt.Errorf("%s: %w", step, bare(err))
+	}
+	if d, err := root.Open(dir); err == nil {
+		_ = d.Sync() // best effort: some file systems cannot sync a directory
+		d.Close()
+	}
+	return nil
+}
+
+// bare drops the *PathError or *LinkError wrapper, whose root-relative
+// path would only confuse; callers name the file themselves.
+func bare(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
 }

@@ -38,3 +38,37 @@ func TestWriteFileIntoMissingDirFails(t *testing.T) {
 		t.Error("write into a missing directory succeeded")
 	}
 }
+
+func TestWriteInRoot(t *testing.T) {
+	t.Parallel()
+	dir, outside := t.TempDir(), t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := WriteInRoot(root, "a/b/new.txt", []byte("hi"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "a/b/new.txt")); string(got) != "hi" {
+		t.Errorf("content %q", got)
+	}
+	if err := WriteInRoot(root, "x.sh", []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "x.sh")); fi.Mode().Perm() != 0o755 {
+		t.Errorf("mode %v, want 0755", fi.Mode().Perm())
+	}
+	// Neither ../ nor a symlink leads outside the root.
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"../escape.txt", "link/escape.txt"} {
+		if err := WriteInRoot(root, rel, []byte("x"), 0); err == nil {
+			t.Errorf("%s: write outside the root succeeded", rel)
+		}
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("files appeared outside the root: %v", entries)
+	}
+}

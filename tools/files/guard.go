@@ -1,9 +1,7 @@
 package files
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -225,46 +224,12 @@ func (t *target) readAll(limit int64) ([]byte, error) {
 // A rename gives the path a new inode, so hard links to the old file keep
 // the old content; that is the price of never exposing a partial write.
 func (t *target) write(data []byte) error {
-	dir := filepath.Dir(t.rel)
-	if err := t.root.MkdirAll(dir, 0o777); err != nil {
-		return fmt.Errorf("cannot create directory %s: %w", filepath.Dir(t.name), unwrapPath(err))
-	}
-	var suffix [6]byte
-	_, _ = rand.Read(suffix[:])
-	tmp := filepath.Join(dir, "."+filepath.Base(t.rel)+".tmp-"+hex.EncodeToString(suffix[:]))
-	f, err := t.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	if err != nil {
-		return fmt.Errorf("cannot create a temporary file next to %s: %w", t.name, unwrapPath(err))
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			t.root.Remove(tmp)
-		}
-	}()
+	var perm fs.FileMode // a new file: the usual mode under the umask
 	if t.info != nil {
-		keep := t.info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-		if err := f.Chmod(keep); err != nil {
-			return fmt.Errorf("cannot keep the mode of %s: %w", t.name, unwrapPath(err))
-		}
+		perm = t.info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	}
-	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("writing %s: %w", t.name, unwrapPath(err))
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", t.name, unwrapPath(err))
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", t.name, unwrapPath(err))
-	}
-	if err := t.root.Rename(tmp, t.rel); err != nil {
-		return fmt.Errorf("replacing %s: %w", t.name, unwrapPath(err))
-	}
-	ok = true
-	if d, err := t.root.Open(dir); err == nil {
-		_ = d.Sync() // best effort: some file systems cannot sync a directory
-		d.Close()
+	if err := atomicfile.WriteInRoot(t.root, t.rel, data, perm); err != nil {
+		return fmt.Errorf("cannot write %s: %w", t.name, err)
 	}
 	return nil
 }
