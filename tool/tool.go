@@ -3,7 +3,6 @@ package tool
 import (
 	"context"
 	"encoding/json"
-	"regexp"
 )
 
 // Tool is one callable capability. Implementations must be safe for
@@ -37,10 +36,20 @@ type Spec struct {
 
 // namePattern is the tool-name limit shared by the OpenAI, Anthropic and
 // Gemini function-calling APIs.
-var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
-
-// ValidName reports whether name is acceptable to every major model API.
-func ValidName(name string) bool { return namePattern.MatchString(name) }
+// ValidName reports whether name is acceptable to every major model API:
+// 1 to 64 of a-z, A-Z, 0-9, '_' and '-'.
+func ValidName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // EmptyObjectSchema is the schema of a tool that takes no input.
 var EmptyObjectSchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -37,65 +36,60 @@ func Schema[In any]() (*jsonschema.Schema, error) {
 // IsError result that names the offending field and shows what was expected,
 // so the model can correct its call.
 func New[In any](spec Spec, run func(ctx context.Context, in In, env *Env) Result) (Tool, error) {
-	c, err := compile[In](spec.InputSchema)
+	raw, err := wireSchema[In](spec.InputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", spec.Name, err)
 	}
-	spec.InputSchema = c.raw
-	return &typed[In]{spec: spec, schema: c.resolved, run: run}, nil
+	spec.InputSchema = raw
+	return &typed[In]{spec: spec, run: run}, nil
 }
 
-// compiled is a schema ready for validation, with its wire form.
-type compiled struct {
-	raw      json.RawMessage
-	resolved *jsonschema.Resolved
-}
-
-// schemaKey identifies a compiled schema: the input type and the explicit
-// schema text (empty when inferred).
-type schemaKey struct {
-	in       reflect.Type
-	explicit string
-}
-
-// compiledSchemas caches compiled schemas. Inference and resolution cost
-// about a hundred allocations per tool; decks are provisioned per session,
-// so each schema is compiled once per process instead. A resolved schema is
-// only read while validating, so sharing it between tools is safe.
-var compiledSchemas sync.Map // schemaKey -> compiled
-
-func compile[In any](explicit json.RawMessage) (compiled, error) {
-	key := schemaKey{in: reflect.TypeFor[In](), explicit: string(explicit)}
-	if c, ok := compiledSchemas.Load(key); ok {
-		return c.(compiled), nil
-	}
-	var s *jsonschema.Schema
-	raw := explicit
+// wireSchema returns the schema a tool shows: explicit (checked to be an
+// object schema) or inferred from In.
+func wireSchema[In any](explicit json.RawMessage) (json.RawMessage, error) {
 	if len(explicit) == 0 {
-		inferred, err := Schema[In]()
+		s, err := Schema[In]()
 		if err != nil {
-			return compiled{}, err
+			return nil, err
 		}
-		s = inferred
-		if raw, err = json.Marshal(s); err != nil {
-			return compiled{}, fmt.Errorf("encoding schema: %w", err)
+		raw, err := json.Marshal(s)
+		if err != nil {
+			return nil, fmt.Errorf("encoding schema: %w", err)
 		}
-	} else {
-		s = new(jsonschema.Schema)
-		if err := json.Unmarshal(explicit, s); err != nil {
-			return compiled{}, fmt.Errorf("input schema: %w", err)
-		}
-		if s.Type != "object" {
-			return compiled{}, errors.New(`input schema must have "type":"object"`)
-		}
+		return raw, nil
 	}
-	resolved, err := s.Resolve(nil)
+	var head struct {
+		Type any `json:"type"`
+	}
+	if err := json.Unmarshal(explicit, &head); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	if head.Type != "object" {
+		return nil, errors.New(`input schema must have "type":"object"`)
+	}
+	return explicit, nil
+}
+
+// resolvedSchemas caches validators by schema text. Parsing and resolving
+// a schema costs a few hundred microseconds and is not needed to list
+// tools, so it happens on a tool's first call, once per process; a
+// resolved schema is only read while validating, so sharing it is safe.
+var resolvedSchemas sync.Map // string -> *jsonschema.Resolved
+
+func resolve(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	if r, ok := resolvedSchemas.Load(string(raw)); ok {
+		return r.(*jsonschema.Resolved), nil
+	}
+	s := new(jsonschema.Schema)
+	if err := json.Unmarshal(raw, s); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	r, err := s.Resolve(nil)
 	if err != nil {
-		return compiled{}, fmt.Errorf("resolving schema: %w", err)
+		return nil, fmt.Errorf("resolving schema: %w", err)
 	}
-	c := compiled{raw: raw, resolved: resolved}
-	compiledSchemas.Store(key, c)
-	return c, nil
+	resolvedSchemas.Store(string(raw), r)
+	return r, nil
 }
 
 // Must is New that panics on error; for package-level tool tables whose
@@ -108,14 +102,21 @@ func Must(t Tool, err error) Tool {
 }
 
 type typed[In any] struct {
-	spec   Spec
-	schema *jsonschema.Resolved
-	run    func(context.Context, In, *Env) Result
+	spec Spec
+	run  func(context.Context, In, *Env) Result
+
+	once      sync.Once
+	schema    *jsonschema.Resolved
+	schemaErr error
 }
 
 func (t *typed[In]) Spec() Spec { return t.spec }
 
 func (t *typed[In]) Run(ctx context.Context, input json.RawMessage, env *Env) Result {
+	t.once.Do(func() { t.schema, t.schemaErr = resolve(t.spec.InputSchema) })
+	if t.schemaErr != nil {
+		return Errorf("tool %s cannot check its input: %v. This is a bug in the tool's schema, not in your input.", t.spec.Name, t.schemaErr)
+	}
 	in, err := Decode[In](t.schema, input)
 	if err != nil {
 		return Errorf("invalid input for %s: %v", t.spec.Name, err)
@@ -165,13 +166,15 @@ func jsonKind(v any) string {
 
 // validatingRe matches the path prefixes jsonschema-go puts on its errors:
 // "validating /properties/todos/items/0/properties/status: ".
-var validatingRe = regexp.MustCompile(`validating (root|/[^:]*): `)
+// It is compiled on first use: only failed validations need it, and
+// package initialisation is on every command's start-up path.
+var validatingRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`validating (root|/[^:]*): `) })
 
 // explainValidation turns a jsonschema-go error chain into one line that
 // names the field as a JSON path (todos[0].status) and keeps the reason.
 func explainValidation(err error) string {
 	msg := err.Error()
-	matches := validatingRe.FindAllStringSubmatchIndex(msg, -1)
+	matches := validatingRe().FindAllStringSubmatchIndex(msg, -1)
 	if len(matches) == 0 {
 		return msg
 	}
@@ -188,15 +191,15 @@ func explainValidation(err error) string {
 // of minimum/maximum errors: the value as a big.Rat ("700000/1") and the
 // bound with six decimals ("600000.000000").
 var (
-	ratNumberRe   = regexp.MustCompile(`\b(-?\d+)/1\b`)
-	floatNumberRe = regexp.MustCompile(`\b(-?\d+)\.0{6}\b`)
+	ratNumberRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(-?\d+)/1\b`) })
+	floatNumberRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(-?\d+)\.0{6}\b`) })
 )
 
 // plainNumbers writes whole numbers in a validation reason as people do:
 // "maximum: 700000 is greater than 600000".
 func plainNumbers(reason string) string {
-	reason = ratNumberRe.ReplaceAllString(reason, "$1")
-	return floatNumberRe.ReplaceAllString(reason, "$1")
+	reason = ratNumberRe().ReplaceAllString(reason, "$1")
+	return floatNumberRe().ReplaceAllString(reason, "$1")
 }
 
 // fieldPath converts a schema pointer like

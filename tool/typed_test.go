@@ -157,3 +157,19 @@ func FuzzTypedInput(f *testing.F) {
 		}
 	})
 }
+
+// A schema that cannot be resolved (a dangling $ref) is found on the first
+// call, which fails clearly instead of running unchecked.
+func TestUnresolvableSchemaFailsCalls(t *testing.T) {
+	t.Parallel()
+	tl, err := tool.New(tool.Spec{Name: "dangling", InputSchema: json.RawMessage(
+		`{"type":"object","properties":{"x":{"$ref":"#/$defs/missing"}}}`)},
+		func(context.Context, input, *tool.Env) tool.Result { return tool.Text("ran") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := tl.Run(context.Background(), json.RawMessage(`{}`), nil)
+	if !res.IsError || !strings.Contains(res.PlainText(), "tool dangling cannot check its input") {
+		t.Errorf("got %v %q", res.IsError, res.PlainText())
+	}
+}

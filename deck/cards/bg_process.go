@@ -3,6 +3,7 @@ package cards
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -27,7 +28,11 @@ type bgInput struct {
 // BgProcess returns the bg-process card: background processes over the
 // same engine as the process tool, so both list the same processes within
 // a session, and the session's end stops them.
-func BgProcess() tool.Tool {
+func BgProcess() tool.Tool { return bgProcessOnce() }
+
+// The tool keeps no state of its own (what a session shares lives in its
+// tool.Env), so one value, with its schema compiled once, serves every deck.
+var bgProcessOnce = sync.OnceValue(func() tool.Tool {
 	return tool.Must(tool.New(tool.Spec{
 		Name:  "bg-process",
 		Label: "Background processes",
@@ -51,7 +56,7 @@ func BgProcess() tool.Tool {
 		}
 		return tool.Errorf("unknown action %q: use start, poll, stop or list", in.Action)
 	}))
-}
+})
 
 func bgSchema() json.RawMessage {
 	s, err := tool.Schema[bgInput]()

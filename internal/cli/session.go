@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/indusagi/induscode/deck"
@@ -26,7 +27,7 @@ import (
 var sessionDir = filepath.Join(".indusvx", "sessions")
 
 // sessionName keeps session names safe as file names.
-var sessionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var sessionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
 
 // sessionVersion is the format of session files; a file of another
 // version is refused rather than misread.
@@ -47,7 +48,7 @@ type sessionRead struct {
 }
 
 func sessionPath(dir, name string) (string, error) {
-	if !sessionName.MatchString(name) {
+	if !sessionName().MatchString(name) {
 		return "", usagef("--session %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
 	}
 	return filepath.Join(dir, sessionDir, name+".json"), nil

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/indusagi/induscode/internal/linediff"
 	"github.com/indusagi/induscode/tool"
@@ -33,7 +34,11 @@ const editDescription = `Replace exact text in a file.
 - The path must lie inside the workspace; the file is replaced atomically and keeps its permissions.`
 
 // EditTool returns the edit tool.
-func EditTool() tool.Tool {
+func EditTool() tool.Tool { return editToolOnce() }
+
+// The tool keeps no state of its own (what a session shares lives in its
+// tool.Env), so one value, with its schema compiled once, serves every deck.
+var editToolOnce = sync.OnceValue(func() tool.Tool {
 	s, err := tool.Schema[editInput]()
 	if err != nil {
 		panic(err)
@@ -53,7 +58,7 @@ func EditTool() tool.Tool {
 		Description: editDescription,
 		InputSchema: mustJSON(s),
 	}, runEdit))
-}
+})
 
 // editResult is the JSON block of a successful edit.
 type editResult struct {

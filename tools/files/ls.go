@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/indusagi/induscode/tool"
 )
@@ -31,7 +32,11 @@ const lsDescription = `List the entries of one directory, sorted by name.
 - ls does not descend into subdirectories. To find files by name across a tree use find; to search contents use grep.`
 
 // LsTool returns the ls tool.
-func LsTool() tool.Tool {
+func LsTool() tool.Tool { return lsToolOnce() }
+
+// The tool keeps no state of its own (what a session shares lives in its
+// tool.Env), so one value, with its schema compiled once, serves every deck.
+var lsToolOnce = sync.OnceValue(func() tool.Tool {
 	s, err := tool.Schema[lsInput]()
 	if err != nil {
 		panic(err)
@@ -47,7 +52,7 @@ func LsTool() tool.Tool {
 		InputSchema: mustJSON(s),
 		ReadOnly:    true,
 	}, runLs))
-}
+})
 
 // lsBatch is how many entries ls asks the operating system for at a time;
 // the listing never holds more than this plus limit entries.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/indusagi/induscode/tool"
 )
@@ -31,7 +32,11 @@ const readDescription = `Read a file from the local file system.
 - Reading an empty file succeeds and says so. To list a directory use ls; to search use grep or find. When several files are relevant, read them in parallel in one turn.`
 
 // ReadTool returns the read tool.
-func ReadTool() tool.Tool {
+func ReadTool() tool.Tool { return readToolOnce() }
+
+// The tool keeps no state of its own (what a session shares lives in its
+// tool.Env), so one value, with its schema compiled once, serves every deck.
+var readToolOnce = sync.OnceValue(func() tool.Tool {
 	s, err := tool.Schema[readInput]()
 	if err != nil {
 		panic(err)
@@ -45,7 +50,7 @@ func ReadTool() tool.Tool {
 		InputSchema: mustJSON(s),
 		ReadOnly:    true,
 	}, runRead))
-}
+})
 
 func runRead(ctx context.Context, in readInput, env *tool.Env) tool.Result {
 	offset, limit := max(in.Offset, 1), in.Limit

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/indusagi/induscode/tool"
 )
@@ -23,13 +24,17 @@ const writeDescription = `Write a file, replacing it entirely if it exists.
 - Do not create files the task does not need (notes, summaries, READMEs) unless asked.`
 
 // WriteTool returns the write tool.
-func WriteTool() tool.Tool {
+func WriteTool() tool.Tool { return writeToolOnce() }
+
+// The tool keeps no state of its own (what a session shares lives in its
+// tool.Env), so one value, with its schema compiled once, serves every deck.
+var writeToolOnce = sync.OnceValue(func() tool.Tool {
 	return tool.Must(tool.New(tool.Spec{
 		Name:        "write",
 		Label:       "Write file",
 		Description: writeDescription,
 	}, runWrite))
-}
+})
 
 func runWrite(ctx context.Context, in writeInput, env *tool.Env) tool.Result {
 	t, err := locate(env, in.Path)

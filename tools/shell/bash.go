@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -32,7 +33,11 @@ type bashInput struct {
 
 // BashTool returns the bash tool, which runs one shell command to
 // completion and returns its merged output and exit code.
-func BashTool() tool.Tool {
+func BashTool() tool.Tool { return bashToolOnce() }
+
+// The tool keeps no state of its own (what a session shares lives in its
+// tool.Env), so one value, with its schema compiled once, serves every deck.
+var bashToolOnce = sync.OnceValue(func() tool.Tool {
 	s, err := tool.Schema[bashInput]()
 	if err != nil {
 		panic(err)
@@ -56,7 +61,7 @@ func BashTool() tool.Tool {
 			"Prefer the read, grep, find and ls tools over cat, grep, find and ls in the shell.",
 		InputSchema: raw,
 	}, runBash))
-}
+})
 
 func runBash(ctx context.Context, in bashInput, env *tool.Env) tool.Result {
 	if strings.TrimSpace(in.Command) == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -27,7 +28,11 @@ type processInput struct {
 
 // ProcessTool returns the process tool, which runs commands in the
 // background and reads, waits for, stops and lists them.
-func ProcessTool() tool.Tool {
+func ProcessTool() tool.Tool { return processToolOnce() }
+
+// The tool keeps no state of its own (what a session shares lives in its
+// tool.Env), so one value, with its schema compiled once, serves every deck.
+var processToolOnce = sync.OnceValue(func() tool.Tool {
 	return tool.Must(tool.New(tool.Spec{
 		Name:  "process",
 		Label: "Manage background processes",
@@ -58,7 +63,7 @@ func ProcessTool() tool.Tool {
 		}
 		return tool.Errorf("unknown action %q: use start, output, wait, kill or list", in.Action)
 	}))
-}
+})
 
 // processSchema is the inferred schema with action limited to
 // processActions and yield_ms bounded by MaxWait.
