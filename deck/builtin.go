@@ -3,6 +3,7 @@ package deck
 import (
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/checklist"
+	"github.com/indusagi/induscode/tools/search"
 )
 
 // builtin is one row of the built-in table: a native tool and its catalog
@@ -21,6 +22,12 @@ type builtin struct {
 // join as their tools are authored; a new row goes in its spec position.
 func builtins() []builtin {
 	return []builtin{
+		{id: "grep", title: "Search file contents", readOnly: true,
+			summary: "Search file contents for a regular expression, ignore-aware and fast.",
+			build:   func(Context) tool.Tool { return search.GrepTool(search.Options{}) }},
+		{id: "find", title: "Find files by name", readOnly: true,
+			summary: "Find files whose path matches a glob, newest first.",
+			build:   func(Context) tool.Tool { return search.FindTool(search.Options{}) }},
 		{id: "todo_read", title: "Read checklist", readOnly: true,
 			summary: "Show the session checklist and each item's status.",
 			build:   func(Context) tool.Tool { return checklist.ReadTool() }},
