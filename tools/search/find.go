@@ -62,6 +62,9 @@ func compileFindPattern(pattern string) (base string, np namePattern, err error)
 	if p == "" {
 		return "", np, fmt.Errorf("pattern is empty; give a glob such as \"**/*.go\"")
 	}
+	if strings.HasSuffix(p, "/") {
+		return "", np, fmt.Errorf("pattern %q ends with /, but find lists files; add a file glob, e.g. %q", pattern, p+"**/*")
+	}
 	if !doublestar.ValidatePattern(p) {
 		return "", np, fmt.Errorf("pattern %q is not a valid glob (check [ ] and { } pairs); use *, ?, **, [abc] and {a,b}", pattern)
 	}

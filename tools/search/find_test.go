@@ -70,6 +70,7 @@ func TestFind(t *testing.T) {
 
 		{"invalid glob", `{"pattern":"src/[a-"}`, "find: pattern \"src/[a-\" is not a valid glob", true},
 		{"empty pattern", `{"pattern":" "}`, "find: pattern is empty", true},
+		{"trailing slash", `{"pattern":"src/"}`, "find: pattern \"src/\" ends with /, but find lists files", true},
 		{"missing path", `{"pattern":"*.go","path":"nope"}`, "find: path \"nope\" does not exist", true},
 		{"path is a file", `{"pattern":"*.go","path":"main.go"}`, "find: path \"main.go\" is a file; give the directory", true},
 		{"limit above the maximum", `{"pattern":"*.go","limit":5000}`, "invalid input for find: field limit:", true},

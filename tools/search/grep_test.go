@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -138,24 +137,6 @@ func TestGrepPathsRelativeToWorkingDir(t *testing.T) {
 	res = run(t, g, root, `{"pattern":"Hello","path":"@util","output_mode":"count"}`)
 	if got := res.PlainText(); got != "Found 3 matching lines in 2 files\nutil/strings.go:2\nutil/strings_test.go:1" {
 		t.Errorf("a leading @ is stripped and paths stay relative: %q", got)
-	}
-}
-
-func TestGrepSpecialFile(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
-		t.Skip("no FIFOs here:", err)
-	}
-	res := run(t, GrepTool(Options{}), dir, `{"pattern":"x","path":"pipe"}`)
-	if !res.IsError || !strings.Contains(res.PlainText(), "is not a regular file or directory") {
-		t.Errorf("a FIFO must be refused, not opened: %s", res.PlainText())
-	}
-	// A FIFO found by the walk is skipped, not opened (which would block).
-	writeFile(t, dir, "a.txt", []byte("x\n"))
-	res = run(t, GrepTool(Options{}), dir, `{"pattern":"x"}`)
-	if res.PlainText() != "Found 1 file\na.txt" {
-		t.Errorf("walk with a FIFO: %s", res.PlainText())
 	}
 }
 
