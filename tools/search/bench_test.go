@@ -53,3 +53,11 @@ func BenchmarkGrepFilesRare(b *testing.B) {
 func BenchmarkFindTests(b *testing.B) {
 	benchTool(b, FindTool(Options{}), `{"pattern":"**/*_test.go"}`)
 }
+
+func BenchmarkGrepCount(b *testing.B) {
+	benchTool(b, GrepTool(Options{}), `{"pattern":"return","output_mode":"count","head_limit":0}`)
+}
+
+func BenchmarkGrepDFA(b *testing.B) {
+	benchTool(b, GrepTool(Options{}), `{"pattern":"[A-Z][a-z]+[0-9]{3,}","output_mode":"content","head_limit":0}`)
+}

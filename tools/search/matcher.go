@@ -14,10 +14,12 @@ import (
 type query struct {
 	re        *regexp.Regexp // the pattern, matched against one line (or a whole file in multiline mode)
 	anchored  *regexp.Regexp // \A(?:pattern), for checks that start where a match must start
+	seq       byteSeq        // the pattern's fixed byte-class prefix, checked before anchored
 	finders   []finder       // one per required literal; empty: no prefilter
 	offset    int            // byte offset of the literal in every match, or -1
 	pure      bool           // a line matches iff it holds a literal
 	multiline bool
+	dfa       *dfaProg // nil: the regexp engine tests lines
 }
 
 // patternError is a pattern the regex engine rejects, worded for the model.
@@ -58,7 +60,11 @@ func compileQuery(pattern string, literal, caseless, multiline bool) (*query, er
 		return nil, explainSyntax(pattern, err)
 	}
 	q := &query{re: re, multiline: multiline, offset: -1}
-	x := extractLiterals(tree.Simplify())
+	simple := tree.Simplify()
+	if !multiline {
+		q.dfa = newDFAProg(simple)
+	}
+	x := extractLiterals(simple)
 	for _, l := range x.lits {
 		f := newFinder(l)
 		if f == nil { // one alternative cannot be scanned for: no prefilter
@@ -74,6 +80,7 @@ func compileQuery(pattern string, literal, caseless, multiline bool) (*query, er
 			if q.anchored, err = regexp.Compile(`\A(?:` + expr + `)`); err != nil {
 				q.anchored, q.offset = nil, -1
 			}
+			q.seq = classSequence(simple)
 		}
 	}
 	return q, nil
@@ -117,6 +124,7 @@ func hasNewlineLiteral(re *syntax.Regexp) bool {
 type lineMatcher struct {
 	q       *query
 	finders []finder
+	dfa     *dfa // nil without a DFA program, or after it gave up
 }
 
 // matcher returns a line matcher for one worker.
@@ -124,6 +132,9 @@ func (q *query) matcher() *lineMatcher {
 	m := &lineMatcher{q: q, finders: make([]finder, len(q.finders))}
 	for i, f := range q.finders {
 		m.finders[i] = f.clone()
+	}
+	if q.dfa != nil {
+		m.dfa = q.dfa.newDFA()
 	}
 	return m
 }
@@ -173,12 +184,15 @@ func (m *lineMatcher) next(data []byte, from int) (start, end int, ok bool) {
 		case exact && q.pure:
 			return lineLo, lineEnd, true
 		case exact && q.anchored != nil:
-			if s := p - q.offset; s >= lineLo && q.anchored.Match(data[s:lineEnd]) {
-				return lineLo, lineEnd, true
+			if s := p - q.offset; s >= lineLo {
+				ok, sure := q.seq.check(data, s, lineEnd)
+				if ok && (sure || q.anchored.Match(data[s:lineEnd])) {
+					return lineLo, lineEnd, true
+				}
 			}
 			scan = p + 1
 			continue
-		case q.re.Match(data[lineLo:lineEnd]):
+		case m.matchLine(data[lineLo:lineEnd]):
 			return lineLo, lineEnd, true
 		}
 		scan = lineEnd + 1
@@ -187,9 +201,30 @@ func (m *lineMatcher) next(data []byte, from int) (start, end int, ok bool) {
 	return 0, 0, false
 }
 
-// everyLine runs the regex on each line in turn: the path for patterns
-// with no literal to scan for.
+// matchLine tests one line (without its '\n'): with the DFA while it
+// works, else with the regexp engine.
+func (m *lineMatcher) matchLine(line []byte) bool {
+	if m.dfa != nil {
+		ok := m.dfa.matchLine(line)
+		if !m.dfa.failed {
+			return ok
+		}
+		m.dfa = nil
+	}
+	return m.q.re.Match(line)
+}
+
+// everyLine finds the next matching line with no literal to scan for: the
+// DFA reads every byte once; if it gives up, the regexp engine tests each
+// line in turn.
 func (m *lineMatcher) everyLine(data []byte, from int) (int, int, bool) {
+	if m.dfa != nil {
+		s, e, ok := m.dfa.next(data, from)
+		if !m.dfa.failed {
+			return s, e, ok
+		}
+		m.dfa = nil
+	}
 	re := m.q.re
 	for from < len(data) {
 		end := len(data)

@@ -267,3 +267,50 @@ func TestIndexFoldLetter(t *testing.T) {
 		t.Errorf("false positive at %d", got)
 	}
 }
+
+func TestClassSequence(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pattern  string
+		n        int
+		complete bool
+	}{
+		{`[0-9]{4}-[0-9]{2}-[0-9]{2}`, 10, true},
+		{`(?i)ab`, 2, true},
+		{`(?i)k`, 0, false},
+		{`ab+c`, 1, false},
+		{`a(b|c)d`, 3, true},
+		{`a(bc|d)e`, 1, false},
+		{`é`, 0, false},
+		{`x[^a]`, 1, false},
+	}
+	for _, tt := range tests {
+		re, err := syntax.Parse(tt.pattern, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sq := classSequence(re.Simplify())
+		if len(sq.sets) != tt.n || sq.complete != tt.complete {
+			t.Errorf("%s: %d sets, complete %v; want %d, %v", tt.pattern, len(sq.sets), sq.complete, tt.n, tt.complete)
+		}
+	}
+	sq := classSequence(mustParse(t, `[0-9]{2}-`))
+	for _, c := range []struct {
+		text     string
+		ok, sure bool
+	}{{"12-", true, true}, {"1x-", false, true}, {"12", false, true}} {
+		ok, sure := sq.check([]byte(c.text), 0, len(c.text))
+		if ok != c.ok || sure != c.sure {
+			t.Errorf("check(%q) = %v, %v; want %v, %v", c.text, ok, sure, c.ok, c.sure)
+		}
+	}
+}
+
+func mustParse(t *testing.T, p string) *syntax.Regexp {
+	t.Helper()
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return re.Simplify()
+}
