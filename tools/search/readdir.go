@@ -6,7 +6,7 @@ import "os"
 
 // readDir lists a directory without sorting it (the walk does not need
 // order) and without a stat per entry where the OS reports types.
-func readDir(dir string) ([]dirEntry, error) {
+func readDir(dir, prefix string) ([]dirEntry, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err
@@ -15,7 +15,8 @@ func readDir(dir string) ([]dirEntry, error) {
 	des, err := f.ReadDir(-1)
 	ents := make([]dirEntry, 0, len(des))
 	for _, d := range des {
-		ents = append(ents, dirEntry{name: d.Name(), typ: d.Type()})
+		p := prefix + d.Name()
+		ents = append(ents, dirEntry{path: p, name: p[len(prefix):], typ: d.Type()})
 	}
 	return ents, err
 }

@@ -14,7 +14,7 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 // readDir lists a directory with getdents64, keeping the kernel's type of
 // each entry so that no entry needs a stat (os.ReadDir sorts the names and
 // goes through os.File, neither of which the walk needs).
-func readDir(dir string) ([]dirEntry, error) {
+func readDir(dir, prefix string) ([]dirEntry, error) {
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
@@ -35,7 +35,7 @@ func readDir(dir string) ([]dirEntry, error) {
 		if n <= 0 {
 			return ents, nil
 		}
-		ents = parseDirents(dir, buf[:n], ents)
+		ents = parseDirents(prefix, buf[:n], ents)
 	}
 }
 
@@ -46,7 +46,8 @@ const (
 	direntName   = 19
 )
 
-func parseDirents(dir string, b []byte, ents []dirEntry) []dirEntry {
+func parseDirents(prefix string, b []byte, ents []dirEntry) []dirEntry {
+	var path []byte
 	for len(b) >= direntName {
 		reclen := int(binary.NativeEndian.Uint16(b[direntReclen:]))
 		if reclen < direntName || reclen > len(b) {
@@ -67,7 +68,11 @@ func parseDirents(dir string, b []byte, ents []dirEntry) []dirEntry {
 		if len(name) == 0 || (name[0] == '.' && (len(name) == 1 || (len(name) == 2 && name[1] == '.'))) {
 			continue
 		}
-		e := dirEntry{name: string(name)}
+		// One allocation per entry: the full path, with the name a
+		// substring of it.
+		path = append(append(path[:0], prefix...), name...)
+		e := dirEntry{path: string(path)}
+		e.name = e.path[len(prefix):]
 		switch rec[direntType] {
 		case syscall.DT_REG:
 		case syscall.DT_DIR:
@@ -75,7 +80,7 @@ func parseDirents(dir string, b []byte, ents []dirEntry) []dirEntry {
 		case syscall.DT_LNK:
 			e.typ = fs.ModeSymlink
 		case syscall.DT_UNKNOWN:
-			fi, err := os.Lstat(dir + string(os.PathSeparator) + e.name)
+			fi, err := os.Lstat(e.path)
 			if err != nil {
 				continue
 			}

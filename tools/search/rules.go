@@ -1,6 +1,7 @@
 package search
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,21 +109,8 @@ func readRules(dir, path string) *ruleSet {
 		return nil
 	}
 	defer f.Close()
-	buf := make([]byte, maxIgnoreFile)
-	n, _ := readFull(f, buf)
-	return parseRules(dir, buf[:n])
-}
-
-func readFull(f *os.File, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		k, err := f.Read(buf[n:])
-		n += k
-		if err != nil || k == 0 {
-			return n, err
-		}
-	}
-	return n, nil
+	b, _ := io.ReadAll(io.LimitReader(f, maxIgnoreFile))
+	return parseRules(dir, b)
 }
 
 // excludeFile returns the path of the info/exclude file of the repository

@@ -350,10 +350,15 @@ func (s *scanner) grow2(limit int) {
 	s.buf = nb
 }
 
-// shrink drops a buffer grown for one large file, so a worker does not
-// keep tens of megabytes for the rest of the walk.
+// shrink drops a buffer grown far for one file, so a worker does not keep
+// tens of megabytes for the rest of the walk; a buffer grown a little is
+// kept, as files with long lines tend to come in groups.
 func (s *scanner) shrink() {
-	if len(s.buf) > s.opts.bufSize {
+	if len(s.buf) > keepGrownBuffer*s.opts.bufSize {
 		s.buf = make([]byte, s.opts.bufSize)
 	}
 }
+
+// keepGrownBuffer is how many times its initial size a worker's buffer
+// may keep after a file needed it to grow.
+const keepGrownBuffer = 4

@@ -141,7 +141,11 @@ func (q *workQueue) abort() {
 // visit. Version-control directories, symlinks (not followed, as ripgrep
 // and fd do by default), special files and ignored entries are dropped.
 func listDir(cfg walkConfig, it walkItem, kids []walkItem, stats *walkStats) []walkItem {
-	ents, err := readDir(it.path)
+	prefix := it.path + string(os.PathSeparator)
+	if it.path == string(os.PathSeparator) {
+		prefix = it.path
+	}
+	ents, err := readDir(it.path, prefix)
 	if err != nil {
 		stats.fail(err)
 		return kids
@@ -158,10 +162,6 @@ func listDir(cfg walkConfig, it walkItem, kids []walkItem, stats *walkStats) []w
 		}
 	}
 	node := childNode(it.rules, it.path, hasGit, hasGitIgnore, hasDotIgnore)
-	prefix := it.path + string(os.PathSeparator)
-	if it.path == string(os.PathSeparator) {
-		prefix = it.path
-	}
 	relPrefix := ""
 	if it.path != cfg.root {
 		relPrefix = relTo(cfg.root, it.path) + "/"
@@ -180,7 +180,7 @@ func listDir(cfg walkConfig, it walkItem, kids []walkItem, stats *walkStats) []w
 		default: // symlink, device, FIFO, socket
 			continue
 		}
-		abs := prefix + e.name
+		abs := e.path
 		rel := ""
 		if f.needRel {
 			rel = relPrefix + e.name
@@ -237,9 +237,10 @@ func (f *entryFilter) override(rel, name string, isDir bool) verdict {
 	return noVerdict
 }
 
-// dirEntry is a name and its type bits (fs.ModeDir, fs.ModeSymlink, …, 0
-// for a regular file).
+// dirEntry is a directory entry: its full path, its base name (a suffix
+// of path) and its type bits (fs.ModeDir, fs.ModeSymlink, …, 0 for a
+// regular file).
 type dirEntry struct {
-	name string
-	typ  fs.FileMode
+	path, name string
+	typ        fs.FileMode
 }
