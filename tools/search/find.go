@@ -109,10 +109,10 @@ func runFind(ctx context.Context, in findInput, env *tool.Env, o Options) tool.R
 		return tool.Errorf("find: %v", err)
 	}
 	dir := in.Path
+	where := in.Path
 	if strings.TrimSpace(dir) == "" {
-		dir = "."
+		dir, where = ".", "the working directory"
 	}
-	where := dir
 	if base != "." {
 		if filepath.IsAbs(base) {
 			dir = base

@@ -164,7 +164,9 @@ func (s *scanner) grow() { s.grow2(s.opts.maxLine) }
 // the next chunk's first match may show.
 func (s *scanner) carryFrom(limit int) int {
 	keep := limit
-	if s.opts.mode != modeContent {
+	if s.opts.mode != modeContent || limit == 0 || s.buf[limit-1] != '\n' {
+		// No context to keep, or limit split an overlong line: keeping
+		// lines before it could leave no room to read on.
 		return keep
 	}
 	for i := 0; i < s.opts.before && keep > s.shown; i++ {

@@ -167,10 +167,13 @@ func TestScanLongLine(t *testing.T) {
 	if !strings.Contains(text, "needle") || !strings.Contains(text, "[line cut: 1106 characters]") || !strings.HasPrefix(text, "…") {
 		t.Errorf("a clipped long line must keep the match visible and say it was cut: %q", text)
 	}
-	// A line longer than the line limit is searched in pieces.
-	sc = newScanner(q, scanOptions{mode: modeCount, bufSize: 16, maxLine: 64})
-	if _, err := sc.scanFile(t.Context(), path, &hit); err != nil || hit.count < 2 {
-		t.Fatalf("pieces: count=%d err=%v", hit.count, err)
+	// A line longer than the line limit is searched in pieces, with or
+	// without context lines to carry between them.
+	for _, mode := range []outputMode{modeCount, modeContent} {
+		sc = newScanner(q, scanOptions{mode: mode, before: 2, after: 2, bufSize: 16, maxLine: 64})
+		if _, err := sc.scanFile(t.Context(), path, &hit); err != nil || hit.count < 2 {
+			t.Fatalf("pieces, %v: count=%d err=%v", mode, hit.count, err)
+		}
 	}
 }
 
