@@ -175,6 +175,10 @@ func TestDifferentialRipgrep(t *testing.T) {
 			[]string{"-l", "-t", "go", "context"}, true},
 		{"glob", `{"pattern":"Reader","glob":"*_test.go","head_limit":0}`,
 			[]string{"-l", "-g", "*_test.go", "Reader"}, true},
+		{"glob and type together", `{"pattern":"EOF","glob":"*.txt","type":"go","head_limit":0}`,
+			[]string{"-l", "-g", "*.txt", "-t", "go", "EOF"}, true},
+		{"negated glob", `{"pattern":"Unexpected","glob":"!gosrc/","case_insensitive":true,"head_limit":0}`,
+			[]string{"-l", "-i", "-g", "!gosrc/", "Unexpected"}, true},
 		{"unicode", `{"pattern":"grüße","case_insensitive":true,"output_mode":"content","head_limit":0}`,
 			[]string{"-n", "-i", "grüße"}, false},
 	}

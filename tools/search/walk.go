@@ -185,6 +185,8 @@ func listDir(cfg walkConfig, it walkItem, kids []walkItem, stats *walkStats) []w
 		if f.needRel {
 			rel = relPrefix + e.name
 		}
+		// As in ripgrep, a glob that admits an entry overrides both the
+		// ignore files and the type filter.
 		switch f.override(rel, e.name, isDir) {
 		case ignoreIt:
 			continue
@@ -192,9 +194,9 @@ func listDir(cfg walkConfig, it walkItem, kids []walkItem, stats *walkStats) []w
 			if node != nil && node.ignored(abs, e.name, isDir) {
 				continue
 			}
-		}
-		if !isDir && f.types != nil && f.types.match(rel, e.name, false) != ignoreIt {
-			continue
+			if !isDir && f.types != nil && f.types.match(rel, e.name, false) != ignoreIt {
+				continue
+			}
 		}
 		if f.keep != nil && !f.keep(rel, e.name, isDir) {
 			continue
