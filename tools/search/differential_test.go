@@ -169,6 +169,8 @@ func TestDifferentialRipgrep(t *testing.T) {
 			[]string{"-l", "func"}, true},
 		{"no literal", `{"pattern":"[0-9]{4}-[0-9]{2}-[0-9]{2}","output_mode":"content","head_limit":0}`,
 			[]string{"-n", "[0-9]{4}-[0-9]{2}-[0-9]{2}"}, false},
+		{"no literal at all", `{"pattern":"^[A-Z][a-z]+[0-9]{2,}|[a-z]{3}[0-9]+$","output_mode":"content","head_limit":0}`,
+			[]string{"-n", "^[A-Z][a-z]+[0-9]{2,}|[a-z]{3}[0-9]+$"}, false},
 		{"count", `{"pattern":"return","output_mode":"count","head_limit":0}`,
 			[]string{"-c", "return"}, true},
 		{"type go", `{"pattern":"context","type":"go","head_limit":0}`,
