@@ -235,6 +235,7 @@ func (f *foldFinder) scan(data []byte, from int) (int, bool) {
 		if f.letter && up >= 0 {
 			lim = up
 		}
+		first := f.lower[0]
 		for p < lim {
 			i := bytes.IndexByte(data[p:lim], rare)
 			if i < 0 {
@@ -242,8 +243,12 @@ func (f *foldFinder) scan(data []byte, from int) (int, bool) {
 				break
 			}
 			q := p + i
-			if s, ok, exact := f.check(data, q); ok {
-				return s, exact
+			// Most candidates fail on the literal's first byte; test it
+			// here before the call (unless a special variant may be near).
+			if f.special || lowerASCII(data[q-f.at]) == first {
+				if s, ok, exact := f.check(data, q); ok {
+					return s, exact
+				}
 			}
 			p = q + 1
 		}
