@@ -5,6 +5,7 @@ import (
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/checklist"
 	"github.com/indusagi/induscode/tools/files"
+	"github.com/indusagi/induscode/tools/search"
 	"github.com/indusagi/induscode/tools/shell"
 )
 
@@ -30,6 +31,12 @@ func builtins() []builtin {
 		{id: "ls", title: "List directory", readOnly: true,
 			summary: "List one directory's entries, sorted, with directories and symlinks marked.",
 			build:   func(Context) tool.Tool { return files.LsTool() }},
+		{id: "grep", title: "Search file contents", readOnly: true,
+			summary: "Search file contents for a regular expression, ignore-aware and fast.",
+			build:   func(Context) tool.Tool { return search.GrepTool(search.Options{}) }},
+		{id: "find", title: "Find files by name", readOnly: true,
+			summary: "Find files whose path matches a glob, newest first.",
+			build:   func(Context) tool.Tool { return search.FindTool(search.Options{}) }},
 		{id: "todo_read", title: "Read checklist", readOnly: true,
 			summary: "Show the session checklist and each item's status.",
 			build:   func(Context) tool.Tool { return checklist.ReadTool() }},

@@ -1,0 +1,94 @@
+package search
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func dfaLines(t interface{ Fatal(...any) }, pattern string, data []byte, limit int) ([][2]int, bool) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := newDFAProg(re.Simplify())
+	if p == nil {
+		return nil, false
+	}
+	d := p.newDFA()
+	if limit > 0 {
+		d.limit = limit
+	}
+	var out [][2]int
+	for pos := 0; pos < len(data); {
+		s, e, ok := d.next(data, pos)
+		if d.failed {
+			return nil, false
+		}
+		if !ok {
+			break
+		}
+		out = append(out, [2]int{s, e})
+		pos = e + 1
+	}
+	return out, true
+}
+
+func TestDFAAgreesWithRegexp(t *testing.T) {
+	t.Parallel()
+	patterns := []string{
+		`[A-Z][a-z]+[0-9]{3,}`, `^func`, `\)$`, `^$`, `^`, `$`, `x*`, `(?i)straße`, `日本`, `[^a-z]+$`,
+		`^\s*//`, `\d+\.\d+`, `(foo|bar)+baz`, `.`, `(?i)k`, `[\x{212A}]`, `a.b`, `\A\w+\z`, `(?m)^a$`,
+		`[[:upper:]]{2}`, `\pL\pN`, `ab|^c|d$`,
+	}
+	data := []byte(matcherText + "\n\nFoo123 bar\n  // comment\nx\n\xff\xfe invalid\nab\nc\n")
+	for _, p := range patterns {
+		t.Run(p, func(t *testing.T) {
+			t.Parallel()
+			want := naiveLines(regexp.MustCompile(p), data)
+			for _, limit := range []int{0, 3} {
+				got, ok := dfaLines(t, p, data, limit)
+				if !ok {
+					if limit == 0 {
+						t.Fatalf("DFA refused %q", p)
+					}
+					continue
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("limit %d: lines %v\nwant %v", limit, got, want)
+				}
+			}
+		})
+	}
+	if p, _ := syntax.Parse(`\bfoo\b`, syntax.Perl); newDFAProg(p) != nil {
+		t.Error("word boundaries need the regexp engine")
+	}
+}
+
+func TestDFAProperty(t *testing.T) {
+	t.Parallel()
+	pieces := []string{"a", "b", "k", "[ab]", "[^a]", ".", "a*", "b+", "(a|bc)", "^", "$", "x?", "[0-9]", "é", "(?i)k", "\\s"}
+	alphabet := []rune("abckK xé0\n\u212A")
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 5).Draw(t, "n")
+		var sb strings.Builder
+		for range n {
+			sb.WriteString(rapid.SampledFrom(pieces).Draw(t, "piece"))
+		}
+		pattern := sb.String()
+		text := rapid.StringOf(rapid.RuneFrom(alphabet)).Draw(t, "text")
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return
+		}
+		want := naiveLines(re, []byte(text))
+		got, ok := dfaLines(t, pattern, []byte(text), rapid.SampledFrom([]int{0, 2, 5}).Draw(t, "limit"))
+		if ok && !slices.Equal(got, want) {
+			t.Fatalf("pattern %q on %q: %v, want %v", pattern, text, got, want)
+		}
+	})
+}

@@ -1,0 +1,31 @@
+//go:build !unix
+
+package search
+
+import (
+	"errors"
+	"io"
+	"os"
+)
+
+// rawFile is a file opened for one sequential read.
+type rawFile struct{ f *os.File }
+
+func openRead(path string) (rawFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return rawFile{}, err
+	}
+	return rawFile{f: f}, nil
+}
+
+// Read reads into p; 0 bytes and a nil error mean end of file.
+func (f rawFile) Read(p []byte) (int, error) {
+	n, err := f.f.Read(p)
+	if n == 0 && errors.Is(err, io.EOF) {
+		return 0, nil
+	}
+	return n, err
+}
+
+func (f rawFile) Close() error { return f.f.Close() }

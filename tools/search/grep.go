@@ -1,0 +1,324 @@
+package search
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/indusagi/induscode/tool"
+)
+
+// Options tune the search tools; the zero value is what the catalog uses.
+type Options struct {
+	// Budget is how long a call may run before it returns partial results
+	// with a notice; 0 means DefaultBudget.
+	Budget time.Duration
+	// Workers is the parallelism of the walk; 0 means one per CPU.
+	Workers int
+}
+
+func (o Options) budget() time.Duration {
+	if o.Budget > 0 {
+		return o.Budget
+	}
+	return DefaultBudget
+}
+
+// errBudget is the cause of a search context that ran out of budget.
+var errBudget = errors.New("search time budget exhausted")
+
+type grepInput struct {
+	Pattern         string `json:"pattern" jsonschema:"Regular expression (RE2 syntax, like ripgrep's) to search file contents for, e.g. \"func\\s+\\w+\" or \"log.*Error\". Set literal to search for the text as written."`
+	Path            string `json:"path,omitempty" jsonschema:"File or directory to search; relative paths are resolved against the working directory. Default: the working directory."`
+	Glob            string `json:"glob,omitempty" jsonschema:"Only search files whose name matches this glob, e.g. \"*.go\", \"*.{ts,tsx}\" or \"src/**/*.py\"; prefix with ! to exclude. Several globs may be separated by spaces."`
+	Type            string `json:"type,omitempty" jsonschema:"Only search files of this type (ripgrep's names): go, py, js, ts, rust, java, c, cpp, md, json, yaml, … Faster than glob for standard types."`
+	OutputMode      string `json:"output_mode,omitempty" jsonschema:"files_with_matches (default) lists matching files; content shows matching lines (with line numbers and optional context); count gives matching lines per file."`
+	CaseInsensitive bool   `json:"case_insensitive,omitempty" jsonschema:"Ignore letter case."`
+	LineNumbers     *bool  `json:"line_numbers,omitempty" jsonschema:"Show line numbers in content mode (default true)."`
+	Before          int    `json:"before,omitempty" jsonschema:"Lines of context to show before each match (content mode)."`
+	After           int    `json:"after,omitempty" jsonschema:"Lines of context to show after each match (content mode)."`
+	Context         int    `json:"context,omitempty" jsonschema:"Lines of context before and after each match (content mode); before and after override it."`
+	Multiline       bool   `json:"multiline,omitempty" jsonschema:"Let the pattern span lines: . matches a line break and ^/$ match at every line. Slower; use only when needed."`
+	Literal         bool   `json:"literal,omitempty" jsonschema:"Treat pattern as plain text, not a regular expression."`
+	HeadLimit       *int   `json:"head_limit,omitempty" jsonschema:"Show at most this many entries (files, count lines or output lines); default 250, 0 for no limit."`
+	Offset          int    `json:"offset,omitempty" jsonschema:"Skip this many entries first, to page through long results with head_limit."`
+}
+
+// GrepTool returns grep, which searches file contents.
+func GrepTool(o Options) tool.Tool {
+	s, err := tool.Schema[grepInput]()
+	if err != nil {
+		panic(err)
+	}
+	p := s.Properties
+	modes := make([]any, len(outputModes))
+	for i, m := range outputModes {
+		modes[i] = m.String()
+	}
+	p["output_mode"].Enum = modes
+	p["output_mode"].Default = []byte(`"files_with_matches"`)
+	fixPointer(p["line_numbers"], "boolean", `true`)
+	fixPointer(p["head_limit"], "integer", fmt.Sprint(DefaultHeadLimit))
+	for _, k := range []string{"before", "after", "context"} {
+		bound(p[k], 0, MaxContextLines)
+	}
+	bound(p["head_limit"], 0, -1)
+	bound(p["offset"], 0, -1)
+	p["path"].Default = []byte(`"."`)
+	return tool.Must(tool.New(tool.Spec{
+		Name:  "grep",
+		Label: "Search file contents",
+		Description: "Search the contents of files under a directory for a regular expression, fast (ripgrep's " +
+			"engine design, in-process). Honors .gitignore, .ignore and .git/info/exclude, searches hidden files, " +
+			"skips .git and other version-control directories and binary files. Paths in the result are relative " +
+			"to the working directory and sorted. By default lists the matching files; output_mode content shows " +
+			"the lines (path:line:text, context lines as path-line-text), count shows matching lines per file. " +
+			"Narrow with glob or type; page with head_limit and offset. Prefer this over running grep or rg in a shell.",
+		InputSchema: mustJSON(s),
+		ReadOnly:    true,
+	}, func(ctx context.Context, in grepInput, env *tool.Env) tool.Result {
+		return runGrep(ctx, in, env, o)
+	}))
+}
+
+// fixPointer turns the ["null", T] type jsonschema-go infers for a
+// pointer field into T with a default: null is not a value a model should
+// send.
+func fixPointer(s *jsonschema.Schema, typ, def string) {
+	s.Types = nil
+	s.Type = typ
+	s.Default = []byte(def)
+}
+
+func bound(s *jsonschema.Schema, lo, hi float64) {
+	s.Minimum = &lo
+	if hi >= 0 {
+		s.Maximum = &hi
+	}
+}
+
+func mustJSON(s *jsonschema.Schema) []byte {
+	b, err := s.MarshalJSON()
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func parseMode(s string) (outputMode, error) {
+	if s == "" {
+		return modeFiles, nil
+	}
+	for _, m := range outputModes {
+		if m.String() == s {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("output_mode %q is not one of files_with_matches, content, count", s)
+}
+
+// grepPlan is a validated grep call.
+type grepPlan struct {
+	q       *query
+	mode    outputMode
+	root    string // absolute
+	isFile  bool
+	filter  entryFilter
+	scan    scanOptions
+	limit   int
+	offset  int
+	numbers bool
+	where   string
+}
+
+func planGrep(in grepInput, env *tool.Env) (*grepPlan, error) {
+	p := &grepPlan{offset: in.Offset, limit: DefaultHeadLimit, numbers: true, where: "the working directory"}
+	var err error
+	if p.mode, err = parseMode(in.OutputMode); err != nil {
+		return nil, err
+	}
+	if p.q, err = compileQuery(in.Pattern, in.Literal, in.CaseInsensitive, in.Multiline); err != nil {
+		return nil, err
+	}
+	if in.HeadLimit != nil {
+		p.limit = *in.HeadLimit
+	}
+	if in.LineNumbers != nil {
+		p.numbers = *in.LineNumbers
+	}
+	path := in.Path
+	if strings.TrimSpace(path) == "" {
+		path = "."
+	} else {
+		p.where = in.Path
+	}
+	if p.root, p.isFile, err = resolveSearchRoot(env, path, true); err != nil {
+		return nil, err
+	}
+	if p.filter, err = grepFilter(in.Glob, in.Type); err != nil {
+		return nil, err
+	}
+	before, after := in.Context, in.Context
+	if in.Before > 0 {
+		before = in.Before
+	}
+	if in.After > 0 {
+		after = in.After
+	}
+	p.scan = scanOptions{mode: p.mode, before: before, after: after}
+	if p.mode == modeContent && p.limit > 0 {
+		p.scan.keep = p.offset + p.limit
+	}
+	return p, nil
+}
+
+// resolveSearchRoot resolves a model-supplied path and checks that it is
+// something to search: a directory, or (when files are allowed) a regular
+// file.
+func resolveSearchRoot(env *tool.Env, path string, filesOK bool) (string, bool, error) {
+	abs, err := env.Resolve(path)
+	if err != nil {
+		return "", false, fmt.Errorf("path %q: %v", path, err)
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", false, fmt.Errorf("path %q does not exist (resolved to %s); check the spelling, or omit path to search the working directory", path, abs)
+	case err != nil:
+		return "", false, fmt.Errorf("cannot search %s: %v", abs, err)
+	case fi.IsDir():
+		return abs, false, nil
+	case fi.Mode().IsRegular() && filesOK:
+		return abs, true, nil
+	case fi.Mode().IsRegular():
+		return "", false, fmt.Errorf("path %q is a file; give the directory to search in", path)
+	}
+	return "", false, fmt.Errorf("path %q is not a regular file or directory (%s); it cannot be searched", path, fi.Mode().Type())
+}
+
+// grepFilter builds the walk filter of grep's glob and type inputs.
+func grepFilter(glob, typ string) (entryFilter, error) {
+	var f entryFilter
+	if lines := splitGlobs(glob); len(lines) > 0 {
+		for _, g := range lines {
+			if _, ok := parseRuleSyntax(g, true); !ok {
+				return f, fmt.Errorf("glob %q is not a valid glob pattern; use *, ?, **, [abc] and {a,b}", g)
+			}
+			if !strings.HasPrefix(g, "!") {
+				f.whitelists = true
+			}
+		}
+		f.globs = parseRuleLines("", []byte(strings.Join(lines, "\n")), true)
+		f.needRel = true
+	}
+	if typ != "" {
+		t, err := typeMatcher(typ)
+		if err != nil {
+			return f, err
+		}
+		f.types = t
+	}
+	return f, nil
+}
+
+// splitGlobs splits grep's glob input: spaces separate globs, and so do
+// commas outside braces ("*.go,*.md" and "*.{go,md}" both work).
+func splitGlobs(s string) []string {
+	var out []string
+	for _, field := range strings.Fields(s) {
+		if strings.ContainsAny(field, "{}") {
+			out = append(out, field)
+			continue
+		}
+		for _, g := range strings.Split(field, ",") {
+			if g != "" {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
+func runGrep(ctx context.Context, in grepInput, env *tool.Env, o Options) tool.Result {
+	p, err := planGrep(in, env)
+	if err != nil {
+		return tool.Errorf("grep: %v", err)
+	}
+	bctx, cancel := context.WithTimeoutCause(ctx, o.budget(), errBudget)
+	defer cancel()
+
+	var (
+		stats    walkStats
+		binary   atomic.Int64
+		tooLarge atomic.Int64
+	)
+	workers := workerCount(o.Workers)
+	if p.isFile {
+		workers = 1
+	}
+	scanners := make([]*scanner, workers)
+	hits := make([][]fileHit, workers)
+	visit := func(w int, path string) {
+		if bctx.Err() != nil {
+			return
+		}
+		sc := scanners[w]
+		if sc == nil {
+			sc = newScanner(p.q, p.scan)
+			scanners[w] = sc
+		}
+		var h fileHit
+		ok, err := sc.scanFile(bctx, path, &h)
+		switch {
+		case errors.Is(err, errBinary):
+			binary.Add(1)
+		case errors.Is(err, errTooLarge):
+			tooLarge.Add(1)
+		case err != nil && bctx.Err() == nil:
+			stats.fail(err)
+		case ok:
+			hits[w] = append(hits[w], h)
+		}
+	}
+	if p.isFile {
+		visit(0, p.root)
+	} else {
+		walk(bctx, walkConfig{root: p.root, filter: p.filter, visit: visit, workers: workers}, &stats)
+	}
+	if ctx.Err() != nil {
+		return tool.Errorf("grep was cancelled before it finished (%v)", context.Cause(ctx))
+	}
+	all := slices.Concat(hits...)
+	for i := range all {
+		all[i].rel = env.Rel(all[i].path)
+	}
+	slices.SortFunc(all, func(a, b fileHit) int { return cmp.Compare(a.rel, b.rel) })
+	r := &report{
+		mode: p.mode, hits: all,
+		offset: p.offset, limit: p.limit, numbers: p.numbers,
+		context: p.scan.before > 0 || p.scan.after > 0,
+		pattern: in.Pattern, where: p.where,
+	}
+	if context.Cause(bctx) == errBudget {
+		r.notices = append(r.notices, fmt.Sprintf("[Search stopped at its %s time budget: results are partial. Narrow path, glob or type, or use a more specific pattern.]", o.budget()))
+	}
+	if p.isFile && binary.Load() > 0 {
+		r.notices = append(r.notices, fmt.Sprintf("[%s is a binary file (it contains NUL bytes); grep does not search binary files.]", env.Rel(p.root)))
+	}
+	if n := tooLarge.Load(); n > 0 {
+		r.notices = append(r.notices, fmt.Sprintf("[Skipped %d %s larger than %d MB: multiline search holds a file in memory whole. Search them without multiline.]", n, plural(int(n), "file", "files"), maxMultilineFile>>20))
+	}
+	if n := stats.unreadable.Load(); n > 0 {
+		r.notices = append(r.notices, fmt.Sprintf("[%d %s could not be read and %s skipped (first: %s).]", n, plural(int(n), "path", "paths"), plural(int(n), "was", "were"), *stats.firstErr.Load()))
+	}
+	return tool.Text(r.render())
+}

@@ -1,0 +1,316 @@
+package search
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func TestExtractLiterals(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pattern string
+		lits    []string // "~x" is a case-folded x
+		offset  int
+		pure    bool
+	}{
+		{`hello`, []string{"hello"}, 0, true},
+		{`(?i)hello`, []string{"~HELLO"}, 0, true},
+		{`foo|bar`, []string{"foo", "bar"}, 0, true},
+		{`colou?r`, []string{"color", "colour"}, 0, true},
+		{`a(bc)d`, []string{"abcd"}, 0, true},
+		{`[Aa]pple`, []string{"pple"}, 1, false},
+		{`func [A-Z][a-zA-Z]+\(ctx context\.Context`, []string{"(ctx context.Context"}, -1, false},
+		{`[0-9]{4}-[0-9]{2}-[0-9]{2}`, []string{"-"}, 4, false},
+		{`\w+@example\.com`, []string{"@example.com"}, -1, false},
+		{`^import`, []string{"import"}, 0, false},
+		{`foo\b`, []string{"foo"}, 0, false},
+		{`x+yz`, []string{"yz"}, -1, false},
+		{`ab+c`, []string{"a"}, 0, false},
+		{`.*`, nil, -1, false},
+		{`[a-z]+`, nil, -1, false},
+		{`a*`, nil, -1, false},
+		{`(foo|.)bar`, []string{"bar"}, -1, false},
+		{`(?i)straße`, []string{"~STRAßE"}, 0, true},
+		{`日本語`, []string{"日本語"}, 0, true},
+		{`.日本`, []string{"日本"}, -1, false},
+		{`a{3}`, []string{"aaa"}, 0, true},
+		{`(a|b)(c|d)`, []string{"ac", "ad", "bc", "bd"}, 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			t.Parallel()
+			re, err := syntax.Parse(tt.pattern, syntax.Perl)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := extractLiterals(re.Simplify())
+			var got []string
+			for _, l := range x.lits {
+				s := l.s
+				if l.fold {
+					s = "~" + s
+				}
+				got = append(got, s)
+			}
+			if !slices.Equal(got, tt.lits) {
+				t.Errorf("literals = %q, want %q", got, tt.lits)
+			}
+			if len(got) > 0 && (x.offset != tt.offset || x.pure != tt.pure) {
+				t.Errorf("offset, pure = %d, %v; want %d, %v", x.offset, x.pure, tt.offset, tt.pure)
+			}
+		})
+	}
+}
+
+func TestCompileQueryErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pattern string
+		want    string
+	}{
+		{"", "pattern is empty"},
+		{"foo(", "missing closing )"},
+		{"[a-", "missing closing ]"},
+		{"a**", "invalid nested repetition operator"},
+		{`(?<=x)y`, "look-around"},
+		{`\q`, "invalid escape sequence"},
+		{"a\nb", "multiline: true"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			t.Parallel()
+			_, err := compileQuery(tt.pattern, false, false, false)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("compileQuery(%q) error = %v, want it to mention %q", tt.pattern, err, tt.want)
+			}
+		})
+	}
+	if _, err := compileQuery("a\nb", false, false, true); err != nil {
+		t.Errorf("a line break is fine in multiline mode: %v", err)
+	}
+	if _, err := compileQuery("foo(", true, false, false); err != nil {
+		t.Errorf("literal mode takes any text: %v", err)
+	}
+}
+
+// naiveLines is what lineMatcher must agree with: the regex on each line.
+func naiveLines(re *regexp.Regexp, data []byte) [][2]int {
+	var out [][2]int
+	for start := 0; start < len(data); {
+		end := len(data)
+		if i := bytes.IndexByte(data[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		if re.Match(data[start:end]) {
+			out = append(out, [2]int{start, end})
+		}
+		start = end + 1
+	}
+	return out
+}
+
+func matcherLines(q *query, data []byte) [][2]int {
+	m := q.matcher()
+	m.reset()
+	var out [][2]int
+	for pos := 0; pos < len(data); {
+		s, e, ok := m.next(data, pos)
+		if !ok {
+			break
+		}
+		out = append(out, [2]int{s, e})
+		pos = e + 1
+	}
+	return out
+}
+
+// matcherText exercises the prefilters' corner cases: case variants,
+// the Kelvin sign and long s (which fold to k and s), multi-byte text,
+// literals at the buffer's edges and lines without a final newline.
+const matcherText = "Hello world\n" +
+	"HELLO WORLD\n" +
+	"hElLo\n" +
+	"date 2024-01-31 here\n" +
+	"no date 20-01-31\n" +
+	"12345-67-890\n" +
+	"func Handle(ctx context.Context) error {\n" +
+	"func handle(ctx context.Context)\n" +
+	"the \u212Aelvin and KELVIN and kelvin\n" +
+	"the long \u017Fign is sign\n" +
+	"straße STRASSE Straße\n" +
+	"日本語のテキスト\n" +
+	"colour color colr\n" +
+	"\n" +
+	"tab\there\r\n" +
+	"a-b-c\n" +
+	"unexpected EOF\n" +
+	"Unexpected eof in the end"
+
+func TestMatcherAgreesWithRegexp(t *testing.T) {
+	t.Parallel()
+	patterns := []string{
+		"hello", "world", "(?i)hello", "(?i)WORLD", "(?i)kelvin", "(?i)sign", "(?i)ks", "(?i)straße",
+		`[0-9]{4}-[0-9]{2}-[0-9]{2}`, `func [A-Z][a-zA-Z]+\(ctx context\.Context`, "colou?r", "日本",
+		`^func`, `\)$`, `error \{$`, `\bsign\b`, "a|here", "(?i)unexpected eof", "-", `[0-9]+-`,
+		"x?", "EOF", `eof$`, `(?i)the \x{212A}`, "\t", "\r", `(?i)[k]elvin`, `.ign`, `(colou?r|date) `,
+	}
+	data := []byte(matcherText)
+	for _, p := range patterns {
+		t.Run(p, func(t *testing.T) {
+			t.Parallel()
+			q, err := compileQuery(p, false, false, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := naiveLines(q.re, data)
+			if got := matcherLines(q, data); !slices.Equal(got, want) {
+				t.Errorf("lines = %v\nwant    %v", got, want)
+			}
+		})
+	}
+}
+
+// TestMatcherProperty checks the prefilters against the plain regex on
+// random text over an alphabet chosen to collide with the literals.
+func TestMatcherProperty(t *testing.T) {
+	t.Parallel()
+	alphabet := []rune("abkKsSxX-0129 \n\u212A\u017Fé")
+	rapid.Check(t, func(t *rapid.T) {
+		lit := rapid.StringOfN(rapid.RuneFrom(alphabet[:len(alphabet)-4]), 1, 4, -1).Draw(t, "lit")
+		lit = strings.ReplaceAll(lit, "\n", "")
+		if lit == "" {
+			return
+		}
+		shape := rapid.IntRange(0, 5).Draw(t, "shape")
+		quoted := regexp.QuoteMeta(lit)
+		pattern := []string{
+			quoted, "(?i)" + quoted, "[0-9]" + quoted, quoted + "[a-z]+", "(?i)[0-9]{2}" + quoted, quoted + "|x-",
+		}[shape]
+		text := rapid.StringOf(rapid.RuneFrom(alphabet)).Draw(t, "text")
+		q, err := compileQuery(pattern, false, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := []byte(text)
+		want := naiveLines(q.re, data)
+		if got := matcherLines(q, data); !slices.Equal(got, want) {
+			t.Fatalf("pattern %q on %q: lines %v, want %v", pattern, text, got, want)
+		}
+	})
+}
+
+func TestFinders(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		lit  lit
+		data string
+		want []string // exact occurrences found, in order
+	}{
+		{lit{s: "abc"}, "xxabcxabcab", []string{"2", "6"}},
+		{lit{s: "a"}, "banana", []string{"1", "3", "5"}},
+		{lit{s: "zz"}, "z", nil},
+		{lit{s: "hello", fold: true}, "HeLLo hello HELLO", []string{"0", "6", "12"}},
+		{lit{s: "x-1", fold: true}, "X-1 x-1", []string{"0", "4"}},
+		{lit{s: "kelvin", fold: true}, "KELVIN", []string{"0"}},
+		{lit{s: "kelvin", fold: true}, "\u212Aelvin", []string{"hint"}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%v/%s", tt.lit, tt.data), func(t *testing.T) {
+			t.Parallel()
+			f := newFinder(tt.lit)
+			data := []byte(tt.data)
+			var got []string
+			for p := 0; ; {
+				q, exact := f.find(data, p)
+				if q < 0 {
+					break
+				}
+				if !exact {
+					got = append(got, "hint")
+				} else {
+					got = append(got, fmt.Sprint(q))
+				}
+				p = q + 1
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("found %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIndexFoldLetter(t *testing.T) {
+	t.Parallel()
+	for n := 0; n < 40; n++ {
+		for at := -1; at < n; at++ {
+			b := bytes.Repeat([]byte{'.'}, n)
+			want := -1
+			if at >= 0 {
+				b[at] = 'Q'
+				want = at
+			}
+			if got := indexFoldLetter(b, 'q'); got != want {
+				t.Fatalf("n=%d at=%d: got %d", n, at, got)
+			}
+		}
+	}
+	// Bytes that differ from the letter only in bit 0x20 but are not its
+	// other case must not match.
+	if got := indexFoldLetter([]byte{'q' ^ 0x20 ^ 0x80, '1', 'Q' &^ 0x40}, 'q'); got != -1 {
+		t.Errorf("false positive at %d", got)
+	}
+}
+
+func TestClassSequence(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		pattern  string
+		n        int
+		complete bool
+	}{
+		{`[0-9]{4}-[0-9]{2}-[0-9]{2}`, 10, true},
+		{`(?i)ab`, 2, true},
+		{`(?i)k`, 0, false},
+		{`ab+c`, 1, false},
+		{`a(b|c)d`, 3, true},
+		{`a(bc|d)e`, 1, false},
+		{`é`, 0, false},
+		{`x[^a]`, 1, false},
+	}
+	for _, tt := range tests {
+		re, err := syntax.Parse(tt.pattern, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sq := classSequence(re.Simplify())
+		if len(sq.sets) != tt.n || sq.complete != tt.complete {
+			t.Errorf("%s: %d sets, complete %v; want %d, %v", tt.pattern, len(sq.sets), sq.complete, tt.n, tt.complete)
+		}
+	}
+	sq := classSequence(mustParse(t, `[0-9]{2}-`))
+	for _, c := range []struct {
+		text     string
+		ok, sure bool
+	}{{"12-", true, true}, {"1x-", false, true}, {"12", false, true}} {
+		ok, sure := sq.check([]byte(c.text), 0, len(c.text))
+		if ok != c.ok || sure != c.sure {
+			t.Errorf("check(%q) = %v, %v; want %v, %v", c.text, ok, sure, c.ok, c.sure)
+		}
+	}
+}
+
+func mustParse(t *testing.T, p string) *syntax.Regexp {
+	t.Helper()
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return re.Simplify()
+}

@@ -1,0 +1,22 @@
+//go:build !linux
+
+package search
+
+import "os"
+
+// readDir lists a directory without sorting it (the walk does not need
+// order) and without a stat per entry where the OS reports types.
+func readDir(dir, prefix string) ([]dirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	des, err := f.ReadDir(-1)
+	ents := make([]dirEntry, 0, len(des))
+	for _, d := range des {
+		p := prefix + d.Name()
+		ents = append(ents, dirEntry{path: p, name: p[len(prefix):], typ: d.Type()})
+	}
+	return ents, err
+}

@@ -1,0 +1,366 @@
+package search
+
+import (
+	"bytes"
+	"context"
+	"errors"
+)
+
+// outputMode is what grep reports.
+type outputMode uint8
+
+// The output modes. The set is closed (TestOutputModesHandled).
+const (
+	modeFiles   outputMode = iota // files_with_matches: the paths of matching files
+	modeContent                   // content: matching lines, with context
+	modeCount                     // count: matching lines per file
+)
+
+var outputModes = []outputMode{modeFiles, modeContent, modeCount}
+
+func (m outputMode) String() string {
+	switch m {
+	case modeFiles:
+		return "files_with_matches"
+	case modeContent:
+		return "content"
+	case modeCount:
+		return "count"
+	}
+	return "unknown"
+}
+
+// shownLine is a line grep shows: a match or context around one.
+type shownLine struct {
+	num   int    // 1-based line number
+	text  string // clipped, without the line break
+	match bool
+}
+
+// fileHit is what one matching file contributes.
+type fileHit struct {
+	path  string // absolute
+	rel   string // as shown: relative to the working directory
+	count int    // matching lines (all of them in count mode)
+	lines []shownLine
+	cut   bool // content mode: stopped at the keep limit; more lines exist
+}
+
+// scanOptions say what a scanner collects.
+type scanOptions struct {
+	mode          outputMode
+	before, after int
+	// keep bounds the lines kept per file in content mode (0: all): no
+	// file can show more than the page's end, so scanning stops there.
+	keep int
+	// bufSize and maxLine override readBufferSize and maxLineBuffer, so
+	// tests can put chunk boundaries anywhere.
+	bufSize, maxLine int
+}
+
+// errBinary marks a file skipped because it holds a NUL byte, the test
+// ripgrep and git use for "binary".
+var errBinary = errors.New("binary file")
+
+// errTooLarge marks a file too large for multiline search.
+var errTooLarge = errors.New("file too large for multiline search")
+
+// scanner searches files for one worker; it owns the read buffer that all
+// of the worker's files pass through.
+type scanner struct {
+	q    *query
+	m    *lineMatcher
+	opts scanOptions
+	buf  []byte
+
+	// per-file state
+	hit    *fileHit
+	shown  int // offset just past the last shown line; context stops there
+	owed   int // after-context lines still to show
+	lineNo int // number of the line that starts at lnPos
+	lnPos  int
+}
+
+func newScanner(q *query, opts scanOptions) *scanner {
+	if opts.bufSize <= 0 {
+		opts.bufSize = readBufferSize
+	}
+	if opts.maxLine <= 0 {
+		opts.maxLine = maxLineBuffer
+	}
+	return &scanner{q: q, m: q.matcher(), opts: opts, buf: make([]byte, opts.bufSize)}
+}
+
+// scanFile searches one file. It reports whether the file matched; hit
+// is filled when it did. errBinary and errTooLarge say why a file was
+// skipped; other errors are I/O failures.
+func (s *scanner) scanFile(ctx context.Context, path string, hit *fileHit) (bool, error) {
+	f, err := openRead(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	defer s.shrink()
+	*hit = fileHit{path: path}
+	s.hit, s.shown, s.owed, s.lineNo, s.lnPos = hit, 0, 0, 1, 0
+	if s.q.multiline {
+		return s.scanWhole(f)
+	}
+	n, scan := 0, 0
+	eof := false
+	for {
+		start := n
+		for n < len(s.buf) && !eof {
+			k, err := f.Read(s.buf[n:])
+			if err != nil {
+				return false, err
+			}
+			if k == 0 {
+				eof = true
+			}
+			n += k
+		}
+		if bytes.IndexByte(s.buf[start:n], 0) >= 0 {
+			return false, errBinary
+		}
+		limit := n
+		if !eof {
+			nl := bytes.LastIndexByte(s.buf[scan:n], '\n')
+			if nl < 0 && len(s.buf) < s.opts.maxLine {
+				s.grow()
+				continue
+			}
+			if nl >= 0 {
+				limit = scan + nl + 1
+			}
+		}
+		done, err := s.searchLines(s.buf[:limit], scan)
+		if done || err != nil {
+			return hit.count > 0, err
+		}
+		if eof && limit == n {
+			return hit.count > 0, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		keep := s.carryFrom(limit)
+		if s.opts.mode == modeContent {
+			s.lineAt(keep)
+			s.lnPos = 0
+		}
+		copy(s.buf, s.buf[keep:n])
+		n -= keep
+		scan = limit - keep
+		s.shown = max(s.shown-keep, 0)
+	}
+}
+
+// grow doubles the buffer (up to the line limit) to fit a long line.
+func (s *scanner) grow() { s.grow2(s.opts.maxLine) }
+
+// carryFrom returns where the part of the buffer kept for the next chunk
+// starts: at limit, or earlier to keep the lines that before-context of
+// the next chunk's first match may show.
+func (s *scanner) carryFrom(limit int) int {
+	keep := limit
+	if s.opts.mode != modeContent || limit == 0 || s.buf[limit-1] != '\n' {
+		// No context to keep, or limit split an overlong line: keeping
+		// lines before it could leave no room to read on.
+		return keep
+	}
+	for i := 0; i < s.opts.before && keep > s.shown; i++ {
+		keep = bytes.LastIndexByte(s.buf[s.shown:keep-1], '\n') + 1 + s.shown
+	}
+	return keep
+}
+
+// searchLines searches the whole lines of data from offset scan. done
+// means the file needs no more searching.
+func (s *scanner) searchLines(data []byte, scan int) (done bool, err error) {
+	s.m.reset()
+	for pos := scan; pos < len(data); {
+		ls, le, ok := s.m.next(data, pos)
+		if !ok {
+			break
+		}
+		s.hit.count++
+		switch s.opts.mode {
+		case modeFiles:
+			return true, nil
+		case modeContent:
+			if s.showMatch(data, ls, le) {
+				return true, nil
+			}
+		}
+		pos = le + 1
+	}
+	if s.opts.mode == modeContent {
+		s.showAfter(data, len(data))
+	}
+	return false, nil
+}
+
+// showMatch records the matching lines from ls to le (one line, or
+// several for a multiline match; le is the end of the last) with their
+// context. It reports whether the file's keep limit is reached.
+func (s *scanner) showMatch(data []byte, ls, le int) bool {
+	s.showAfter(data, ls)
+	// Before-context: up to `before` lines above ls, not above what is
+	// already shown.
+	b := ls
+	for i := 0; i < s.opts.before && b > s.shown; i++ {
+		b = bytes.LastIndexByte(data[s.shown:b-1], '\n') + 1 + s.shown
+	}
+	for b < ls {
+		e := b + bytes.IndexByte(data[b:ls], '\n')
+		s.addLine(data, b, e, false)
+		b = e + 1
+	}
+	for b = ls; ; {
+		e := le
+		if i := bytes.IndexByte(data[b:le], '\n'); i >= 0 {
+			e = b + i
+		}
+		s.addLine(data, b, e, true)
+		if e >= le {
+			break
+		}
+		b = e + 1
+	}
+	s.shown = min(le+1, len(data))
+	s.owed = s.opts.after
+	return s.opts.keep > 0 && len(s.hit.lines) > s.opts.keep
+}
+
+// showAfter records owed after-context lines that start before limit.
+func (s *scanner) showAfter(data []byte, limit int) {
+	for s.owed > 0 && s.shown < limit {
+		e := len(data)
+		if i := bytes.IndexByte(data[s.shown:], '\n'); i >= 0 {
+			e = s.shown + i
+		}
+		s.addLine(data, s.shown, e, false)
+		s.shown = min(e+1, len(data))
+		s.owed--
+		if s.shown == len(data) {
+			break
+		}
+	}
+}
+
+// addLine appends a shown line. Lines are added in file order, so the
+// line count advances monotonically.
+func (s *scanner) addLine(data []byte, start, end int, match bool) {
+	line := data[start:end]
+	at := -1
+	if match && len(line) > MaxLineChars {
+		if loc := s.q.re.FindIndex(line); loc != nil {
+			at = loc[0]
+		}
+	}
+	s.hit.lines = append(s.hit.lines, shownLine{num: s.lineAt(start), text: clipLine(line, at), match: match})
+	if s.opts.keep > 0 && len(s.hit.lines) > s.opts.keep {
+		s.hit.cut = true
+	}
+}
+
+// lineAt returns the number of the line starting at off, counting
+// newlines since the last call (offsets only grow within a buffer).
+func (s *scanner) lineAt(off int) int {
+	if off > s.lnPos {
+		s.lineNo += bytes.Count(s.buf[s.lnPos:off], []byte{'\n'})
+		s.lnPos = off
+	}
+	return s.lineNo
+}
+
+// scanWhole is multiline search: the file is read whole (up to
+// maxMultilineFile) and the pattern runs over all of it.
+func (s *scanner) scanWhole(f rawFile) (bool, error) {
+	n := 0
+	for {
+		if n == len(s.buf) {
+			if len(s.buf) >= maxMultilineFile {
+				return false, errTooLarge
+			}
+			s.grow2(maxMultilineFile)
+		}
+		k, err := f.Read(s.buf[n:])
+		if err != nil {
+			return false, err
+		}
+		if k == 0 {
+			break
+		}
+		n += k
+	}
+	data := s.buf[:n]
+	if bytes.IndexByte(data, 0) >= 0 {
+		return false, errBinary
+	}
+	s.m.reset()
+	if len(s.m.finders) > 0 {
+		if p, _ := s.m.candidate(data, 0); p < 0 {
+			return false, nil
+		}
+	}
+	if s.opts.mode == modeFiles {
+		if s.q.re.Match(data) {
+			s.hit.count = 1
+			return true, nil
+		}
+		return false, nil
+	}
+	lastEnd := -1 // end of the last line counted
+	for _, loc := range s.q.re.FindAllIndex(data, -1) {
+		a, b := loc[0], loc[1]
+		if a == len(data) && (a == 0 || data[a-1] == '\n') {
+			break // an empty match after the final line break is on no line
+		}
+		ls := bytes.LastIndexByte(data[:a], '\n') + 1
+		last := a
+		if b > a {
+			last = b - 1
+		}
+		le := len(data)
+		if i := bytes.IndexByte(data[last:], '\n'); i >= 0 {
+			le = last + i
+		}
+		if ls <= lastEnd { // overlaps lines already taken
+			if le <= lastEnd {
+				continue
+			}
+			ls = lastEnd + 1
+		}
+		s.hit.count += bytes.Count(data[ls:le], []byte{'\n'}) + 1
+		lastEnd = le
+		if s.opts.mode == modeContent && s.showMatch(data, ls, le) {
+			return true, nil
+		}
+	}
+	if s.opts.mode == modeContent {
+		s.showAfter(data, len(data))
+	}
+	return s.hit.count > 0, nil
+}
+
+// grow2 grows the buffer geometrically up to limit for a whole-file read.
+func (s *scanner) grow2(limit int) {
+	nb := make([]byte, min(2*len(s.buf), limit))
+	copy(nb, s.buf)
+	s.buf = nb
+}
+
+// shrink drops a buffer grown far for one file, so a worker does not keep
+// tens of megabytes for the rest of the walk; a buffer grown a little is
+// kept, as files with long lines tend to come in groups.
+func (s *scanner) shrink() {
+	if len(s.buf) > keepGrownBuffer*s.opts.bufSize {
+		s.buf = make([]byte, s.opts.bufSize)
+	}
+}
+
+// keepGrownBuffer is how many times its initial size a worker's buffer
+// may keep after a file needed it to grow.
+const keepGrownBuffer = 4
