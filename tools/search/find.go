@@ -3,12 +3,14 @@ package search
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -24,13 +26,6 @@ type findInput struct {
 
 // FindTool returns find, which finds files by name.
 func FindTool(o Options) tool.Tool {
-	s, err := tool.Schema[findInput]()
-	if err != nil {
-		panic(err)
-	}
-	s.Properties["limit"].Default = []byte(fmt.Sprint(DefaultFindLimit))
-	bound(s.Properties["limit"], 1, MaxFindLimit)
-	s.Properties["path"].Default = []byte(`"."`)
 	return tool.Must(tool.New(tool.Spec{
 		Name:  "find",
 		Label: "Find files by name",
@@ -38,12 +33,24 @@ func FindTool(o Options) tool.Tool {
 			"Honors .gitignore, .ignore and .git/info/exclude, includes hidden files and skips .git and other " +
 			"version-control directories. Paths are relative to the working directory. Use it to locate files " +
 			"before reading them; use grep to search their contents.",
-		InputSchema: mustJSON(s),
+		InputSchema: findSchema(),
 		ReadOnly:    true,
 	}, func(ctx context.Context, in findInput, env *tool.Env) tool.Result {
 		return runFind(ctx, in, env, o)
 	}))
 }
+
+// findSchema is find's input schema, built once per process.
+var findSchema = sync.OnceValue(func() json.RawMessage {
+	s, err := tool.Schema[findInput]()
+	if err != nil {
+		panic(err)
+	}
+	s.Properties["limit"].Default = []byte(fmt.Sprint(DefaultFindLimit))
+	bound(s.Properties["limit"], 1, MaxFindLimit)
+	s.Properties["path"].Default = []byte(`"."`)
+	return mustJSON(s)
+})
 
 // namePattern is a compiled find pattern.
 type namePattern struct {

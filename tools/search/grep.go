@@ -3,12 +3,14 @@ package search
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -55,6 +57,25 @@ type grepInput struct {
 
 // GrepTool returns grep, which searches file contents.
 func GrepTool(o Options) tool.Tool {
+	return tool.Must(tool.New(tool.Spec{
+		Name:  "grep",
+		Label: "Search file contents",
+		Description: "Search the contents of files under a directory for a regular expression, fast (ripgrep's " +
+			"engine design, in-process). Honors .gitignore, .ignore and .git/info/exclude, searches hidden files, " +
+			"skips .git and other version-control directories and binary files. Paths in the result are relative " +
+			"to the working directory and sorted. By default lists the matching files; output_mode content shows " +
+			"the lines (path:line:text, context lines as path-line-text), count shows matching lines per file. " +
+			"Narrow with glob or type; page with head_limit and offset. Prefer this over running grep or rg in a shell.",
+		InputSchema: grepSchema(),
+		ReadOnly:    true,
+	}, func(ctx context.Context, in grepInput, env *tool.Env) tool.Result {
+		return runGrep(ctx, in, env, o)
+	}))
+}
+
+// grepSchema is grep's input schema, built once per process: building it
+// costs far more than the rest of the tool, and decks are built per session.
+var grepSchema = sync.OnceValue(func() json.RawMessage {
 	s, err := tool.Schema[grepInput]()
 	if err != nil {
 		panic(err)
@@ -74,21 +95,8 @@ func GrepTool(o Options) tool.Tool {
 	bound(p["head_limit"], 0, -1)
 	bound(p["offset"], 0, -1)
 	p["path"].Default = []byte(`"."`)
-	return tool.Must(tool.New(tool.Spec{
-		Name:  "grep",
-		Label: "Search file contents",
-		Description: "Search the contents of files under a directory for a regular expression, fast (ripgrep's " +
-			"engine design, in-process). Honors .gitignore, .ignore and .git/info/exclude, searches hidden files, " +
-			"skips .git and other version-control directories and binary files. Paths in the result are relative " +
-			"to the working directory and sorted. By default lists the matching files; output_mode content shows " +
-			"the lines (path:line:text, context lines as path-line-text), count shows matching lines per file. " +
-			"Narrow with glob or type; page with head_limit and offset. Prefer this over running grep or rg in a shell.",
-		InputSchema: mustJSON(s),
-		ReadOnly:    true,
-	}, func(ctx context.Context, in grepInput, env *tool.Env) tool.Result {
-		return runGrep(ctx, in, env, o)
-	}))
-}
+	return mustJSON(s)
+})
 
 // fixPointer turns the ["null", T] type jsonschema-go infers for a
 // pointer field into T with a default: null is not a value a model should
