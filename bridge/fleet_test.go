@@ -90,12 +90,14 @@ func TestMountNothing(t *testing.T) {
 func TestCallTimeouts(t *testing.T) {
 	t.Parallel()
 	slow := fake("slow")
-	slow.CallTimeout = 400 * time.Millisecond
-	f := mount(t, Options{MaxCallTimeout: 1500 * time.Millisecond}, slow)
+	// The idle timeout is 1 s, ten progress intervals, so a loaded CI
+	// machine that delays a few reports does not trip it.
+	slow.CallTimeout = time.Second
+	f := mount(t, Options{MaxCallTimeout: 3 * time.Second}, slow)
 	logFile := statusOf(t, f, "slow").Log
 
-	// Progress every 100 ms keeps a 1 s call alive past its 400 ms
-	// timeout, and reaches the caller.
+	// Progress every 100 ms keeps a 2 s call alive past its 1 s timeout,
+	// and reaches the caller.
 	var mu sync.Mutex
 	var seen []float64
 	ctx := tool.WithProgress(t.Context(), func(done, total float64, msg string) {
@@ -103,17 +105,17 @@ func TestCallTimeouts(t *testing.T) {
 		seen = append(seen, done)
 		mu.Unlock()
 	})
-	wantText(t, callCtx(ctx, t, f, "slow__slow", `{"seconds":1}`), "slept 1s")
+	wantText(t, callCtx(ctx, t, f, "slow__slow", `{"seconds":2}`), "slept 2s")
 	mu.Lock()
-	if len(seen) < 5 {
-		t.Errorf("saw %d progress reports, want about 10", len(seen))
+	if len(seen) < 10 {
+		t.Errorf("saw %d progress reports, want about 20", len(seen))
 	}
 	mu.Unlock()
 
 	// But not past the absolute maximum.
 	start := time.Now()
-	wantError(t, call(t, f, "slow__slow", `{"seconds":5}`), "1.5s maximum", "cancelled on the server")
-	if took := time.Since(start); took > 3500*time.Millisecond {
+	wantError(t, call(t, f, "slow__slow", `{"seconds":8}`), "3s maximum", "cancelled on the server")
+	if took := time.Since(start); took > 6*time.Second {
 		t.Errorf("the maximum stopped the call after %v", took)
 	}
 	waitLog(t, logFile, "stopped call", 2*time.Second)
