@@ -58,6 +58,9 @@ func wireSchema[In any](explicit json.RawMessage) (json.RawMessage, error) {
 		}
 		return raw, nil
 	}
+	if _, ok := checkedSchemas.Load(string(explicit)); ok {
+		return explicit, nil
+	}
 	var head struct {
 		Type any `json:"type"`
 	}
@@ -67,8 +70,14 @@ func wireSchema[In any](explicit json.RawMessage) (json.RawMessage, error) {
 	if head.Type != "object" {
 		return nil, errors.New(`input schema must have "type":"object"`)
 	}
+	checkedSchemas.Store(string(explicit), true)
 	return explicit, nil
 }
+
+// checkedSchemas remembers explicit schemas already found to be object
+// schemas: tools are built for every session, and scanning a large schema
+// again each time would dominate provisioning.
+var checkedSchemas sync.Map // string -> true
 
 // resolvedSchemas caches validators by schema text. Parsing and resolving
 // a schema costs a few hundred microseconds and is not needed to list
