@@ -1,13 +1,8 @@
 package checkpoint
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"pgregory.net/rapid"
 )
 
 func TestUnifiedShapes(t *testing.T) {
@@ -44,36 +39,6 @@ func TestUnifiedHunks(t *testing.T) {
 	if n := strings.Count(got, "@@ -"); n != 2 {
 		t.Errorf("want 2 hunks, got %d:\n%s", n, got)
 	}
-}
-
-// GNU patch applies our diffs: the output is a real unified diff.
-func TestUnifiedAppliesWithPatch(t *testing.T) {
-	t.Parallel()
-	patch, err := exec.LookPath("patch")
-	if err != nil {
-		t.Skip("patch is not installed")
-	}
-	dir := t.TempDir()
-	rapid.Check(t, func(t *rapid.T) {
-		line := rapid.SampledFrom([]string{"alpha\n", "beta\n", "gamma\n", "delta\n", "eps"})
-		a := strings.Join(rapid.SliceOfN(line, 1, 60).Draw(t, "a"), "")
-		b := strings.Join(rapid.SliceOfN(line, 1, 60).Draw(t, "b"), "")
-		if a == b {
-			return
-		}
-		f := filepath.Join(dir, "f")
-		if err := os.WriteFile(f, []byte(a), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(patch, "-s", "-f", f)
-		cmd.Stdin = strings.NewReader(Unified("a/f", "b/f", []byte(a), []byte(b)))
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("patch: %v\n%s\ndiff:\n%s", err, out, Unified("a/f", "b/f", []byte(a), []byte(b)))
-		}
-		if got, _ := os.ReadFile(f); string(got) != b {
-			t.Fatalf("patched file differs:\n%q\nwant\n%q", got, b)
-		}
-	})
 }
 
 // Two large files with nothing in common still give a correct diff
