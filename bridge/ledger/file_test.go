@@ -226,3 +226,38 @@ func TestSplitLines(t *testing.T) {
 		}
 	}
 }
+
+func TestFileRewrite(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), FileName)
+	f, _, _, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Empty().EnrollAll([]EnrollRequest{
+		{Capability: capOf("s__a", `{"type":"object"}`), Server: "s"},
+		{Capability: capOf("s__b", `{"type":"object"}`), Server: "s"},
+	}, at).WithdrawServer("s", at)
+	if err := f.Append(l.Log()); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Rewrite(l.Since(2)); err != nil {
+		t.Fatal(err)
+	}
+	// Appends after a rewrite land after the kept entries.
+	l2 := l.Enroll(EnrollRequest{Capability: capOf("s__c", `{"type":"object"}`), Server: "s"}, at)
+	if err := f.Append(l2.Since(l.Len())); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	entries, warnings, err := ReadLog(path)
+	if err != nil || len(warnings) != 0 || len(entries) != 3 {
+		t.Fatalf("after rewrite: %d entries, %q, %v", len(entries), warnings, err)
+	}
+	if entries[0].Seq != 3 || entries[2].Seq != 5 || entries[2].Op != Enroll {
+		t.Errorf("entries %+v", entries)
+	}
+	if live := FromLog(entries).Snapshot().Len(); live != 1 {
+		t.Errorf("live %d, want 1 (s__c)", live)
+	}
+}
