@@ -1,19 +1,31 @@
 // Package induscode is a capability deck: the typed tool layer between a
 // coding agent and the tools it calls.
 //
-// The packages, bottom to top:
+// The packages, bottom to top (an arrow in DESIGN.md's picture means
+// "imports"; nothing imports upward):
 //
 //   - tool: the callable currency (Tool, Spec, Result, Env, ReadState) and
 //     the typed constructor that infers a tool's schema from a Go struct.
-//   - tools/...: the native tools (checklist: todo_read, todo_set; more as
-//     they land).
-//   - deck: the catalog of tool cards, profiles, provisioning and the Box
-//     that runs calls by name.
-//   - internal/cli: the indusr command line.
+//   - internal/atomicfile, internal/linediff: leaf helpers shared by the
+//     layers above (atomic file replacement, plain or through an os.Root;
+//     line diffs rendered as unified diffs).
+//   - tools/files (read, write, edit, ls), tools/search (grep, find),
+//     tools/shell (bash, process), tools/checklist (todo_read, todo_set).
+//   - deck/cards (the bg-process app card), deck/checkpoint (the write/edit
+//     checkpoint wrapper, stores and rewind), deck (the catalog, profiles,
+//     provisioning and the Box that runs calls by name).
+//   - bridge/ledger (the event-sourced enrollment ledger) and bridge (MCP
+//     config discovery, the fleet of mounted servers, grafted tools).
+//   - internal/cli: the indusr command line; cmd/indusr and cmd/indusagir
+//     are thin mains over it.
 //
 // Names from the Rust and Python editions' documents map to Go as follows:
-// Card/Capability is tool.Tool; CapabilityCard is deck.Card; provision_deck
-// is deck.Provision; ToolDeck is deck.Deck; into_tool_box is Deck.Box;
-// DeckFault is *deck.Fault; DeckContext/DeckFramework are
-// deck.Context/deck.Framework; ToolResult is tool.Result.
+// Card/Capability is tool.Tool; CapabilityCard is deck.Card;
+// capability_cards/capability_index/find_card/cards_for_profile are
+// deck.Catalog/Index/Find/CardsFor; provision_deck is deck.Provision;
+// ToolDeck is deck.Deck; into_tool_box is Deck.Box; DeckFault is
+// *deck.Fault; DeckContext/DeckFramework are deck.Context/deck.Framework;
+// ToolResult is tool.Result; BridgeLedger/reduce_ledger/BridgeKey are
+// ledger.Ledger/ledger.Reduce/ledger.Key; mount_protocol_bridge/ServerFleet
+// are bridge.Mount/bridge.Fleet.
 package induscode
