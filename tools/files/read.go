@@ -147,6 +147,11 @@ func openFailed(env *tool.Env, abs string, err error) tool.Result {
 	shown := env.Rel(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if link, lerr := os.Readlink(abs); lerr == nil {
+			// The name is there, as a symlink whose target is missing:
+			// suggesting the very same name would only confuse.
+			return tool.Errorf("%s is a symlink to %s, which does not exist. Read the file the link should point to, or fix the link with bash.", shown, link)
+		}
 		msg := shown + " does not exist."
 		if near := similarNames(abs); len(near) > 0 {
 			for i := range near {

@@ -60,6 +60,8 @@ func TestRead(t *testing.T) {
 			in: map[string]any{"path": "f"}, wantErr: true, want: []string{"f is a directory", "ls"}},
 		{name: "missing file suggests a near name", setup: func(dir string) { writeFile(t, filepath.Join(dir, "main.go"), "x") },
 			in: map[string]any{"path": "mian.go"}, wantErr: true, want: []string{"mian.go does not exist", "Did you mean main.go?"}},
+		{name: "dangling symlink is named as one", noFile: true, setup: func(dir string) { os.Symlink("gone.txt", filepath.Join(dir, "link")) },
+			in: map[string]any{"path": "link"}, wantErr: true, want: []string{"link is a symlink to gone.txt, which does not exist"}},
 		{name: "missing directory is named", noFile: true, in: map[string]any{"path": "nope/f"},
 			wantErr: true, want: []string{"nope/f does not exist", "Its directory nope does not exist either"}},
 		{name: "binary file names type and size", content: "\x7fELF\x02\x01\x01\x00" + strings.Repeat("\x00", 2040),
