@@ -42,6 +42,8 @@ func TestRead(t *testing.T) {
 			want: []string{"  2000\tline 2000\n\n[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]"}},
 		{name: "offset past the end gives the line count", content: numberedLines(10), in: map[string]any{"path": "f", "offset": 11},
 			wantErr: true, want: []string{"offset 11 is past the end", "has 10 lines", "from 1 to 10"}},
+		{name: "offset past a one-line file says line, not lines", content: "only\n", in: map[string]any{"path": "f", "offset": 2},
+			wantErr: true, want: []string{"which has 1 line.", "from 1 to 1"}},
 		{name: "empty file says so", content: "", in: map[string]any{"path": "f"},
 			exact: "f is empty (0 lines, 0 bytes)."},
 		{name: "CRLF line ends are not shown", content: "one\r\ntwo\r\n", in: map[string]any{"path": "f"},

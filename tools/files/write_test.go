@@ -43,7 +43,7 @@ func TestWrite(t *testing.T) {
 				mustOK(t, call(t, ReadTool(), f.env, map[string]any{"path": "x.txt"}))
 			},
 			in:   map[string]any{"path": "x.txt", "content": "brand new\n"},
-			want: "Updated x.txt (10 bytes, 1 lines; it had 4 bytes).",
+			want: "Updated x.txt (10 bytes, 1 line; it had 4 bytes).",
 			check: func(t *testing.T, f fixture) {
 				if got := readFile(t, filepath.Join(f.dir, "x.txt")); got != "brand new\n" {
 					t.Errorf("content %q", got)
