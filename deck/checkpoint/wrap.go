@@ -86,6 +86,11 @@ func (w *wrapped) record(node, name, path string, env *tool.Env) (Entry, bool, e
 		return Entry{}, false, nil
 	}
 	defer r.Close()
+	// Stat before opening: opening a named pipe for reading blocks until
+	// a writer comes, which would hang the call before the tool refuses it.
+	if fi, err := r.Stat(rel); err == nil && !fi.Mode().IsRegular() {
+		return Entry{}, false, nil
+	}
 	f, err := r.Open(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -124,6 +129,9 @@ func target(input json.RawMessage, env *tool.Env) (string, bool) {
 
 // unchanged reports whether path still matches its recorded prior state.
 func unchanged(path string, e Entry) bool {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return false // never open a pipe or device: that may block
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return !e.Exists

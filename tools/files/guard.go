@@ -32,6 +32,11 @@ type target struct {
 // can act on, a path outside every workspace root, lexically or through a
 // symlink, and a symlink whose target is missing.
 func locate(env *tool.Env, path string) (*target, error) {
+	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
+		// Resolve cleans the slash away; without this check "notes/"
+		// would become a file named notes.
+		return nil, fmt.Errorf("the path ends with a slash, so it names a directory; give the path of a file, such as %sfile.txt", path)
+	}
 	abs, err := env.Resolve(path)
 	if err != nil {
 		return nil, err

@@ -106,7 +106,7 @@ func runRead(ctx context.Context, in readInput, env *tool.Env) tool.Result {
 		return tool.Textf("%s is empty (0 lines, 0 bytes).", shown)
 	}
 	if offset > s.total {
-		return tool.Errorf("offset %d is past the end of %s, which has %d lines. Use an offset from 1 to %d.", offset, shown, s.total, s.total)
+		return tool.Errorf("offset %d is past the end of %s, which has %s. Use an offset from 1 to %d.", offset, shown, plural(s.total, "line"), s.total)
 	}
 	env.Reads.Record(tool.ReadRecord{Path: canonical(abs), Size: s.size, ModTime: fi.ModTime(), Hash: s.hash})
 	out := strings.TrimSuffix(string(s.out), "\n")
@@ -147,6 +147,11 @@ func openFailed(env *tool.Env, abs string, err error) tool.Result {
 	shown := env.Rel(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if link, lerr := os.Readlink(abs); lerr == nil {
+			// The name is there, as a symlink whose target is missing:
+			// suggesting the very same name would only confuse.
+			return tool.Errorf("%s is a symlink to %s, which does not exist. Read the file the link should point to, or fix the link with bash.", shown, link)
+		}
 		msg := shown + " does not exist."
 		if near := similarNames(abs); len(near) > 0 {
 			for i := range near {

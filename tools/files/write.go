@@ -67,9 +67,9 @@ func runWrite(ctx context.Context, in writeInput, env *tool.Env) tool.Result {
 	}
 	t.remember(env, data)
 	if !exists {
-		return tool.Textf("Created %s (%s, %d lines).", shown, plural(len(data), "byte"), countLines(data))
+		return tool.Textf("Created %s (%s, %s).", shown, plural(len(data), "byte"), plural(countLines(data), "line"))
 	}
-	return tool.Textf("Updated %s (%s, %d lines; it had %s).", shown, plural(len(data), "byte"), countLines(data), plural(int(before), "byte"))
+	return tool.Textf("Updated %s (%s, %s; it had %s).", shown, plural(len(data), "byte"), plural(countLines(data), "line"), plural(int(before), "byte"))
 }
 
 // countLines counts lines the way read numbers them: a last line without

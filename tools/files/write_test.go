@@ -28,6 +28,14 @@ func TestWrite(t *testing.T) {
 					t.Errorf("content %q", got)
 				}
 			}},
+		{name: "a path ending in a slash names a directory, not a file",
+			in:      map[string]any{"path": "notes/", "content": "x"},
+			wantErr: []string{`cannot write "notes/"`, "ends with a slash", "notes/file.txt"},
+			check: func(t *testing.T, f fixture) {
+				if _, err := os.Lstat(filepath.Join(f.dir, "notes")); err == nil {
+					t.Error("notes was created")
+				}
+			}},
 		{name: "overwriting needs a read",
 			setup:   func(t *testing.T, f fixture) { writeFile(t, filepath.Join(f.dir, "x.txt"), "old\n") },
 			in:      map[string]any{"path": "x.txt", "content": "new\n"},
@@ -43,7 +51,7 @@ func TestWrite(t *testing.T) {
 				mustOK(t, call(t, ReadTool(), f.env, map[string]any{"path": "x.txt"}))
 			},
 			in:   map[string]any{"path": "x.txt", "content": "brand new\n"},
-			want: "Updated x.txt (10 bytes, 1 lines; it had 4 bytes).",
+			want: "Updated x.txt (10 bytes, 1 line; it had 4 bytes).",
 			check: func(t *testing.T, f fixture) {
 				if got := readFile(t, filepath.Join(f.dir, "x.txt")); got != "brand new\n" {
 					t.Errorf("content %q", got)

@@ -169,6 +169,9 @@ func runFind(ctx context.Context, in findInput, env *tool.Env, o Options) tool.R
 	var sb strings.Builder
 	if total == 0 {
 		fmt.Fprintf(&sb, "No files match %q in %s.", in.Pattern, where)
+		if d, ok := namesDirectory(env, in.Path, in.Pattern); ok {
+			fmt.Fprintf(&sb, " %s is a directory and find lists files only; use the pattern %q to list the files under it, or ls to see its entries.", d, path.Join(filepath.ToSlash(in.Pattern), "**"))
+		}
 	}
 	for i, f := range all {
 		if i > 0 {
@@ -237,4 +240,25 @@ func selectFirst[T any](s []T, k int, cmp func(a, b T) int) {
 			return
 		}
 	}
+}
+
+// namesDirectory reports whether a pattern without glob characters names an
+// existing directory (relative to the search path), the likely reason a
+// pattern such as "src" finds no files.
+func namesDirectory(env *tool.Env, dir, pattern string) (string, bool) {
+	if strings.ContainsAny(pattern, "*?[{") {
+		return "", false
+	}
+	p := pattern
+	if !filepath.IsAbs(p) && strings.TrimSpace(dir) != "" {
+		p = filepath.Join(dir, p)
+	}
+	abs, err := env.Resolve(p)
+	if err != nil {
+		return "", false
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	return env.Rel(abs), true
 }

@@ -67,6 +67,8 @@ func TestFind(t *testing.T) {
 		{"limit cuts with a notice", `{"pattern":"*.go","limit":2}`,
 			"src/app/app_test.go\nmain.go\n[Showing the 2 most recently modified of 5 matching files. Narrow the pattern or path, or raise limit (at most 1000).]", false},
 		{"no match", `{"pattern":"*.rs"}`, "No files match \"*.rs\" in the working directory.", false},
+		{"a directory name says how to list its files", `{"pattern":"lib","path":"src"}`,
+			"No files match \"lib\" in src. src/lib is a directory and find lists files only; use the pattern \"lib/**\" to list the files under it, or ls to see its entries.", false},
 
 		{"invalid glob", `{"pattern":"src/[a-"}`, "find: pattern \"src/[a-\" is not a valid glob", true},
 		{"empty pattern", `{"pattern":" "}`, "find: pattern is empty", true},
