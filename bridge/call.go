@@ -105,6 +105,14 @@ func (s *server) callFailed(ctx, callCtx context.Context, l *link, exposed strin
 	}
 	select {
 	case <-l.ended:
+		if l.proc != nil {
+			// Let the stderr reader reach the end of the pipe: the
+			// server's last words ("panic: …") belong in this message.
+			select {
+			case <-l.proc.done:
+			case <-time.After(drainGrace):
+			}
+		}
 		s.mu.Lock()
 		s.markDown(l, "the session ended")
 		why := s.lastErr
