@@ -11,7 +11,9 @@
 // [Env] is the per-session environment a tool runs in: the working directory,
 // the workspace roots writes are confined to, the [ReadState] that backs the
 // read-before-edit gate, and a small keyed store for state that several tools of
-// one session share (the checklist of todo_read and todo_set).
+// one session share (the checklist of todo_read and todo_set). Tools that
+// start things outliving a call (background processes) register cleanup
+// with [Env.OnClose]; the host ends the session with [Env.Close].
 //
 // Spec vocabulary: the Rust edition's Card trait and Capability alias are both
 // Tool here; its ToolResult/ToolOutcome pair is [Result]; its per-dispatch
