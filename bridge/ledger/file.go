@@ -203,6 +203,12 @@ func (f *File) Append(entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
+	return f.write(entries, false)
+}
+
+// write encodes entries and writes them in one batch, first emptying the
+// file when truncate is set, then syncs.
+func (f *File) write(entries []Entry, truncate bool) error {
 	buf, err := encode(entries)
 	if err != nil {
 		return err
@@ -212,7 +218,12 @@ func (f *File) Append(entries []Entry) error {
 	if f.f == nil {
 		return fmt.Errorf("ledger log %s: closed", f.path)
 	}
-	if _, err := f.f.Write(buf.Bytes()); err != nil {
+	if truncate {
+		if err := f.f.Truncate(0); err != nil {
+			return fmt.Errorf("ledger log %s: %w", f.path, err)
+		}
+	}
+	if _, err := f.f.Write(buf.Bytes()); err != nil { // O_APPEND: from the current end
 		return fmt.Errorf("ledger log %s: %w", f.path, err)
 	}
 	if err := f.f.Sync(); err != nil {
@@ -225,27 +236,7 @@ func (f *File) Append(entries []Entry) error {
 // compact a long log to its newest part this way. A crash during the
 // rewrite leaves a prefix of entries; that is safe to replay, because a
 // host withdraws every tool the log still shows live when it opens it.
-func (f *File) Rewrite(entries []Entry) error {
-	buf, err := encode(entries)
-	if err != nil {
-		return err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.f == nil {
-		return fmt.Errorf("ledger log %s: closed", f.path)
-	}
-	if err := f.f.Truncate(0); err != nil {
-		return fmt.Errorf("ledger log %s: %w", f.path, err)
-	}
-	if _, err := f.f.Write(buf.Bytes()); err != nil { // O_APPEND: writes from the new end
-		return fmt.Errorf("ledger log %s: %w", f.path, err)
-	}
-	if err := f.f.Sync(); err != nil {
-		return fmt.Errorf("ledger log %s: sync: %w", f.path, err)
-	}
-	return nil
-}
+func (f *File) Rewrite(entries []Entry) error { return f.write(entries, true) }
 
 func encode(entries []Entry) (*bytes.Buffer, error) {
 	var buf bytes.Buffer

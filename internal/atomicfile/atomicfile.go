@@ -74,14 +74,14 @@ func SyncDir(dir string) error {
 func WriteInRoot(root *os.Root, rel string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(rel)
 	if err := root.MkdirAll(dir, 0o777); err != nil {
-		return fmt.Errorf("cannot create directory %s: %w", dir, bare(err))
+		return fmt.Errorf("cannot create directory %s: %w", dir, Bare(err))
 	}
 	var suffix [6]byte
 	_, _ = rand.Read(suffix[:])
 	tmp := filepath.Join(dir, TempPrefix+filepath.Base(rel)+"-"+hex.EncodeToString(suffix[:]))
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
-		return fmt.Errorf("cannot create a temporary file: %w", bare(err))
+		return fmt.Errorf("cannot create a temporary file: %w", Bare(err))
 	}
 	step := "setting the mode"
 	if perm != 0 {
@@ -102,7 +102,7 @@ func WriteInRoot(root *os.Root, rel string, data []byte, perm fs.FileMode) error
 	}
 	if err != nil {
 		root.Remove(tmp)
-		return fmt.Errorf("%s: %w", step, bare(err))
+		return fmt.Errorf("%s: %w", step, Bare(err))
 	}
 	if d, err := root.Open(dir); err == nil {
 		_ = d.Sync() // best effort: some file systems cannot sync a directory
@@ -111,9 +111,9 @@ func WriteInRoot(root *os.Root, rel string, data []byte, perm fs.FileMode) error
 	return nil
 }
 
-// bare drops the *PathError or *LinkError wrapper, whose root-relative
-// path would only confuse; callers name the file themselves.
-func bare(err error) error {
+// Bare drops the *PathError or *LinkError wrapper of err, whose path is
+// root-relative and would only confuse; callers name the file themselves.
+func Bare(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/internal/linediff"
 	"github.com/indusagi/induscode/tool"
 )
@@ -99,7 +100,7 @@ func runEdit(ctx context.Context, in editInput, env *tool.Env) tool.Result {
 	default:
 		data, err := t.readAll(MaxEditBytes)
 		if err != nil {
-			return tool.Errorf("%s was not edited: %v.", shown, unwrapPath(err))
+			return tool.Errorf("%s was not edited: %v.", shown, atomicfile.Bare(err))
 		}
 		if k := sniff(data[:min(len(data), sniffBytes)]); k.binary {
 			return tool.Errorf("%s is a binary file (%s); edit changes text files only.", shown, k.name)

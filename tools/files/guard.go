@@ -249,20 +249,6 @@ func (t *target) remember(env *tool.Env, data []byte) {
 	env.Reads.Record(rec)
 }
 
-// unwrapPath drops the *PathError wrapper whose path is the root-relative
-// one, which would only confuse; the callers name the path themselves.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
-}
-
 // kindOf names a non-regular file mode for messages.
 func kindOf(m fs.FileMode) string {
 	switch {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -112,7 +113,7 @@ func runLs(ctx context.Context, in lsInput, env *tool.Env) tool.Result {
 			break
 		}
 		if err != nil {
-			return tool.Errorf("cannot list %s: %v", shown, unwrapPath(err))
+			return tool.Errorf("cannot list %s: %v", shown, atomicfile.Bare(err))
 		}
 		if err := ctx.Err(); err != nil {
 			return tool.Errorf("listing %s was cancelled: %v", shown, context.Cause(ctx))

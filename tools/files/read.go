@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -165,7 +166,7 @@ func openFailed(env *tool.Env, abs string, err error) tool.Result {
 	case errors.Is(err, fs.ErrPermission):
 		return tool.Errorf("permission denied: %s cannot be read by this process.", shown)
 	}
-	return tool.Errorf("cannot open %s: %v", shown, unwrapPath(err))
+	return tool.Errorf("cannot open %s: %v", shown, atomicfile.Bare(err))
 }
 
 // maxSuggestScan bounds how many directory entries a not-found error looks

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -51,7 +52,7 @@ func runWrite(ctx context.Context, in writeInput, env *tool.Env) tool.Result {
 	if exists {
 		sum, size, err := t.hashFile()
 		if err != nil {
-			return tool.Errorf("cannot read %s to check it before overwriting: %v", shown, unwrapPath(err))
+			return tool.Errorf("cannot read %s to check it before overwriting: %v", shown, atomicfile.Bare(err))
 		}
 		if err := checkRead(env, t, sum, size, "write"); err != nil {
 			return tool.Errorf("%s was not written: %v.", shown, err)
