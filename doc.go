@@ -16,7 +16,7 @@
 //     provisioning and the Box that runs calls by name).
 //   - bridge/ledger (the event-sourced enrollment ledger) and bridge (MCP
 //     config discovery, the fleet of mounted servers, grafted tools).
-//   - internal/cli: the indusr command line; cmd/indusr and cmd/indusagir
+//   - cmd/internal/cli: the indusr command line; cmd/indusr and cmd/indusagir
 //     are thin mains over it.
 //
 // Names from the Rust and Python editions' documents map to Go as follows:

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/internal/testpeer"
 )
 
 // BenchmarkEchoOverhead compares the latency of server-everything's echo
@@ -21,7 +22,7 @@ import (
 // their ratio are reported.
 func BenchmarkEchoOverhead(b *testing.B) {
 	if everything == "" {
-		b.Skip("server-everything is not installed: run scripts/test")
+		testpeer.Missing(b, "server-everything", "run scripts/test (it runs npm ci in testdata/npm)")
 	}
 	ctx := context.Background()
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)

@@ -3,6 +3,7 @@ package bridge
 import (
 	"errors"
 	"fmt"
+	"github.com/indusagi/induscode/workspace"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -126,8 +127,8 @@ func (l Loader) Load(pathOrDir string) ([]ServerConfig, []Warning) {
 // whether or not they exist.
 func (l Loader) Sources(dir string) []string {
 	out := []string{
-		filepath.Join(dir, ".indusvx", "mcp.json"),
-		filepath.Join(dir, ".mcp.json"),
+		workspace.At(dir).MCPConfig(),
+		workspace.At(dir).ProjectMCPConfig(),
 	}
 	home := l.home()
 	xdg, _ := l.lookup("XDG_CONFIG_HOME")

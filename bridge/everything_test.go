@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/indusagi/induscode/internal/testpeer"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -14,7 +15,7 @@ import (
 func everythingStdio(t testing.TB) ServerConfig {
 	t.Helper()
 	if everything == "" {
-		t.Skip("server-everything is not installed: run scripts/test (it runs npm ci in testdata/npm)")
+		testpeer.Missing(t, "server-everything", "run scripts/test (it runs npm ci in testdata/npm)")
 	}
 	return ServerConfig{Name: "everything", Transport: Stdio, Command: "node", Args: []string{everything, "stdio"}}
 }

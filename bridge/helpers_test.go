@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/internal/testpeer"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -49,7 +50,7 @@ func TestMain(m *testing.M) {
 			everything = p
 		}
 	}
-	loopback, _ = filepath.Abs("testdata/loopback.cjs")
+	loopback, _ = filepath.Abs("../testdata/loopback.cjs")
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
@@ -200,7 +201,7 @@ func waitLog(t testing.TB, logFile, want string, within time.Duration) string {
 func startNode(t testing.TB, mode string) string {
 	t.Helper()
 	if everything == "" {
-		t.Skip("server-everything is not installed: run scripts/test (it runs npm ci in testdata/npm)")
+		testpeer.Missing(t, "server-everything", "run scripts/test (it runs npm ci in testdata/npm)")
 	}
 	cmd := exec.Command("node", "--require", loopback, everything, mode)
 	cmd.Env = append(os.Environ(), "PORT=0")

@@ -12,7 +12,7 @@ import (
 )
 
 func TestLedgerIsPersisted(t *testing.T) {
-	path := filepath.Join(t.TempDir(), ".indusvx", ledger.FileName)
+	path := filepath.Join(t.TempDir(), ".indusvx", "ledger.jsonl")
 	f := mount(t, Options{LedgerPath: path}, fake("p"))
 	if w := f.Warnings(); len(w) != 0 {
 		t.Fatalf("warnings %q", w)
@@ -54,7 +54,7 @@ func TestLedgerIsPersisted(t *testing.T) {
 
 func TestLedgerReplayWithdrawsStaleSession(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), ledger.FileName)
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	// An earlier session enrolled a tool and died without retiring it; its
 	// last write was cut short.
 	ghost := ledger.NewRecorded(tool.Spec{Name: "ghost__t", InputSchema: json.RawMessage(`{"type":"object"}`)}, "ghost", "t")
@@ -92,7 +92,7 @@ func TestLedgerReplayWithdrawsStaleSession(t *testing.T) {
 // it to its newest half, says so, and the next session starts from there.
 func TestLedgerIsCompacted(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), ledger.FileName)
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	const limit = 40
 	logged, compactions := 0, 0
 	for session := range 8 { // 7 tools: 14 events a session

@@ -3,6 +3,7 @@ package bridge
 import (
 	"bytes"
 	"fmt"
+	"github.com/indusagi/induscode/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,7 @@ func newServerLog(dir, server string) (*serverLog, error) {
 	if dir == "" {
 		return l, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := workspace.MkdirAll(dir, 0o755); err != nil {
 		return l, err
 	}
 	l.path = filepath.Join(dir, sanitize(server)+".log")

@@ -56,7 +56,7 @@ func BenchmarkReduce1M(b *testing.B) {
 // tools, a workspace's history of sessions mounting a large fleet, and
 // rebuilds the ledger.
 func BenchmarkReplay100k(b *testing.B) {
-	path := filepath.Join(b.TempDir(), FileName)
+	path := filepath.Join(b.TempDir(), "ledger.jsonl")
 	f, _, _, err := OpenFile(path)
 	if err != nil {
 		b.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/indusagi/induscode/workspace"
 	"io"
 	"io/fs"
 	"os"
@@ -12,9 +13,6 @@ import (
 	"runtime"
 	"sync"
 )
-
-// FileName is the log's name under a workspace's .indusvx directory.
-const FileName = "ledger.jsonl"
 
 // maxLogBytes bounds the log file read into memory on replay. A log of a
 // million events with typical schemas is ~300 MB; past this size something
@@ -42,7 +40,7 @@ var ErrLocked = errors.New("the log is in use by another indusr session")
 // warnings; neither is fatal. err is for a file that cannot be opened or
 // read at all.
 func OpenFile(path string) (f *File, entries []Entry, warnings []string, err error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := workspace.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, nil, nil, fmt.Errorf("ledger log: %w", err)
 	}
 	osf, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)

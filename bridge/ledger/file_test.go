@@ -11,7 +11,7 @@ import (
 
 func TestFileRoundTrip(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), ".indusvx", FileName)
+	path := filepath.Join(t.TempDir(), ".indusvx", "ledger.jsonl")
 	f, entries, warnings, err := OpenFile(path)
 	if err != nil || len(entries) != 0 || len(warnings) != 0 {
 		t.Fatalf("new log: %v %v %v", entries, warnings, err)
@@ -56,7 +56,7 @@ func TestFileRoundTrip(t *testing.T) {
 
 func TestFileTornLastLine(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	l := Empty().EnrollAll([]EnrollRequest{
 		{Capability: capOf("s__a", `{}`), Server: "s"},
 		{Capability: capOf("s__b", `{}`), Server: "s"},
@@ -105,7 +105,7 @@ func TestFileTornLastLine(t *testing.T) {
 
 func TestFileSkipsMalformedLines(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	good := Empty().Enroll(EnrollRequest{Capability: capOf("s__a", `{}`), Server: "s"}, at)
 	f, _, _, _ := OpenFile(path)
 	if err := f.Append(good.Log()); err != nil {
@@ -121,7 +121,7 @@ func TestFileSkipsMalformedLines(t *testing.T) {
 		t.Fatalf("got %d entries and warnings %q", len(entries), warnings)
 	}
 	for _, w := range warnings {
-		if !strings.Contains(w, FileName+":") {
+		if !strings.Contains(w, "ledger.jsonl"+":") {
 			t.Errorf("warning %q does not name the file and line", w)
 		}
 	}
@@ -149,7 +149,7 @@ func appendRaw(t *testing.T, path, s string) {
 
 func TestFileLocked(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	f, _, _, err := OpenFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestFileLocked(t *testing.T) {
 // malformed line by its number in the whole file.
 func TestFileLargeLogInParts(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	log := benchLog(12_000, 5000, false)
 	f, _, _, err := OpenFile(path)
 	if err != nil {
@@ -192,7 +192,7 @@ func TestFileLargeLogInParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(warnings) != 1 || !strings.Contains(warnings[0], FileName+":9001: skipped a malformed entry") {
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "ledger.jsonl"+":9001: skipped a malformed entry") {
 		t.Errorf("warnings %q", warnings)
 	}
 	if len(entries) != len(log) {
@@ -229,7 +229,7 @@ func TestSplitLines(t *testing.T) {
 
 func TestFileRewrite(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), FileName)
+	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	f, _, _, err := OpenFile(path)
 	if err != nil {
 		t.Fatal(err)

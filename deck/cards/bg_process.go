@@ -40,7 +40,7 @@ var bgProcessOnce = sync.OnceValue(func() tool.Tool {
 			"action=start with command launches it and returns an id (yield_ms waits that long first, and returns the output if it already finished); " +
 			"action=poll with id returns only the lines printed since the last poll, stdout and stderr apart, optionally filtered by a regular expression; " +
 			"action=stop with id stops it and its children (SIGTERM, then SIGKILL after 3 s); action=list shows id, state, exit code, age and command. " +
-			"The last 2000 lines of each stream stay in memory and everything goes to capture files under .indusvx-bg/. Processes end with the session.",
+			"The last 2000 lines of each stream stay in memory and everything goes to capture files under .indusvx/bg/. Processes end with the session.",
 		InputSchema: bgSchema(),
 	}, func(ctx context.Context, in bgInput, env *tool.Env) tool.Result {
 		e := shell.EngineOf(env)

@@ -15,11 +15,8 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/internal/atomicfile"
+	"github.com/indusagi/induscode/workspace"
 )
-
-// DirName is where a workspace keeps its checkpoints, relative to the
-// workspace root.
-var DirName = filepath.Join(".indusvx", "checkpoints")
 
 // Layout of a store directory.
 const (
@@ -49,11 +46,12 @@ var _ Store = (*DiskStore)(nil)
 // NewDiskStore returns a store kept in dir that records absolute paths.
 func NewDiskStore(dir string) *DiskStore { return &DiskStore{dir: filepath.Clean(dir)} }
 
-// ForWorkspace returns the store of a workspace: <root>/.indusvx/checkpoints,
-// recording paths inside root relative to it. root should be absolute.
+// ForWorkspace returns the store of a workspace (its checkpoints folder,
+// see package workspace), recording paths inside root relative to it.
+// root should be absolute.
 func ForWorkspace(root string) *DiskStore {
-	root = filepath.Clean(root)
-	return &DiskStore{dir: filepath.Join(root, DirName), base: root}
+	l := workspace.At(root)
+	return &DiskStore{dir: l.Checkpoints(), base: l.Root()}
 }
 
 // Dir returns the store's directory.
@@ -149,7 +147,7 @@ func (s *DiskStore) update(create, gc bool, f func(*index) (bool, error)) error 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if create {
-		if err := os.MkdirAll(filepath.Join(s.dir, blobsName), 0o700); err != nil {
+		if err := workspace.MkdirAll(filepath.Join(s.dir, blobsName), 0o700); err != nil {
 			return fmt.Errorf("creating the checkpoint directory: %w", err)
 		}
 	} else if _, err := os.Stat(s.dir); errors.Is(err, fs.ErrNotExist) {

@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"github.com/indusagi/induscode/workspace"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,7 +170,7 @@ func TestWorkspaceStoreIsRelocatable(t *testing.T) {
 	if _, _, err := s.Record("n1", "write", "/elsewhere/b", Prior{}); err != nil {
 		t.Fatal(err)
 	}
-	idx, _ := os.ReadFile(filepath.Join(old, DirName, indexName))
+	idx, _ := os.ReadFile(filepath.Join(workspace.At(old).Checkpoints(), indexName))
 	if !strings.Contains(string(idx), `"path": "src/a.go"`) || !strings.Contains(string(idx), `"path": "/elsewhere/b"`) {
 		t.Fatalf("index paths:\n%s", idx)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/indusagi/induscode/internal/testpeer"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -145,7 +146,7 @@ func ours(t *testing.T, tl tool.Tool, dir, input string, header bool) []string {
 func TestDifferentialRipgrep(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("rg"); err != nil {
-		t.Skip("ripgrep (rg) is not installed; install the Debian package ripgrep (scripts/test does) to compare grep with it")
+		testpeer.Missing(t, "ripgrep (rg)", "install the Debian package ripgrep (scripts/test does) to compare grep with it")
 	}
 	root := differentialTree(t)
 	g := GrepTool(Options{})
@@ -205,7 +206,7 @@ func TestDifferentialFd(t *testing.T) {
 	fd := "fdfind"
 	if _, err := exec.LookPath(fd); err != nil {
 		if fd = "fd"; func() error { _, err := exec.LookPath(fd); return err }() != nil {
-			t.Skip("fd is not installed; install the Debian package fd-find (scripts/test does) to compare find with it")
+			testpeer.Missing(t, "fd", "install the Debian package fd-find (scripts/test does) to compare find with it")
 		}
 	}
 	root := differentialTree(t)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/indusagi/induscode/workspace"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -209,8 +210,8 @@ func TestBashTruncatesHeadAndTail(t *testing.T) {
 	if m[4] != strconv.Itoa(len(want)) || m[5] != strconv.Itoa(n) {
 		t.Errorf("footer says %s bytes in %s lines, want %d in %d", m[4], m[5], len(want), n)
 	}
-	if filepath.Dir(m[6]) != filepath.Join(env.Dir, BgDirName) {
-		t.Errorf("log file %s is not under the workspace's %s", m[6], BgDirName)
+	if filepath.Dir(m[6]) != workspace.At(env.Dir).Background() {
+		t.Errorf("log file %s is not under the workspace's %s", m[6], "the background folder")
 	}
 }
 
@@ -233,7 +234,7 @@ func TestBashShortOutputWritesNoLog(t *testing.T) {
 	if r.IsError || strings.Contains(text(r), "omitted") || strings.Count(text(r), line) != 300 {
 		t.Fatalf("want all 300 lines untouched, got %d:\n%.200s", strings.Count(text(r), line), text(r))
 	}
-	if _, err := os.Stat(filepath.Join(env.Dir, BgDirName)); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("%s was created for output that fit: %v", BgDirName, err)
+	if _, err := os.Stat(workspace.At(env.Dir).Background()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s was created for output that fit: %v", workspace.At(env.Dir).Background(), err)
 	}
 }

@@ -16,7 +16,7 @@
 // tail of what the model sees and spills the whole output to a log file once
 // it passes [MaxModelChars]; a background process keeps the last
 // [MaxBufferedLines] lines of each stream in a ring and writes everything to a
-// capture file under <workspace>/.indusvx-bg/.
+// capture file under <workspace>/.indusvx/bg/ (package workspace).
 //
 // Spec names: the Rust edition's bash_tool and process_tool are [BashTool]
 // and [ProcessTool]; its DaemonTable is [Engine]; MAX_BUFFERED_LINES and

@@ -14,11 +14,8 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/workspace"
 )
-
-// BgDirName is the directory, under the workspace, that holds the capture
-// files of background processes and the full logs of long bash outputs.
-const BgDirName = ".indusvx-bg"
 
 // MaxRunning bounds the background processes one session may run at once,
 // so a looping model cannot fork-bomb the machine; 32 is far more than a
@@ -29,7 +26,7 @@ const MaxRunning = 32
 // finished ones are forgotten first (their capture files stay).
 const maxKept = 128
 
-// logRetention is how old a file in BgDirName may grow before an engine
+// logRetention is how old a file in the engine's folder may grow before an engine
 // that opens the directory deletes it; a week keeps yesterday's logs
 // without letting the directory grow forever.
 const logRetention = 7 * 24 * time.Hour
@@ -74,7 +71,7 @@ type engineKey struct{}
 // session's Env is closed.
 func EngineOf(env *tool.Env) *Engine {
 	return tool.Shared(env, engineKey{}, func() *Engine {
-		e := NewEngine(filepath.Join(env.Dir, BgDirName))
+		e := NewEngine(workspace.At(env.Dir).Background())
 		_ = env.OnClose(e.Close) // Close never fails
 		return e
 	})
@@ -93,7 +90,7 @@ func (e *Engine) Dir() string { return e.dir }
 
 func (e *Engine) createFile(name string) (io.WriteCloser, string, error) {
 	e.dirOnce.Do(func() {
-		e.dirErr = os.MkdirAll(e.dir, 0o700)
+		e.dirErr = workspace.MkdirAll(e.dir, 0o700)
 		if e.dirErr == nil {
 			pruneOld(e.dir, time.Now().Add(-logRetention))
 		}

@@ -43,7 +43,7 @@ var processToolOnce = sync.OnceValue(func() tool.Tool {
 			"action=wait with id blocks until the process ends or yield_ms passes (default 30000), then reports like output. " +
 			"action=kill with id stops the process and everything it started (SIGTERM, then SIGKILL after 3 s). " +
 			"action=list shows every process: id, state, exit code, age, command. " +
-			"Memory keeps the last 2000 lines of each stream; the full output is in capture files under .indusvx-bg/ whose paths the output notices give. " +
+			"Memory keeps the last 2000 lines of each stream; the full output is in capture files under .indusvx/bg/ whose paths the output notices give. " +
 			"Processes are stopped when the session ends.",
 		InputSchema: processSchema(),
 	}, func(ctx context.Context, in processInput, env *tool.Env) tool.Result {

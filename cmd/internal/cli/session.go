@@ -16,15 +16,13 @@ import (
 	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/checklist"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // A named session (--session NAME) carries what a session knows between
 // indusr runs: the files it read (so `indusr call read` then `indusr call
 // edit` passes the read-before-edit gate, which still compares content
 // hashes) and its checklist. Without --session every run is a new session.
-
-// sessionDir holds session files, under the workspace's state directory.
-var sessionDir = filepath.Join(".indusvx", "sessions")
 
 // sessionName keeps session names safe as file names.
 var sessionName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`) })
@@ -51,7 +49,7 @@ func sessionPath(dir, name string) (string, error) {
 	if !sessionName().MatchString(name) {
 		return "", usagef("--session %q: use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
 	}
-	return filepath.Join(dir, sessionDir, name+".json"), nil
+	return workspace.At(dir).Session(name), nil
 }
 
 // loadSession reads the named session of the workspace dir. A session that
@@ -108,7 +106,7 @@ func saveSession(d *deck.Deck, name string) error {
 	if err != nil {
 		return &failure{err}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := workspace.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return &failure{fmt.Errorf("saving session %s: %w", name, err)}
 	}
 	if err := atomicfile.WriteFile(path, append(data, '\n'), 0o644); err != nil {

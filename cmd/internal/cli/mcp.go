@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -14,13 +13,11 @@ import (
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/bridge/ledger"
 	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/workspace"
 )
 
-// stateDir is the workspace directory of project-local state.
-const stateDir = ".indusvx"
-
 // ledgerPath is where a workspace's ledger log lives.
-func ledgerPath(dir string) string { return filepath.Join(dir, stateDir, ledger.FileName) }
+func ledgerPath(dir string) string { return workspace.At(dir).Ledger() }
 
 // mcpConfig resolves the servers to mount: the --mcp paths (files or
 // directories) in order, else the configuration of dir. Config warnings go
@@ -69,7 +66,7 @@ func mountMCP(ctx context.Context, opts *options, dir string, stderr io.Writer, 
 	fleet := bridge.Mount(ctx, servers, bridge.Options{
 		Dir:           dir,
 		LedgerPath:    ledgerPath(dir),
-		LogDir:        filepath.Join(dir, stateDir, "mcp-logs"),
+		LogDir:        workspace.At(dir).MCPLogs(),
 		ClientName:    "indusr",
 		ClientVersion: versionString(),
 	})

@@ -1,4 +1,4 @@
-package induscode_test
+package cli_test
 
 import (
 	"fmt"
@@ -7,15 +7,17 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"go.uber.org/goleak"
 
+	"github.com/indusagi/induscode/cmd/internal/cli"
 	"github.com/indusagi/induscode/deck"
-	"github.com/indusagi/induscode/internal/cli"
 )
 
 // TestMain lets the test binary act as indusr inside scripts, so the
-// scripts drive the real CLI in-process.
+// scripts drive the real CLI in-process, and checks that no test of the
+// package leaves a goroutine behind.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(leakChecked{m}, map[string]func(){
 		"indusr": func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
@@ -35,4 +37,18 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
+}
+
+// leakChecked runs the tests, then fails the run if goroutines are left.
+type leakChecked struct{ m *testing.M }
+
+func (l leakChecked) Run() int {
+	code := l.m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			return 1
+		}
+	}
+	return code
 }

@@ -9,11 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"go.uber.org/goleak"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // An interrupt (what Main turns Ctrl-C into) cancels the running call, and
 // run does not return before the deck is closed: the command, a child that

