@@ -103,6 +103,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newRewindCmd(&opts),
 		newVersionCmd(),
 		newMCPCmd(&opts),
+		newServeCmd(&opts),
 	)
 	return root
 }
