@@ -69,6 +69,11 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 		SessionTimeout:      timeout,
 		MaxRequestBodyBytes: maxBody,
 		Logger:              s.log,
+		// Resumable streams: a client whose event stream drops in the middle
+		// of a long call reconnects with Last-Event-ID and gets the rest
+		// (progress, the result) instead of losing the call. The store keeps
+		// the SDK's default of 10 MiB of recent events.
+		EventStore: mcp.NewMemoryEventStore(nil),
 	})
 	mux := http.NewServeMux()
 	mux.Handle(Endpoint, checkOrigin(h))
