@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -59,6 +60,7 @@ With --http the server listens on 127.0.0.1:8765 (or the address given) at
 			if opts.Session != "" {
 				return usagef("--session does not apply to serve: every client session is a session of its own")
 			}
+			tuneGC()
 			srv, err := serve.New(serve.Options{Session: sopts, Version: versionString(), Log: log})
 			if err != nil {
 				return bootError(err)
@@ -108,6 +110,18 @@ func printClientConfig(w io.Writer, url string, withToken bool) {
 		fmt.Fprintf(w, "  bearer_token_env_var = %q\n", tokenEnv)
 	}
 	fmt.Fprintln(w)
+}
+
+// tuneGC raises the GC target of a serving process, unless GOGC says
+// otherwise. Its live heap is a few MiB, while the MCP SDK's JSON decoder
+// allocates a fresh buffer of tens of KiB for every message: at the default
+// target the collector runs every few calls and costs half of a small
+// call's time (measured: read over pipes 0.52 ms at GOGC=100, 0.25-0.32 ms
+// at 400). 400 keeps the heap small (tens of MiB) all the same.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 }
 
 type nopWriteCloser struct{ io.Writer }
