@@ -126,16 +126,19 @@ func boot(ctx context.Context, opts *options, stderr io.Writer) (*session.Sessio
 // to stderr as "indusr: ...".
 func sessionOptions(opts *options, stderr io.Writer) session.Options {
 	return session.Options{
-		Dir:           opts.Dir,
-		Profile:       opts.Profile,
-		Tools:         opts.Tools,
-		NoTools:       opts.NoTools,
-		NoMCP:         opts.NoMCP,
-		MCP:           opts.MCP,
-		Name:          opts.Session,
-		Warn:          func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) },
-		ClientName:    "indusr",
-		ClientVersion: versionString(),
+		Dir:     opts.Dir,
+		Profile: opts.Profile,
+		Tools:   opts.Tools,
+		NoTools: opts.NoTools,
+		NoMCP:   opts.NoMCP,
+		MCP:     opts.MCP,
+		Name:    opts.Session,
+		// CI and other unattended runs can trust the checkout's own MCP
+		// config for one run.
+		TrustProjectMCP: os.Getenv("INDUSR_TRUST_PROJECT_MCP") == "1",
+		Warn:            func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) },
+		ClientName:      "indusr",
+		ClientVersion:   versionString(),
 	}
 }
 
