@@ -148,7 +148,9 @@ func (p *Parent[S, I, CS, CI]) State() S { return p.self.State() }
 
 // At returns a dispatcher that sends intents to the child id through the
 // parent, so [Tools] can build tools for one child.
-func (p *Parent[S, I, CS, CI]) At(id string) Dispatcher[CI] { return childAt[S, I, CS, CI]{p: p, id: id} }
+func (p *Parent[S, I, CS, CI]) At(id string) Dispatcher[CI] {
+	return childAt[S, I, CS, CI]{p: p, id: id}
+}
 
 type childAt[S, I, CS, CI any] struct {
 	p  *Parent[S, I, CS, CI]
