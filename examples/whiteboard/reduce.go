@@ -85,7 +85,10 @@ func (Modality) Reduce(b Board, in Intent, fx intent.Effects) (Board, error) {
 			return b, fmt.Errorf("nothing to undo")
 		}
 		prev := b.past[len(b.past)-1]
-		prev.past = slices.Clip(b.past[:len(b.past)-1])
+		prev.past = nil
+		if n := len(b.past) - 1; n > 0 {
+			prev.past = slices.Clip(b.past[:n])
+		}
 		fx.Agent.Output(map[string]int{"elements": len(prev.Elements), "undo_depth": len(prev.past)})
 		return prev, nil
 	case nil:
