@@ -18,5 +18,6 @@
 // [Event]; ParentSessionIntent's Child and WarmChild are
 // [Parent.DispatchChild] and [Parent.Warm]; wrap_modality is not needed,
 // since a parent's own intents and each child's have a [Dispatcher] of
-// their own.
+// their own ([Parent.At]), and [ChildTools] lets the model name the child
+// in the call.
 package intent
