@@ -74,7 +74,8 @@ var ErrNilSession = errors.New("intent: dispatch into a nil session")
 // first. Events written outside any dispatch are discarded first, since
 // they answer no call. A reducer error leaves the state alone and comes
 // back as a ToolError event; the Go error is only for a ctx that ended
-// before the dispatch began.
+// before the dispatch began (also while it waited for another dispatch),
+// in which case nothing was applied.
 func (s *Session[S, I]) Dispatch(ctx context.Context, in I) ([]Event, error) {
 	if s == nil {
 		return nil, ErrNilSession
@@ -84,6 +85,11 @@ func (s *Session[S, I]) Dispatch(ctx context.Context, in I) ([]Event, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// A caller that gave up while waiting for the lock has already been
+	// told the call did not happen; applying it now would make that a lie.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	s.agent.drain()
 	cur := s.current.Load()
 	next, err := s.mod.Reduce(cur.state, in, Effects{Agent: s.agent})

@@ -249,3 +249,39 @@ func TestSubscribeStop(t *testing.T) {
 		t.Fatalf("nil session: %v", err)
 	}
 }
+
+// blocking holds the session's lock inside Reduce until released.
+type blocking struct{ entered, release chan struct{} }
+
+func (b blocking) Reduce(s int, in int, _ intent.Effects) (int, error) {
+	if in == 0 {
+		close(b.entered)
+		<-b.release
+	}
+	return s + 1, nil
+}
+
+// A call whose context ends while it waits for another dispatch is not
+// applied: its caller was already told it did not run.
+func TestCancelledWhileWaiting(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	b := blocking{entered: make(chan struct{}), release: make(chan struct{})}
+	s := intent.NewSession[int, int](b, 0)
+	first := make(chan error, 1)
+	go func() { _, err := s.Dispatch(context.Background(), 0); first <- err }()
+	<-b.entered
+	ctx, cancel := context.WithCancel(context.Background())
+	second := make(chan error, 1)
+	go func() { _, err := s.Dispatch(ctx, 1); second <- err }()
+	cancel()
+	close(b.release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-second; err != context.Canceled {
+		t.Fatalf("the waiting call returned %v, want context.Canceled", err)
+	}
+	if s.State() != 1 {
+		t.Fatalf("state %d: the cancelled call was applied", s.State())
+	}
+}
