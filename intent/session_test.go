@@ -285,3 +285,42 @@ func TestCancelledWhileWaiting(t *testing.T) {
 		t.Fatalf("state %d: the cancelled call was applied", s.State())
 	}
 }
+
+// ToolsPerEnv gives every deck session its own document, shared by all the
+// tools of that session, and refuses calls made outside a session.
+func TestToolsPerEnv(t *testing.T) {
+	t.Parallel()
+	made := 0
+	var mu sync.Mutex
+	tools := intent.ToolsPerEnv(tallySet(t), func(*tool.Env) intent.Dispatcher[op] {
+		mu.Lock()
+		made++
+		mu.Unlock()
+		return newTally()
+	})
+	add, emit := tools[0], tools[1]
+	ctx := context.Background()
+	one, two := tool.NewEnv(t.TempDir()), tool.NewEnv(t.TempDir())
+	add.Run(ctx, json.RawMessage(`{"n":5}`), one)
+	emit.Run(ctx, json.RawMessage(`{"events":[]}`), one)
+	res := add.Run(ctx, json.RawMessage(`{"n":1}`), one)
+	if string(res.Blocks[0].JSON) != `{"total":6}` {
+		t.Fatalf("second add in session one: %+v", res)
+	}
+	res = add.Run(ctx, json.RawMessage(`{"n":1}`), two)
+	if string(res.Blocks[0].JSON) != `{"total":1}` {
+		t.Fatalf("session two saw session one's document: %+v", res)
+	}
+	if made != 2 {
+		t.Fatalf("made %d documents for two sessions", made)
+	}
+	res = add.Run(ctx, json.RawMessage(`{"n":1}`), nil)
+	if !res.IsError || !strings.Contains(res.PlainText(), "outside a session") {
+		t.Fatalf("a call without an Env: %+v", res)
+	}
+	// Another ToolsPerEnv call keeps documents of its own in the same Env.
+	other := intent.ToolsPerEnv(tallySet(t), func(*tool.Env) intent.Dispatcher[op] { return newTally() })
+	if res := other[0].Run(ctx, json.RawMessage(`{"n":1}`), one); string(res.Blocks[0].JSON) != `{"total":1}` {
+		t.Fatalf("two tool sets shared a document: %+v", res)
+	}
+}

@@ -3,6 +3,7 @@ package intent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/indusagi/induscode/tool"
 )
@@ -17,12 +18,44 @@ import (
 // session.Options.Extra). They are safe for concurrent use; the
 // dispatcher serialises the calls.
 func Tools[I any](set *Set[I], d Dispatcher[I]) []tool.Tool {
+	return tools(set, func(*tool.Env) (Dispatcher[I], error) { return d, nil })
+}
+
+// ToolsPerEnv is [Tools] for hosts that run many sessions with the same
+// tool values (serve opens one deck session per MCP client): each deck
+// session, that is each *tool.Env, gets its own dispatcher, made by mk on
+// the session's first call of any of these tools and shared by all of
+// them after that. A call without an Env is refused.
+func ToolsPerEnv[I any](set *Set[I], mk func(env *tool.Env) Dispatcher[I]) []tool.Tool {
+	key := new(envKey) // this call's tools share one dispatcher per Env
+	return tools(set, func(env *tool.Env) (Dispatcher[I], error) {
+		if env == nil {
+			return nil, errNoEnv
+		}
+		d := tool.Shared(env, key, func() Dispatcher[I] { return mk(env) })
+		if d == nil {
+			return nil, errNoDispatcher
+		}
+		return d, nil
+	})
+}
+
+// envKey is the key of a dispatcher in an Env; it has a non-zero size so
+// that every new(envKey) is a distinct pointer.
+type envKey struct{ _ byte }
+
+var (
+	errNoEnv        = errors.New("this tool keeps one document per session and was called outside a session")
+	errNoDispatcher = errors.New("the host made no document for this session")
+)
+
+func tools[I any](set *Set[I], pick func(*tool.Env) (Dispatcher[I], error)) []tool.Tool {
 	var out []tool.Tool
 	for _, v := range set.variants {
 		if v.meta.Hidden {
 			continue
 		}
-		out = append(out, &sessionTool[I]{set: set, d: d, spec: v.spec()})
+		out = append(out, &sessionTool[I]{set: set, pick: pick, spec: v.spec()})
 	}
 	return out
 }
@@ -30,7 +63,7 @@ func Tools[I any](set *Set[I], d Dispatcher[I]) []tool.Tool {
 // sessionTool is the tool of one intent variant.
 type sessionTool[I any] struct {
 	set  *Set[I]
-	d    Dispatcher[I]
+	pick func(*tool.Env) (Dispatcher[I], error)
 	spec tool.Spec
 }
 
@@ -42,12 +75,16 @@ func (t *sessionTool[I]) Spec() tool.Spec {
 	return sp
 }
 
-func (t *sessionTool[I]) Run(ctx context.Context, input json.RawMessage, _ *tool.Env) tool.Result {
+func (t *sessionTool[I]) Run(ctx context.Context, input json.RawMessage, env *tool.Env) tool.Result {
 	in, err := t.set.Parse(t.spec.Name, input)
 	if err != nil {
 		return tool.Errorf("%v", err)
 	}
-	events, err := t.d.Dispatch(ctx, in)
+	d, err := t.pick(env)
+	if err != nil {
+		return tool.Errorf("%s was not applied: %v", t.spec.Name, err)
+	}
+	events, err := d.Dispatch(ctx, in)
 	if err != nil {
 		return tool.Errorf("%s was not applied: %v", t.spec.Name, err)
 	}

@@ -83,7 +83,8 @@ type Options struct {
 	// and NoTools do not filter them; one whose name is already taken is
 	// left out with a warning. serve opens one session per MCP client with
 	// the same options, so these tool values are shared by those sessions;
-	// a tool that keeps per-client state keeps it in the *tool.Env.
+	// a tool that keeps per-client state keeps it in the *tool.Env (as
+	// intent.ToolsPerEnv does).
 	Extra []tool.Tool
 }
 
