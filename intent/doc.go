@@ -8,7 +8,8 @@
 // dispatchable. A [Session] applies one intent at a time (reduce,
 // recompile, commit, emit, under one lock) and collects what the reducer
 // tells the agent; [Tools] wraps any [Dispatcher] (a leaf session, a
-// [Parent], or one of its children) as tool.Tool values a deck can graft.
+// [Parent], or one of its children) as tool.Tool values a deck can graft,
+// and [ToolsPerEnv] gives every deck session a document of its own.
 //
 // Names from the behaviour reference: the CommandTool derive is [Of] plus
 // [NewSet] (Go cannot read doc comments at run time, so descriptions are
