@@ -14,9 +14,9 @@ import (
 	"github.com/indusagi/induscode/tool"
 )
 
-// One dispatch runs reduce, recompile, commit and emit, in that order: a
-// subscriber sees the compiled state, already committed.
-func TestDispatchOrder(t *testing.T) {
+// A subscriber sees the compiled state, already committed, and a failed
+// reduce commits and emits nothing.
+func TestEmitSeesCommittedState(t *testing.T) {
 	t.Parallel()
 	var trace []string
 	s := intent.NewSession[tally, op](tallyModality{trace: &trace}, tally{})
