@@ -53,6 +53,11 @@ type Options struct {
 	Mount Mount
 	// Servers are the servers MountListed starts, by config name.
 	Servers []string
+	// UseCache lets the session list a server's tools from the workspace's
+	// tool-list cache, when it holds a fresh entry for the server's exact
+	// config row, and start the server only when one of them is called.
+	// Ignored with a shared Fleet.
+	UseCache bool
 	// TrustProjectMCP starts the servers of the workspace's own configs
 	// (.indusvx/mcp.json, .mcp.json) even if the user has not approved
 	// them (see ProjectConfig). Servers named by MCP paths and user-level
@@ -108,11 +113,15 @@ type Session struct {
 	owns  bool // the session mounted fleet and closes it
 	stop  func()
 
+	// mountMu serialises mounting deferred servers.
+	mountMu sync.Mutex
+
 	mu       sync.Mutex
 	box      *deck.Box
 	tools    []tool.Tool
 	omitted  []Omission
 	stale    bool
+	deferred map[string]deferredServer // listed from the cache, not mounted
 	watchers map[*func()]struct{}
 	closed   bool
 }
@@ -166,7 +175,8 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if !opts.NoMCP {
 		s.fleet = opts.Fleet
 		if s.fleet == nil {
-			s.fleet, s.owns = mountOwn(ctx, dir, opts, s.warn), true
+			s.owns = true
+			s.fleet = s.mountOwn(ctx)
 		}
 		if s.fleet != nil {
 			s.stop = s.fleet.OnChange(s.graftsChanged)
@@ -239,6 +249,9 @@ func (s *Session) refresh() {
 			s.warn(fmt.Sprintf("mcp: %v", err))
 		}
 	}
+	if len(s.deferred) > 0 {
+		d = s.withDeferred(d)
+	}
 	if len(s.opts.Extra) > 0 {
 		// With, not Graft: d may be s.base, which must keep only the
 		// session's own tools for the next refresh.
@@ -294,15 +307,23 @@ func (s *Session) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	var errs []error
-	if s.stop != nil {
-		s.stop()
+	s.mu.Lock()
+	stop := s.stop
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
 	}
 	if s.opts.Name != "" {
 		errs = append(errs, save(s.base.Env(), s.opts.Name))
 	}
 	errs = append(errs, s.base.Close())
-	if s.owns && s.fleet != nil {
-		errs = append(errs, s.fleet.Close())
+	s.mountMu.Lock() // a deferred mount under way finishes first
+	s.mu.Lock()
+	f := s.fleet
+	s.mu.Unlock()
+	s.mountMu.Unlock()
+	if s.owns && f != nil {
+		errs = append(errs, f.Close())
 	}
 	return errors.Join(errs...)
 }
