@@ -39,9 +39,12 @@ type Parent[S, I, CS, CI any] struct {
 	fold func(S, string, CS) S
 	warm WarmFunc[CS, CI]
 
-	// mu makes a child dispatch and the fold that follows one step, and
-	// guards children. Lock order: mu, then a session's own lock.
-	mu       sync.Mutex
+	// mu makes a child dispatch and the fold that follows one step. Lock
+	// order: mu, then a session's own lock.
+	mu sync.Mutex
+	// childMu guards children apart from mu, so that Children may be
+	// called from a subscriber (which runs while mu is held).
+	childMu  sync.Mutex
 	children map[string]*Session[CS, CI]
 }
 
@@ -103,7 +106,10 @@ func (p *Parent[S, I, CS, CI]) warmLocked(ctx context.Context, id string) (*Sess
 	if id == "" {
 		return nil, ErrNoChildID
 	}
-	if child, ok := p.children[id]; ok {
+	p.childMu.Lock()
+	child, ok := p.children[id]
+	p.childMu.Unlock()
+	if ok {
 		return child, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -116,7 +122,9 @@ func (p *Parent[S, I, CS, CI]) warmLocked(ctx context.Context, id string) (*Sess
 	if child == nil {
 		return nil, fmt.Errorf("warming child %s: the warm function returned no session", id)
 	}
+	p.childMu.Lock()
 	p.children[id] = child
+	p.childMu.Unlock()
 	p.foldLocked(id, child)
 	return child, nil
 }
@@ -128,8 +136,8 @@ func (p *Parent[S, I, CS, CI]) foldLocked(id string, child *Session[CS, CI]) {
 
 // Children returns the IDs of the running children, sorted.
 func (p *Parent[S, I, CS, CI]) Children() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.childMu.Lock()
+	defer p.childMu.Unlock()
 	ids := make([]string, 0, len(p.children))
 	for id := range p.children {
 		ids = append(ids, id)

@@ -87,7 +87,11 @@ func TestParentDispatchesToChildren(t *testing.T) {
 	var warms int
 	p := newFamily(&warms)
 	var seen []int
-	p.Session().Subscribe(func(s summary) { seen = append(seen, s.Sum) })
+	var kids []int
+	p.Session().Subscribe(func(s summary) {
+		seen = append(seen, s.Sum)
+		kids = append(kids, len(p.Children())) // must not wait for the dispatch
+	})
 
 	steps := []struct {
 		child string
@@ -123,6 +127,9 @@ func TestParentDispatchesToChildren(t *testing.T) {
 	// folds and recompiles: the subscriber saw every step.
 	if want := []int{0, 2, 2, 7, 8, 3}; !slices.Equal(seen, want) {
 		t.Fatalf("parent emitted sums %v, want %v", seen, want)
+	}
+	if want := []int{1, 1, 2, 2, 2, 2}; !slices.Equal(kids, want) {
+		t.Fatalf("children seen from the subscriber: %v, want %v", kids, want)
 	}
 
 	// A child's failed intent changes neither the child nor the parent.
