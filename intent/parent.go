@@ -95,7 +95,9 @@ func (p *Parent[S, I, CS, CI]) DispatchChild(ctx context.Context, c Child[CI]) (
 }
 
 // Warm starts the child id if it is not running yet and folds its first
-// state into the parent; it returns the child's session.
+// state into the parent; it returns the child's session, for reading and
+// subscribing. Send the child intents through the parent: a dispatch
+// straight into the child's session is not folded into the parent.
 func (p *Parent[S, I, CS, CI]) Warm(ctx context.Context, id string) (*Session[CS, CI], error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
