@@ -82,6 +82,15 @@ type Options struct {
 	Warn func(msg string)
 	// ClientName and ClientVersion identify the session to MCP servers.
 	ClientName, ClientVersion string
+	// Extra are the host's own tools (intent tools, a program's tools),
+	// grafted after the MCP tools in every session opened with these
+	// options. They are the caller's explicit choice, so Profile, Tools
+	// and NoTools do not filter them; one whose name is already taken is
+	// left out with a warning. serve opens one session per MCP client with
+	// the same options, so these tool values are shared by those sessions;
+	// a tool that keeps per-client state keeps it in the *tool.Env (as
+	// intent.ToolsPerEnv does).
+	Extra []tool.Tool
 }
 
 // Mount is which configured MCP servers a session starts.
@@ -242,6 +251,14 @@ func (s *Session) refresh() {
 	}
 	if len(s.deferred) > 0 {
 		d = s.withDeferred(d)
+	}
+	if len(s.opts.Extra) > 0 {
+		// With, not Graft: d may be s.base, which must keep only the
+		// session's own tools for the next refresh.
+		var err error
+		if d, err = d.With(s.opts.Extra...); err != nil {
+			s.warn(fmt.Sprintf("extra tools: %v", err))
+		}
 	}
 	s.tools = d.Tools()
 	s.box = d.Box()
