@@ -23,19 +23,19 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func call(t *testing.T, tl tool.Tool, env *tool.Env, in map[string]any) tool.Result {
+func call(t testing.TB, tl tool.Tool, env *tool.Env, in map[string]any) tool.Result {
 	t.Helper()
 	return callCtx(t, context.Background(), tl, env, in)
 }
 
-func callCtx(t *testing.T, ctx context.Context, tl tool.Tool, env *tool.Env, in map[string]any) tool.Result {
+func callCtx(t testing.TB, ctx context.Context, tl tool.Tool, env *tool.Env, in map[string]any) tool.Result {
 	t.Helper()
 	raw, _ := json.Marshal(in)
 	return tl.Run(ctx, raw, env)
 }
 
 // serve starts a test server on 127.0.0.1 that closes with the test.
-func serve(t *testing.T, h http.HandlerFunc) *httptest.Server {
+func serve(t testing.TB, h http.HandlerFunc) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -138,7 +138,9 @@ func TestFetchRedirects(t *testing.T) {
 		}
 		http.Redirect(w, r, fmt.Sprintf("/hop/%d", n-1), http.StatusFound)
 	})
-	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop", http.StatusMovedPermanently) })
+	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/loop", http.StatusMovedPermanently)
+	})
 	mux.HandleFunc("/away", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, strings.Replace(other.URL, "127.0.0.1", "localhost", 1)+"/x", http.StatusFound)
 	})

@@ -167,7 +167,11 @@ func renderHits(q, provider string, hits []Hit) tool.Result {
 	if len(hits) == 0 {
 		fmt.Fprintf(&sb, "No results for %q (via %s). Try other words or fewer domain filters.", q, provider)
 	} else {
-		fmt.Fprintf(&sb, "%d results for %q (via %s):\n", len(hits), q, provider)
+		noun := "results"
+		if len(hits) == 1 {
+			noun = "result"
+		}
+		fmt.Fprintf(&sb, "%d %s for %q (via %s):\n", len(hits), noun, q, provider)
 		for i, h := range hits {
 			fmt.Fprintf(&sb, "\n%d. %s\n   %s\n", i+1, h.Title, h.URL)
 			if h.Snippet != "" {
