@@ -103,7 +103,11 @@ func renderActions(query string, actions []SaasAction) tool.Result {
 		return tool.Text("The gateway offers no actions.")
 	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%d actions:\n", len(actions))
+	if len(actions) == 1 {
+		sb.WriteString("1 action:\n")
+	} else {
+		fmt.Fprintf(&sb, "%d actions:\n", len(actions))
+	}
 	for _, a := range actions {
 		fmt.Fprintf(&sb, "\n%s", a.Slug)
 		if a.Description != "" {
