@@ -91,7 +91,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "indusr",
 		Short:         "induscode: the tool layer of a coding agent",
-		Long:          "indusr lists and calls induscode's tools: the built-in file, search, shell and checklist tools, app cards and the tools of grafted MCP servers.",
+		Long:          "indusr lists and calls induscode's tools: the built-in file, search, shell and checklist tools, app cards and the tools of grafted MCP servers.\n\n" + handlesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -126,6 +126,9 @@ func boot(ctx context.Context, opts *options, stderr io.Writer) (*deck.Deck, err
 		return nil, err
 	}
 	dctx := deck.Context{Dir: dir, Framework: deck.Framework{Checkpoints: checkpoint.ForWorkspace(dir)}}
+	if err := wireHandles(&dctx.Framework, dir, os.Getenv); err != nil {
+		return nil, err
+	}
 	var todos []checklist.Item
 	if opts.Session != "" {
 		if dctx.Framework.ReadState, todos, err = loadSession(dir, opts.Session); err != nil {
