@@ -13,10 +13,10 @@ import (
 // The environment variables that wire the app cards' host handles and the
 // web policy for an indusr session. They are read once per command.
 const (
-	envMemory        = "INDUSR_MEMORY"              // "file": keep memory in .indusvx/memory.md
-	envDelegate      = "INDUSR_DELEGATE"            // argv template of the task card's agent, e.g. "claude -p {objective}"
-	envSaasURL       = "INDUSR_SAAS_URL"            // base URL of the saas-action HTTP gateway
-	envSaasToken     = "INDUSR_SAAS_TOKEN"          // its bearer token
+	envMemory        = "INDUSR_MEMORY"             // "file": keep memory in .indusvx/memory.md
+	envDelegate      = "INDUSR_DELEGATE"           // argv template of the task card's agent, e.g. "claude -p {objective}"
+	envSaasURL       = "INDUSR_SAAS_URL"           // base URL of the saas-action HTTP gateway
+	envSaasToken     = "INDUSR_SAAS_TOKEN"         // its bearer token
 	envRefusePrivate = "INDUSR_WEB_REFUSE_PRIVATE" // "1": webfetch refuses private, loopback and link-local addresses
 )
 
