@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -72,7 +73,9 @@ func FetchTool(opts Options) tool.Tool {
 	}, f.run))
 }
 
-func fetchSchema() json.RawMessage {
+// fetchSchema is built once: every deck builds its own webfetch (for
+// its own cache), and schema inference would dominate provisioning.
+var fetchSchema = sync.OnceValue(func() json.RawMessage {
 	s, err := tool.Schema[fetchInput]()
 	if err != nil {
 		panic(err)
@@ -89,7 +92,7 @@ func fetchSchema() json.RawMessage {
 		panic(err)
 	}
 	return raw
-}
+})
 
 func newFetcher(opts Options) *fetcher {
 	f := &fetcher{opts: opts, cache: newCache(time.Now)}

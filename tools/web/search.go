@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -96,6 +97,24 @@ type searchInput struct {
 // SearchTool returns a websearch tool over the backends of opts.Search,
 // or of the environment when that is nil.
 func SearchTool(opts Options) tool.Tool {
+	return tool.Must(tool.New(tool.Spec{
+		Name:  "websearch",
+		Label: "Web search",
+		Description: "Search the web and return the best results as title, URL and snippet. Use it for anything past your " +
+			"training data or outside the workspace: current documentation, error messages, release notes. Narrow the " +
+			"results with allowed_domains or blocked_domains; then read a result in full with webfetch.",
+		InputSchema: searchSchema(),
+		ReadOnly:    true,
+	}, func(ctx context.Context, in searchInput, _ *tool.Env) tool.Result {
+		cfg := SearchConfigFromEnv(os.Getenv)
+		if opts.Search != nil {
+			cfg = *opts.Search
+		}
+		return search(ctx, cfg.Providers(), in)
+	}))
+}
+
+var searchSchema = sync.OnceValue(func() json.RawMessage {
 	s, err := tool.Schema[searchInput]()
 	if err != nil {
 		panic(err)
@@ -107,22 +126,8 @@ func SearchTool(opts Options) tool.Tool {
 	if err != nil {
 		panic(err)
 	}
-	return tool.Must(tool.New(tool.Spec{
-		Name:  "websearch",
-		Label: "Web search",
-		Description: "Search the web and return the best results as title, URL and snippet. Use it for anything past your " +
-			"training data or outside the workspace: current documentation, error messages, release notes. Narrow the " +
-			"results with allowed_domains or blocked_domains; then read a result in full with webfetch.",
-		InputSchema: raw,
-		ReadOnly:    true,
-	}, func(ctx context.Context, in searchInput, _ *tool.Env) tool.Result {
-		cfg := SearchConfigFromEnv(os.Getenv)
-		if opts.Search != nil {
-			cfg = *opts.Search
-		}
-		return search(ctx, cfg.Providers(), in)
-	}))
-}
+	return raw
+})
 
 // noProvider is the advice when no backend could answer.
 const noProvider = "Configure a search backend: set SEARXNG_URL to a SearXNG instance with format=json enabled, " +
