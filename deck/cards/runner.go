@@ -1,6 +1,7 @@
 package cards
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,7 +59,7 @@ func (r *CommandRunner) Agents() []Agent {
 	return out
 }
 
-// Argv expands the agent's template for d.
+// expand fills the agent's template for d.
 func (a CommandAgent) expand(d Delegation) []string {
 	objective := d.Objective
 	hasContext := false
@@ -164,7 +165,7 @@ func (c *capture) Write(p []byte) (int, error) {
 func (c *capture) progress(p []byte) {
 	c.partial = append(c.partial, p...)
 	for {
-		i := strings.IndexByte(string(c.partial), '\n')
+		i := bytes.IndexByte(c.partial, '\n')
 		if i < 0 {
 			if len(c.partial) > 4096 {
 				c.partial = c.partial[:0]

@@ -3,6 +3,9 @@ package cards
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -90,16 +93,27 @@ func TestCommandRunnerFailures(t *testing.T) {
 	})
 	t.Run("cancel kills the group", func(t *testing.T) {
 		t.Parallel()
-		card := Task(shRunner(t, time.Minute, `sleep 30 & wait`))
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		card := Task(shRunner(t, time.Minute, `sleep 30 & echo $! > `+pidFile+`; wait`))
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 		defer cancel()
 		start := time.Now()
 		r := runCtx(t, ctx, card, env, map[string]any{"objective": "o"})
 		if !r.IsError || !strings.Contains(text(r), "was cancelled and stopped") {
 			t.Errorf("%q", text(r))
 		}
-		if el := time.Since(start); el > 2*time.Second {
-			t.Errorf("cancel took %s", el)
+		if el := time.Since(start); el > killGrace {
+			t.Errorf("cancel took %s: the group was not killed, Run waited for the pipe", el)
+		}
+		b, err := os.ReadFile(pidFile)
+		if err != nil {
+			t.Fatalf("the agent never started its child: %v", err)
+		}
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+		for deadline := time.Now().Add(3 * time.Second); processAlive(pid); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the agent's child %d outlived the cancelled call", pid)
+			}
 		}
 	})
 	t.Run("exit status", func(t *testing.T) {
