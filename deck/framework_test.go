@@ -16,7 +16,9 @@ import (
 
 type fakeRunner struct{}
 
-func (fakeRunner) Agents() []cards.Agent { return []cards.Agent{{Name: "helper", Description: "answers"}} }
+func (fakeRunner) Agents() []cards.Agent {
+	return []cards.Agent{{Name: "helper", Description: "answers"}}
+}
 func (fakeRunner) Run(_ context.Context, d cards.Delegation) (string, error) {
 	return "did: " + d.Objective, nil
 }
