@@ -38,7 +38,7 @@ func render(p *page, in fetchInput, env *tool.Env, cached bool) tool.Result {
 	if !isText(media) {
 		return saveBinary(p, media, head.String(), env)
 	}
-	content := strings.ToValidUTF8(string(p.body), "\uFFFD")
+	content := decodeText(p.body, p.contentType)
 	if media == "text/html" || media == "application/xhtml+xml" {
 		switch in.Format {
 		case FormatMarkdown:
