@@ -32,3 +32,32 @@ func FuzzMarkdown(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeText checks that any body under any declared charset comes
+// out as valid UTF-8.
+func FuzzDecodeText(f *testing.F) {
+	f.Add([]byte("caf\xe9"), "text/plain; charset=latin1")
+	f.Add([]byte("<meta charset=cp1252>\x93q\x94"), "text/html")
+	f.Add([]byte("\xff\xfe\x00a"), "")
+	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
+		if out := decodeText(body, contentType); !utf8.ValidString(out) {
+			t.Errorf("decodeText(%q, %q) = %q, not UTF-8", body, contentType, out)
+		}
+	})
+}
+
+// FuzzParseDuckDuckGo feeds arbitrary pages to the results scraper: it
+// must not panic, and every title it returns is one line of text.
+func FuzzParseDuckDuckGo(f *testing.F) {
+	f.Add(`<div class="results"><a class="result__a" href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.example%2F">A</a><a class="result__snippet">s</a></div>`)
+	f.Add(`<div class="no-results"></div>`)
+	f.Add(`<a class="result__a" href="%zz">bad escape</a>`)
+	f.Fuzz(func(t *testing.T, page string) {
+		hits, _ := parseDuckDuckGo(page)
+		for _, h := range hits {
+			if strings.Contains(h.Title, "\n") {
+				t.Errorf("title keeps a newline: %q", h.Title)
+			}
+		}
+	})
+}
