@@ -1,7 +1,7 @@
 // Package induscode is a capability deck: the typed tool layer between a
 // coding agent and the tools it calls.
 //
-// The packages, bottom to top (an arrow in DESIGN.md's picture means
+// The packages, bottom to top (an arrow in ARCHITECTURE.md's picture means
 // "imports"; nothing imports upward):
 //
 //   - tool: the callable currency (Tool, Spec, Result, Env, ReadState) and
@@ -9,6 +9,8 @@
 //   - internal/atomicfile, internal/linediff: leaf helpers shared by the
 //     layers above (atomic file replacement, plain or through an os.Root;
 //     line diffs rendered as unified diffs).
+//   - workspace: every path under <workspace>/.indusvx/, created on demand
+//     with a .gitignore so the state folder ignores itself.
 //   - tools/files (read, write, edit, ls), tools/search (grep, find),
 //     tools/shell (bash, process), tools/checklist (todo_read, todo_set),
 //     tools/web (websearch, webfetch).
@@ -18,6 +20,9 @@
 //     provisioning and the Box that runs calls by name).
 //   - bridge/ledger (the event-sourced enrollment ledger) and bridge (MCP
 //     config discovery, the fleet of mounted servers, grafted tools).
+//   - session: the one boot path (Open/Close) that the CLI, the MCP server
+//     and Go programs share.
+//   - serve: the deck as an MCP server over stdio or Streamable HTTP.
 //   - cmd/internal/cli: the indusr command line; cmd/indusr and cmd/indusagir
 //     are thin mains over it.
 //

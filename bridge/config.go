@@ -3,11 +3,13 @@ package bridge
 import (
 	"errors"
 	"fmt"
-	"github.com/indusagi/induscode/workspace"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/indusagi/induscode/workspace"
 )
 
 // Transport is how the bridge reaches a server.
@@ -121,6 +123,44 @@ func (l Loader) Load(pathOrDir string) ([]ServerConfig, []Warning) {
 		return l.merge(l.Sources(pathOrDir), []Warning{w})
 	}
 	return l.merge(l.Sources(pathOrDir), nil)
+}
+
+// LoadAll reads the servers of several config paths (files or
+// directories, each as [Loader.Load] reads it), in order; with no path it
+// reads the discovered configuration of dir. A server name declared by two
+// paths keeps its first declaration and the later one is reported. Blank
+// paths are ignored, so a comma-separated flag's empty items do no harm.
+func (l Loader) LoadAll(paths []string, dir string) ([]ServerConfig, []Warning) {
+	var use []string
+	for _, p := range paths {
+		if p = strings.TrimSpace(p); p != "" {
+			use = append(use, p)
+		}
+	}
+	if len(use) == 0 {
+		return l.Load(dir)
+	}
+	var (
+		out      []ServerConfig
+		warnings []Warning
+	)
+	seen := make(map[string]string) // name -> source of its first declaration
+	for _, p := range use {
+		servers, ws := l.Load(p)
+		warnings = append(warnings, ws...)
+		for _, s := range servers {
+			if first, dup := seen[s.Name]; dup {
+				if first != s.Source {
+					warnings = append(warnings, Warning{File: s.Source, Row: s.Row,
+						Msg: fmt.Sprintf("server %q is already declared in %s; this declaration is ignored", s.Name, first)})
+				}
+				continue
+			}
+			seen[s.Name] = s.Source
+			out = append(out, s)
+		}
+	}
+	return out, warnings
 }
 
 // Sources returns the files Load reads for a directory, in merge order,

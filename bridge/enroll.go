@@ -14,6 +14,14 @@ import (
 // Unchanged tools are left alone unless reenroll is set (after a restart:
 // the ledger records the re-enrollment, an idempotent upsert).
 func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, reenroll bool) {
+	changed := false
+	// Registered before the unlock, so it runs after it: listeners may
+	// call back into the fleet.
+	defer func() {
+		if changed {
+			f.changed()
+		}
+	}()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed || f.find(s.cfg.Name) != s {
@@ -71,6 +79,7 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, reenroll
 	}
 	at := ledger.Now()
 	f.commit(f.ledger.RetireAll(retire, s.cfg.Name, at).EnrollAll(enroll, at))
+	changed = len(retire) > 0 || len(enroll) > 0
 
 	for name, r := range f.routes {
 		if r.srv == s {

@@ -74,6 +74,7 @@ type Fleet struct {
 	saved    int // ledger entries already in the file
 	warnings []string
 	closed   bool
+	watchers map[*func()]struct{}
 }
 
 type route struct {
@@ -296,6 +297,9 @@ func (f *Fleet) Detach(names ...string) {
 	}
 	f.commit(l)
 	f.mu.Unlock()
+	if len(gone) > 0 {
+		f.changed()
+	}
 
 	var wg sync.WaitGroup
 	for _, s := range gone {
@@ -376,6 +380,40 @@ func (f *Fleet) ToolNames() []string {
 
 // ToolCounts returns the live tool count per server, from the ledger.
 func (f *Fleet) ToolCounts() []ledger.ServerCount { return f.Ledger().Counts() }
+
+// OnChange registers fn to be called whenever the set of grafted tools
+// changes: a server's tools are enrolled or retired (at mount, after a
+// restart, after tools/list_changed) or a server is detached. fn runs on
+// the goroutine that made the change, with no fleet lock held, so it may
+// call [Fleet.Tools]; it must not block for long. The returned function
+// stops the notifications; it is safe to call more than once.
+func (f *Fleet) OnChange(fn func()) (stop func()) {
+	key := &fn
+	f.mu.Lock()
+	if f.watchers == nil {
+		f.watchers = make(map[*func()]struct{})
+	}
+	f.watchers[key] = struct{}{}
+	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		delete(f.watchers, key)
+		f.mu.Unlock()
+	}
+}
+
+// changed calls the OnChange functions; f.mu must not be held.
+func (f *Fleet) changed() {
+	f.mu.Lock()
+	fns := make([]func(), 0, len(f.watchers))
+	for k := range f.watchers {
+		fns = append(fns, *k)
+	}
+	f.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
 
 // Warnings returns problems with the ledger log and log files; none of
 // them stops the fleet.

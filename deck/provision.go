@@ -84,6 +84,16 @@ func (d *Deck) Graft(extra ...tool.Tool) error {
 	return errors.Join(errs...)
 }
 
+// With returns a copy of the deck with extra tools grafted after its own,
+// as [Deck.Graft] would; d itself is unchanged and the copy shares its
+// session. A host whose grafted tools come and go (MCP servers that
+// restart) keeps one deck of its own tools and builds a fresh copy, and a
+// fresh Box, whenever the grafts change.
+func (d *Deck) With(extra ...tool.Tool) (*Deck, error) {
+	c := &Deck{ctx: d.ctx, env: d.env, tools: slices.Clip(slices.Clone(d.tools))}
+	return c, c.Graft(extra...)
+}
+
 // Map replaces every tool t with f(t); addons fold their interceptor chain
 // around the tools this way.
 func (d *Deck) Map(f func(tool.Tool) tool.Tool) {

@@ -77,7 +77,8 @@ func runBash(ctx context.Context, in bashInput, env *tool.Env) tool.Result {
 	}
 	e := EngineOf(env)
 	out := &clip{openLog: e.logOpener("bash")}
-	g, err := e.runForeground(in.Command, dir, out)
+	last := &latest{next: out}
+	g, err := e.runForeground(in.Command, dir, last)
 	if err != nil {
 		return tool.Errorf("could not run the command: %v", err)
 	}
@@ -85,15 +86,32 @@ func runBash(ctx context.Context, in bashInput, env *tool.Env) tool.Result {
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
 	var why string
-	select {
-	case <-g.done:
-	case <-timer.C:
-		why = fmt.Sprintf("timed out after %s: the command and every process it started were stopped; raise timeout_ms (at most %d) or run it with the process tool", seconds(timeout), MaxTimeout.Milliseconds())
-		g.stop()
-	case <-ctx.Done():
-		why = fmt.Sprintf("cancelled after %s: the command and every process it started were stopped", seconds(time.Since(g.started).Round(10*time.Millisecond)))
-		g.stop()
+wait:
+	for {
+		select {
+		case <-g.done:
+			break wait
+		case <-tick.C:
+			// Progress counts seconds against the timeout; the message is
+			// the latest line of output, so a watcher sees what it does.
+			elapsed := time.Since(g.started)
+			msg := last.text()
+			if msg == "" {
+				msg = fmt.Sprintf("running for %s", seconds(elapsed.Round(time.Second)))
+			}
+			tool.ReportProgress(ctx, elapsed.Seconds(), timeout.Seconds(), msg)
+		case <-timer.C:
+			why = fmt.Sprintf("timed out after %s: the command and every process it started were stopped; raise timeout_ms (at most %d) or run it with the process tool", seconds(timeout), MaxTimeout.Milliseconds())
+			g.stop()
+			break wait
+		case <-ctx.Done():
+			why = fmt.Sprintf("cancelled after %s: the command and every process it started were stopped", seconds(time.Since(g.started).Round(10*time.Millisecond)))
+			g.stop()
+			break wait
+		}
 	}
 	<-g.done // the output is complete once the group is done
 

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/session"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -50,22 +51,20 @@ Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := boot(cmd.Context(), opts, cmd.ErrOrStderr())
+			s, err := boot(cmd.Context(), opts, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			defer d.Close()
-			box := d.Box()
+			box := s.Box()
 			ctx := cmd.Context()
 			if batch {
 				err = runBatch(ctx, box, timeout, cmd.InOrStdin(), cmd.OutOrStdout())
 			} else {
 				err = runOne(ctx, box, timeout, args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts.JSON)
 			}
-			if opts.Session != "" {
-				if serr := saveSession(d, opts.Session); serr != nil {
-					return errors.Join(err, serr)
-				}
+			// Close saves a named session and stops what the calls started.
+			if cerr := s.Close(); cerr != nil {
+				return errors.Join(err, &failure{cerr})
 			}
 			return err
 		},
@@ -85,7 +84,7 @@ func specNames(box *deck.Box) []string {
 
 func runOne(ctx context.Context, box *deck.Box, timeout time.Duration, args []string, stdin io.Reader, stdout, stderr io.Writer, asJSON bool) error {
 	names := specNames(box)
-	name, ok := matchName(args[0], names)
+	name, ok := session.MatchName(args[0], names)
 	if !ok {
 		if len(names) == 0 {
 			return usagef("unknown tool %q: the session has no tools", args[0])
@@ -253,7 +252,7 @@ func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin i
 			continue
 		}
 		name := c.Tool
-		if n, ok := matchName(c.Tool, names); ok {
+		if n, ok := session.MatchName(c.Tool, names); ok {
 			name = n
 		}
 		if err := emit(line, name, callWithTimeout(ctx, box, timeout, name, c.Input)); err != nil {

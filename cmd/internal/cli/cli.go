@@ -12,10 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/indusagi/induscode/deck"
-	"github.com/indusagi/induscode/deck/checkpoint"
-	"github.com/indusagi/induscode/tool"
-	"github.com/indusagi/induscode/tools/checklist"
+	"github.com/indusagi/induscode/session"
 )
 
 // Exit codes of indusr.
@@ -106,55 +103,64 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newRewindCmd(&opts),
 		newVersionCmd(),
 		newMCPCmd(&opts),
+		newServeCmd(&opts),
 	)
 	return root
 }
 
-// boot turns the global flags into a session deck: provision the profile,
-// apply the --tools allow-list to the built-ins, then graft the tools of the
-// MCP servers (--mcp paths, else those configured for the working
-// directory). --no-tools yields an empty deck and mounts nothing. Problems
-// with MCP servers are reported on stderr and never stop the session.
-//
-// The deck records every write and edit in the workspace's on-disk
-// checkpoint store, so `indusr rewind` in a later process can undo them.
-// The caller must Close the deck: that stops whatever its tools started,
-// MCP servers included.
-func boot(ctx context.Context, opts *options, stderr io.Writer) (*deck.Deck, error) {
-	dir, err := workDir(opts)
+// boot opens the session the global flags describe (see package
+// session): the profile's tools, the --tools allow-list, the grafted MCP
+// servers, a named session's saved state. Problems with MCP servers are
+// reported on stderr and never stop the session. The caller must Close the
+// session: that stops whatever its tools started, MCP servers included,
+// and saves a named session.
+func boot(ctx context.Context, opts *options, stderr io.Writer) (*session.Session, error) {
+	sopts, err := sessionOptions(opts, stderr)
 	if err != nil {
 		return nil, err
 	}
-	dctx := deck.Context{Dir: dir, Framework: deck.Framework{Checkpoints: checkpoint.ForWorkspace(dir)}}
-	if err := wireHandles(&dctx.Framework, dir, os.Getenv); err != nil {
-		return nil, err
+	s, err := session.Open(ctx, sopts)
+	if err != nil {
+		return nil, bootError(err)
 	}
-	var todos []checklist.Item
-	if opts.Session != "" {
-		if dctx.Framework.ReadState, todos, err = loadSession(dir, opts.Session); err != nil {
-			return nil, err
+	return s, nil
+}
+
+// sessionOptions turns the global flags into session options; warnings go
+// to stderr as "indusr: ...". The app cards' handles and the web policy
+// come from the environment (see wireHandles); a value there that cannot
+// be used is a usage error.
+func sessionOptions(opts *options, stderr io.Writer) (session.Options, error) {
+	so := session.Options{
+		Dir:           opts.Dir,
+		Profile:       opts.Profile,
+		Tools:         opts.Tools,
+		NoTools:       opts.NoTools,
+		NoMCP:         opts.NoMCP,
+		MCP:           opts.MCP,
+		Name:          opts.Session,
+		Warn:          func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) },
+		ClientName:    "indusr",
+		ClientVersion: versionString(),
+	}
+	err := wireHandles(&so.Framework, opts.Dir, os.Getenv)
+	return so, err
+}
+
+// bootError classes a session error: options to fix are usage errors
+// (exit 2), the rest failures (exit 1).
+func bootError(err error) error {
+	var oe *session.OptionError
+	if errors.As(err, &oe) {
+		switch oe.Option {
+		case "dir":
+			return usagef("--cwd %s", oe.Msg)
+		case "name":
+			return usagef("--session: %s", oe.Msg)
 		}
+		return &usageError{err}
 	}
-	d, err := deck.Provision(opts.Profile, dctx)
-	if err != nil {
-		return nil, &failure{err}
-	}
-	if err := checklist.Of(d.Env()).Set(todos); err != nil {
-		d.Close()
-		return nil, &failure{fmt.Errorf("session %s: checklist: %w", opts.Session, err)}
-	}
-	if opts.NoTools {
-		d.Retain(func(tool.Tool) bool { return false })
-		return d, nil
-	}
-	if err := selectTools(d, opts.Tools, opts.Profile); err != nil {
-		d.Close()
-		return nil, err
-	}
-	if fleet := graftMCP(ctx, opts, dir, d, stderr); fleet != nil {
-		d.Env().OnClose(fleet.Close)
-	}
-	return d, nil
+	return &failure{err}
 }
 
 // workDir is the session's working directory, absolute: --cwd or the

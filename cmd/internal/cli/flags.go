@@ -12,6 +12,7 @@ type options struct {
 	Profile deck.Profile
 	Tools   []string
 	NoTools bool
+	NoMCP   bool
 	MCP     []string
 	JSON    bool
 	Session string
@@ -60,6 +61,8 @@ var flagTable = []globalFlag{
 		listFlag(func(o *options) *[]string { return &o.Tools })},
 	{"no-tools", "", "provision no tools at all (no built-ins, no MCP servers)",
 		boolFlag(func(o *options) *bool { return &o.NoTools })},
+	{"no-mcp", "", "mount no MCP server (built-in tools only)",
+		boolFlag(func(o *options) *bool { return &o.NoMCP })},
 	{"mcp", "", "MCP config files or directories to mount (repeat or comma-separate)",
 		listFlag(func(o *options) *[]string { return &o.MCP })},
 	{"session", "", "keep the session (files read, checklist) across runs under this name, in .indusvx/sessions/",

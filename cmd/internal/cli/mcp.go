@@ -1,106 +1,21 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/bridge/ledger"
-	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/session"
 	"github.com/indusagi/induscode/workspace"
 )
 
 // ledgerPath is where a workspace's ledger log lives.
 func ledgerPath(dir string) string { return workspace.At(dir).Ledger() }
-
-// mcpConfig resolves the servers to mount: the --mcp paths (files or
-// directories) in order, else the configuration of dir. Config warnings go
-// to stderr; a server name declared by two --mcp paths keeps its first
-// declaration.
-func mcpConfig(opts *options, dir string, stderr io.Writer) []bridge.ServerConfig {
-	var paths []string
-	for _, p := range opts.MCP {
-		if p = strings.TrimSpace(p); p != "" {
-			paths = append(paths, p)
-		}
-	}
-	if len(paths) == 0 {
-		paths = []string{dir}
-	}
-	var out []bridge.ServerConfig
-	seen := make(map[string]string)
-	for _, p := range paths {
-		servers, warnings := bridge.LoadConfig(p)
-		for _, w := range warnings {
-			fmt.Fprintln(stderr, "indusr: mcp:", w)
-		}
-		for _, s := range servers {
-			if first, dup := seen[s.Name]; dup {
-				if first != s.Source {
-					fmt.Fprintf(stderr, "indusr: mcp: %s: %s: server %q is already declared in %s; this declaration is ignored\n", s.Source, s.Row, s.Name, first)
-				}
-				continue
-			}
-			seen[s.Name] = s.Source
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// mountMCP mounts the configured servers of the session in dir, with the
-// workspace's ledger log and server logs under dir/.indusvx. It returns nil
-// when no server is configured. When report is set, servers that failed are
-// reported on stderr, with the faults of every server's tool list.
-func mountMCP(ctx context.Context, opts *options, dir string, stderr io.Writer, report bool) *bridge.Fleet {
-	servers := mcpConfig(opts, dir, stderr)
-	if len(servers) == 0 {
-		return nil
-	}
-	fleet := bridge.Mount(ctx, servers, bridge.Options{
-		Dir:           dir,
-		LedgerPath:    ledgerPath(dir),
-		LogDir:        workspace.At(dir).MCPLogs(),
-		ClientName:    "indusr",
-		ClientVersion: versionString(),
-	})
-	for _, w := range fleet.Warnings() {
-		fmt.Fprintln(stderr, "indusr: mcp:", w)
-	}
-	if report {
-		for _, st := range fleet.Status() {
-			if st.State != bridge.Ready {
-				fmt.Fprintf(stderr, "indusr: mcp: server %s is %s: %s\n", st.Name, st.State, st.LastError)
-			}
-			// A tool dropped or changed by a fault of its server (a name
-			// collision, a schema repaired) is said, not skipped silently.
-			for _, f := range st.Faults {
-				fmt.Fprintf(stderr, "indusr: mcp: server %s: %s\n", st.Name, f)
-			}
-		}
-	}
-	return fleet
-}
-
-// graftMCP mounts the session's MCP servers and grafts their tools onto d,
-// after the built-ins. It returns the fleet, which the caller must close,
-// or nil when no server is configured.
-func graftMCP(ctx context.Context, opts *options, dir string, d *deck.Deck, stderr io.Writer) *bridge.Fleet {
-	fleet := mountMCP(ctx, opts, dir, stderr, true)
-	if fleet == nil {
-		return nil
-	}
-	if err := d.Graft(fleet.Tools()...); err != nil {
-		fmt.Fprintln(stderr, "indusr: mcp:", err)
-	}
-	return fleet
-}
 
 func newMCPCmd(opts *options) *cobra.Command {
 	cmd := &cobra.Command{
@@ -132,7 +47,15 @@ one is not.`,
 			if err != nil {
 				return err
 			}
-			fleet := mountMCP(cmd.Context(), opts, dir, cmd.ErrOrStderr(), false)
+			sopts, err := sessionOptions(opts, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			sopts.Dir = dir
+			fleet, err := session.MountFleet(cmd.Context(), sopts)
+			if err != nil {
+				return bootError(err)
+			}
 			var status []bridge.ServerStatus
 			if fleet != nil {
 				status = fleet.Status()

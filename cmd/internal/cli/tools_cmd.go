@@ -30,16 +30,16 @@ func newToolsCmd(opts *options) *cobra.Command {
 		Short: "List the tools of the session",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := boot(cmd.Context(), opts, cmd.ErrOrStderr())
+			s, err := boot(cmd.Context(), opts, cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			defer d.Close()
+			defer s.Close()
 			if err := interrupted(cmd.Context()); err != nil {
 				// The mount was cut short: the list would be incomplete.
 				return err
 			}
-			rows := rowsOf(d.Tools())
+			rows := rowsOf(s.Tools())
 			if opts.JSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")

@@ -1,4 +1,4 @@
-package cli
+package session
 
 import "testing"
 
@@ -20,16 +20,16 @@ func TestCanonicalToolNames(t *testing.T) {
 		{"_-_", ""},
 	}
 	for _, tc := range tests {
-		got, ok := matchName(tc.in, names)
+		got, ok := MatchName(tc.in, names)
 		if got != tc.want || ok != (tc.want != "") {
-			t.Errorf("matchName(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
+			t.Errorf("MatchName(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
 		}
 	}
 }
 
 func TestExactNameWinsOverCanonical(t *testing.T) {
 	t.Parallel()
-	if got, _ := matchName("a-b", []string{"a_b", "a-b"}); got != "a-b" {
+	if got, _ := MatchName("a-b", []string{"a_b", "a-b"}); got != "a-b" {
 		t.Errorf("got %q, want the exact match a-b", got)
 	}
 }

@@ -1,9 +1,10 @@
-package cli
+package session
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -25,7 +26,7 @@ func FuzzLoadSession(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data string) {
 		dir := t.TempDir()
-		path, err := sessionPath(dir, "fz")
+		path, err := SavedPath(dir, "fz")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,15 +36,15 @@ func FuzzLoadSession(f *testing.F) {
 		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		reads, _, err := loadSession(dir, "fz")
+		got, err := loadSaved(dir, "fz")
 		if err != nil {
-			var fl *failure
-			if !errors.As(err, &fl) {
-				t.Fatalf("refusal is not a failure: %v", err)
+			var ce *CorruptError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "delete it to start the session afresh") {
+				t.Fatalf("refusal does not say how to start afresh: %v", err)
 			}
 			return
 		}
-		if reads == nil {
+		if got.reads == nil {
 			t.Fatal("accepted a session without a read state")
 		}
 	})
@@ -52,8 +53,8 @@ func FuzzLoadSession(f *testing.F) {
 func TestSessionNames(t *testing.T) {
 	t.Parallel()
 	for name, ok := range map[string]bool{"s1": true, "fix.bug-2_b": true, "": false, "../x": false, ".hidden": false, "a/b": false} {
-		if _, err := sessionPath(t.TempDir(), name); (err == nil) != ok {
-			t.Errorf("sessionPath(%q) err = %v, want ok=%v", name, err, ok)
+		if _, err := SavedPath(t.TempDir(), name); (err == nil) != ok {
+			t.Errorf("SavedPath(%q) err = %v, want ok=%v", name, err, ok)
 		}
 	}
 }

@@ -1,0 +1,16 @@
+// Package serve exposes a deck as an MCP server, over stdio or Streamable
+// HTTP, with the official MCP Go SDK.
+//
+// Every tool of the session options (built-ins and app cards by profile,
+// the --tools allow-list, the tools of grafted MCP servers) becomes an MCP
+// tool under its wire name. Each MCP session gets a deck session of its own
+// (files read, checklist, background processes), opened on its first tool
+// call and closed, with everything it started, when the MCP session ends.
+// The grafted servers are one fleet per process, shared by every session,
+// mounted in the background: their tools are announced with
+// notifications/tools/list_changed as they arrive, so a slow server never
+// delays the first tools/list.
+//
+// Over HTTP the server binds loopback unless a bearer token is set, checks
+// Host and Origin against DNS rebinding, and bounds request bodies.
+package serve

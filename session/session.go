@@ -1,0 +1,284 @@
+// Package session is the one boot path of induscode, as a library: [Open]
+// turns options into a ready session (provision the profile's tools, keep
+// the --tools allow-list, mount and graft the configured MCP servers, load
+// a named session's saved state) and [Session.Close] ends everything it
+// started. The indusr CLI and the MCP server (package serve) are thin
+// callers of it, and so is any Go program that embeds the deck.
+//
+// A session owns one deck environment: the files it has read (for the
+// read-before-edit gate), its checklist and its background processes. MCP
+// servers are either mounted by the session itself or shared: a host that
+// runs many sessions (serve) mounts one fleet with [MountFleet] and hands
+// it to every [Open], and the sessions then see its tools come and go.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/deck/checkpoint"
+	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/checklist"
+	"github.com/indusagi/induscode/workspace"
+)
+
+// Options say what session to open. The zero value opens a session of
+// every tool (profile all) in the current directory, with the MCP servers
+// configured there.
+type Options struct {
+	// Dir is the workspace; "" means the current directory.
+	Dir string
+	// Profile selects the catalog rows; zero means deck.All.
+	Profile deck.Profile
+	// Tools, when not empty, keeps only these built-in tools (names are
+	// matched as [MatchName] does). Grafted tools are not affected.
+	Tools []string
+	// NoTools provisions nothing at all and mounts no MCP server.
+	NoTools bool
+	// NoMCP mounts no MCP server (and ignores Fleet).
+	NoMCP bool
+	// MCP are config files or directories to read servers from, in order;
+	// empty means the configuration discovered for Dir.
+	MCP []string
+	// Fleet, when set, is a fleet mounted by the host (see [MountFleet])
+	// and shared with other sessions: the session grafts its tools, follows
+	// its changes and leaves it running at Close. When nil the session
+	// mounts its own fleet and closes it at Close.
+	Fleet *bridge.Fleet
+	// Name, when set, keeps the session's state (files read, checklist)
+	// across processes in the workspace's sessions folder.
+	Name string
+	// Framework carries the host's handles for the deck; a nil Checkpoints
+	// store means the workspace's disk store, so every write and edit can
+	// be rewound.
+	Framework deck.Framework
+	// Warn receives problems that do not stop the session (a bad MCP config
+	// row, a server that failed to start); nil means slog.Default().
+	Warn func(msg string)
+	// ClientName and ClientVersion identify the session to MCP servers.
+	ClientName, ClientVersion string
+}
+
+// Session is one open session: a deck, its runner and whatever it
+// mounted. It is safe for concurrent use.
+type Session struct {
+	opts  Options
+	dir   string
+	base  *deck.Deck // the session's own tools, before grafts
+	fleet *bridge.Fleet
+	owns  bool // the session mounted fleet and closes it
+	stop  func()
+
+	mu       sync.Mutex
+	box      *deck.Box
+	tools    []tool.Tool
+	stale    bool
+	watchers map[*func()]struct{}
+	closed   bool
+}
+
+// Open boots a session: it provisions opts.Profile for the workspace,
+// restores a named session, applies the Tools allow-list and grafts the MCP
+// tools. An *OptionError reports options the caller must fix; other errors
+// are failures of the machine (a workspace that cannot be read, a saved
+// session that is corrupt). Problems with MCP servers only warn.
+func Open(ctx context.Context, opts Options) (*Session, error) {
+	if opts.Profile == 0 {
+		opts.Profile = deck.All
+	}
+	dir, err := workDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{opts: opts, dir: dir, stale: true}
+	fw := opts.Framework
+	if fw.Checkpoints == nil {
+		fw.Checkpoints = checkpoint.ForWorkspace(dir)
+	}
+	var todos []checklist.Item
+	if opts.Name != "" {
+		saved, err := loadSaved(dir, opts.Name)
+		if err != nil {
+			return nil, err
+		}
+		fw.ReadState, todos = saved.reads, saved.todos
+	}
+	if err := workspace.At(dir).MigrateLegacy(); err != nil {
+		s.warn(fmt.Sprintf("moving old background logs into %s: %v", workspace.At(dir).Background(), err))
+	}
+	d, err := deck.Provision(opts.Profile, deck.Context{Dir: dir, Framework: fw})
+	if err != nil {
+		return nil, err
+	}
+	s.base = d
+	if err := checklist.Of(d.Env()).Set(todos); err != nil {
+		d.Close()
+		return nil, fmt.Errorf("session %s: restoring its checklist: %w", opts.Name, err)
+	}
+	if opts.NoTools {
+		d.Retain(func(tool.Tool) bool { return false })
+		return s, nil
+	}
+	if err := keepTools(d, opts.Tools, opts.Profile); err != nil {
+		d.Close()
+		return nil, err
+	}
+	if !opts.NoMCP {
+		s.fleet = opts.Fleet
+		if s.fleet == nil {
+			s.fleet, s.owns = mountOwn(ctx, dir, opts, s.warn), true
+		}
+		if s.fleet != nil {
+			s.stop = s.fleet.OnChange(s.graftsChanged)
+		}
+	}
+	return s, nil
+}
+
+// Dir is the session's workspace, absolute.
+func (s *Session) Dir() string { return s.dir }
+
+// Env is the deck environment every call of the session runs in.
+func (s *Session) Env() *tool.Env { return s.base.Env() }
+
+// Fleet is the MCP fleet the session grafts from, or nil.
+func (s *Session) Fleet() *bridge.Fleet { return s.fleet }
+
+// Box returns the runner over the session's current tools: its own, then
+// the grafted ones. It is rebuilt after the grafted tools change, so call
+// Box for each call rather than keeping one.
+func (s *Session) Box() *deck.Box {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refresh()
+	return s.box
+}
+
+// Tools returns the session's current tools in order.
+func (s *Session) Tools() []tool.Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refresh()
+	return append([]tool.Tool(nil), s.tools...)
+}
+
+// Run calls the named tool with input in this session (see deck.Box.Run).
+func (s *Session) Run(ctx context.Context, name string, input []byte) tool.Result {
+	return s.Box().Run(ctx, name, input)
+}
+
+// refresh rebuilds the box when the grafts changed; s.mu is held.
+func (s *Session) refresh() {
+	if !s.stale {
+		return
+	}
+	s.stale = false
+	d := s.base
+	if s.fleet != nil {
+		var err error
+		d, err = s.base.With(s.fleet.Tools()...)
+		if err != nil {
+			s.warn(fmt.Sprintf("mcp: %v", err))
+		}
+	}
+	s.tools = d.Tools()
+	s.box = d.Box()
+}
+
+// OnToolsChanged registers fn to run after the session's tools changed
+// (a grafted server came up, restarted or listed new tools). The returned
+// function stops it.
+func (s *Session) OnToolsChanged(fn func()) (stop func()) {
+	key := &fn
+	s.mu.Lock()
+	if s.watchers == nil {
+		s.watchers = make(map[*func()]struct{})
+	}
+	s.watchers[key] = struct{}{}
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.watchers, key)
+		s.mu.Unlock()
+	}
+}
+
+func (s *Session) graftsChanged() {
+	s.mu.Lock()
+	s.stale = true
+	fns := make([]func(), 0, len(s.watchers))
+	for k := range s.watchers {
+		fns = append(fns, *k)
+	}
+	s.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// Close ends the session: a named session's state is saved, every process
+// its tools started is stopped, and a fleet it mounted itself is closed.
+// Only the first Close does anything.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	var errs []error
+	if s.stop != nil {
+		s.stop()
+	}
+	if s.opts.Name != "" {
+		errs = append(errs, save(s.base.Env(), s.opts.Name))
+	}
+	errs = append(errs, s.base.Close())
+	if s.owns && s.fleet != nil {
+		errs = append(errs, s.fleet.Close())
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Session) warn(msg string) { warnTo(s.opts.Warn, msg) }
+
+func warnTo(warn func(string), msg string) {
+	if warn != nil {
+		warn(msg)
+		return
+	}
+	slog.Default().Warn(msg)
+}
+
+// OptionError is an option the caller must fix: a working directory that
+// is not one, a tool the profile lacks, a session name that cannot be a
+// file name.
+type OptionError struct {
+	Option string // "dir", "tools", "name"
+	Msg    string
+}
+
+func (e *OptionError) Error() string { return e.Msg }
+
+// workDir is dir made absolute, or the current directory.
+func workDir(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", fmt.Errorf("working directory: %w", err)
+		}
+		dir = wd
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", &OptionError{Option: "dir", Msg: fmt.Sprintf("%q is not a directory", dir)}
+	}
+	return filepath.Abs(dir)
+}
