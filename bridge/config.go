@@ -64,6 +64,8 @@ type ServerConfig struct {
 	// URL and Headers reach an SSE or StreamableHTTP server.
 	URL     string
 	Headers []Pair
+	// Tools chooses which of the server's tools are grafted.
+	Tools ToolFilter
 	// StartupTimeout bounds connecting, the handshake and listing the
 	// tools; zero means the fleet's default.
 	StartupTimeout time.Duration

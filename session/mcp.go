@@ -3,15 +3,17 @@ package session
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/workspace"
 )
 
-// Servers returns the MCP servers configured for opts: those of the
-// opts.MCP paths in order, else those discovered for the workspace.
-// Problems with the configuration go to opts.Warn.
-func Servers(opts Options) ([]bridge.ServerConfig, error) {
+// Configured returns the MCP servers configured for opts: those of the
+// opts.MCP paths in order, else those discovered for the workspace, with
+// the workspace's own configs only once approved. Problems with the
+// configuration go to opts.Warn.
+func Configured(opts Options) ([]bridge.ServerConfig, error) {
 	dir, err := workDir(opts.Dir)
 	if err != nil {
 		return nil, err
@@ -20,7 +22,28 @@ func Servers(opts Options) ([]bridge.ServerConfig, error) {
 	for _, w := range warnings {
 		warnTo(opts.Warn, "mcp: "+w.String())
 	}
+	if len(opts.MCP) == 0 {
+		servers = untrusted(opts, dir, servers)
+	}
 	return servers, nil
+}
+
+// Servers returns the configured servers that opts.Mount starts.
+func Servers(opts Options) ([]bridge.ServerConfig, error) {
+	if opts.Mount == MountNone {
+		return nil, nil
+	}
+	servers, err := Configured(opts)
+	if err != nil || opts.Mount == MountAll {
+		return servers, err
+	}
+	kept := servers[:0:0]
+	for _, s := range servers {
+		if slices.Contains(opts.Servers, s.Name) {
+			kept = append(kept, s)
+		}
+	}
+	return kept, nil
 }
 
 // FleetOptions are the bridge options of a fleet for the workspace dir:

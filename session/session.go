@@ -47,6 +47,19 @@ type Options struct {
 	// MCP are config files or directories to read servers from, in order;
 	// empty means the configuration discovered for Dir.
 	MCP []string
+	// Mount says which configured servers the session starts: all of them
+	// (the zero value), none, or only those named in Servers. A command
+	// that calls a built-in tool needs none; one that calls A__tool only A.
+	Mount Mount
+	// Servers are the servers MountListed starts, by config name.
+	Servers []string
+	// TrustProjectMCP starts the servers of the workspace's own configs
+	// (.indusvx/mcp.json, .mcp.json) even if the user has not approved
+	// them (see ProjectConfig). Servers named by MCP paths and user-level
+	// configs are always trusted: the user chose them.
+	TrustProjectMCP bool
+	// TrustStore, when set, replaces the user's store of approvals.
+	TrustStore *bridge.TrustStore
 	// Fleet, when set, is a fleet mounted by the host (see [MountFleet])
 	// and shared with other sessions: the session grafts its tools, follows
 	// its changes and leaves it running at Close. When nil the session
@@ -66,6 +79,16 @@ type Options struct {
 	ClientName, ClientVersion string
 }
 
+// Mount is which configured MCP servers a session starts.
+type Mount uint8
+
+// The mount policies.
+const (
+	MountAll    Mount = iota // every configured server
+	MountNone                // no server
+	MountListed              // only Options.Servers
+)
+
 // Session is one open session: a deck, its runner and whatever it
 // mounted. It is safe for concurrent use.
 type Session struct {
@@ -79,6 +102,7 @@ type Session struct {
 	mu       sync.Mutex
 	box      *deck.Box
 	tools    []tool.Tool
+	omitted  []Omission
 	stale    bool
 	watchers map[*func()]struct{}
 	closed   bool
@@ -169,6 +193,15 @@ func (s *Session) Tools() []tool.Tool {
 	return append([]tool.Tool(nil), s.tools...)
 }
 
+// Omitted returns the grafted tools the session left out (by profile or
+// --tools), with the reason for each.
+func (s *Session) Omitted() []Omission {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refresh()
+	return append([]Omission(nil), s.omitted...)
+}
+
 // Run calls the named tool with input in this session (see deck.Box.Run).
 func (s *Session) Run(ctx context.Context, name string, input []byte) tool.Result {
 	return s.Box().Run(ctx, name, input)
@@ -181,9 +214,18 @@ func (s *Session) refresh() {
 	}
 	s.stale = false
 	d := s.base
+	s.omitted = nil
 	if s.fleet != nil {
+		var grafts []tool.Tool
+		for _, t := range s.fleet.Tools() {
+			if ok, why := admitGraft(t, s.opts.Profile, s.opts.Tools); ok {
+				grafts = append(grafts, t)
+			} else {
+				s.omitted = append(s.omitted, Omission{Name: t.Spec().Name, Reason: why})
+			}
+		}
 		var err error
-		d, err = s.base.With(s.fleet.Tools()...)
+		d, err = s.base.With(grafts...)
 		if err != nil {
 			s.warn(fmt.Sprintf("mcp: %v", err))
 		}

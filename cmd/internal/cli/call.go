@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/session"
 	"github.com/indusagi/induscode/tool"
@@ -50,17 +51,35 @@ Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := boot(cmd.Context(), opts, cmd.ErrOrStderr())
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			ctx := cmd.Context()
+			var (
+				input json.RawMessage
+				mount = session.MountAll
+				only  []string
+			)
+			if !batch {
+				// Input and the tool's origin are settled before anything
+				// starts: bad JSON is refused at once, a built-in call
+				// mounts no MCP server and SERVER__TOOL mounts only SERVER.
+				if input, err = readInput(args, cmd.InOrStdin()); err != nil {
+					return err
+				}
+				if mount, only, err = mountFor(opts, args[0]); err != nil {
+					return err
+				}
+			}
+			sopts := sessionOptions(opts, cmd.ErrOrStderr())
+			sopts.Mount, sopts.Servers = mount, only
+			s, err := session.Open(ctx, sopts)
 			if err != nil {
-				return err
+				return bootError(err)
 			}
 			box := s.Box()
-			ctx := cmd.Context()
 			if batch {
 				err = runBatch(ctx, box, timeout, cmd.InOrStdin(), cmd.OutOrStdout())
 			} else {
-				err = runOne(ctx, box, timeout, args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts.JSON)
+				err = runOne(ctx, box, timeout, args[0], input, cmd.OutOrStdout(), cmd.ErrOrStderr(), opts.JSON)
 			}
 			// Close saves a named session and stops what the calls started.
 			if cerr := s.Close(); cerr != nil {
@@ -82,31 +101,69 @@ func specNames(box *deck.Box) []string {
 	return names
 }
 
-func runOne(ctx context.Context, box *deck.Box, timeout time.Duration, args []string, stdin io.Reader, stdout, stderr io.Writer, asJSON bool) error {
+// readInput returns the call's JSON input: the argument, stdin for "-",
+// or {} when there is none. Input that is not JSON is a usage error.
+func readInput(args []string, stdin io.Reader) (json.RawMessage, error) {
+	input := json.RawMessage(`{}`)
+	if len(args) < 2 {
+		return input, nil
+	}
+	raw := []byte(args[1])
+	if args[1] == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, &failure{fmt.Errorf("reading input from stdin: %w", err)}
+		}
+		raw = b
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return input, nil
+	}
+	if !json.Valid(raw) {
+		return nil, usagef("input for %s is not valid JSON: %v", args[0], jsonError(raw))
+	}
+	return raw, nil
+}
+
+// mountFor decides which MCP servers a call of tool needs: none for a
+// catalog tool, and for SERVER__TOOL only the server whose name is its
+// prefix. A SERVER__TOOL whose server is not configured is refused here,
+// before anything starts; any other unknown name is reported by the call.
+func mountFor(opts *options, name string) (session.Mount, []string, error) {
+	if _, ok := session.MatchName(name, deck.IDs()); ok || opts.NoMCP || opts.NoTools {
+		return session.MountNone, nil, nil
+	}
+	prefix, _, found := strings.Cut(name, bridge.Separator)
+	if !found {
+		return session.MountNone, nil, nil
+	}
+	sopts := sessionOptions(opts, io.Discard)
+	sopts.Warn = func(string) {} // the boot that follows warns once
+	servers, err := session.Configured(sopts)
+	if err != nil {
+		return session.MountNone, nil, bootError(err)
+	}
+	var names []string
+	for _, s := range servers {
+		if strings.EqualFold(bridge.Qualify(s.Name, ""), prefix+bridge.Separator) {
+			return session.MountListed, []string{s.Name}, nil
+		}
+		names = append(names, s.Name)
+	}
+	if len(names) == 0 {
+		return 0, nil, usagef("unknown tool %q: no MCP server is configured (or trusted) here; see indusr mcp status", name)
+	}
+	return 0, nil, usagef("unknown tool %q: no configured MCP server is named %q; servers: %s", name, prefix, strings.Join(names, ", "))
+}
+
+func runOne(ctx context.Context, box *deck.Box, timeout time.Duration, want string, input json.RawMessage, stdout, stderr io.Writer, asJSON bool) error {
 	names := specNames(box)
-	name, ok := session.MatchName(args[0], names)
+	name, ok := session.MatchName(want, names)
 	if !ok {
 		if len(names) == 0 {
-			return usagef("unknown tool %q: the session has no tools", args[0])
+			return usagef("unknown tool %q: the session has no tools", want)
 		}
-		return usagef("unknown tool %q; available: %s", args[0], strings.Join(names, ", "))
-	}
-	input := json.RawMessage(`{}`)
-	if len(args) == 2 {
-		raw := []byte(args[1])
-		if args[1] == "-" {
-			b, err := io.ReadAll(stdin)
-			if err != nil {
-				return &failure{fmt.Errorf("reading input from stdin: %w", err)}
-			}
-			raw = b
-		}
-		if len(bytes.TrimSpace(raw)) > 0 {
-			if !json.Valid(raw) {
-				return usagef("input for %s is not valid JSON: %v", name, jsonError(raw))
-			}
-			input = raw
-		}
+		return usagef("unknown tool %q; available: %s", want, strings.Join(names, ", "))
 	}
 	res := callWithTimeout(ctx, box, timeout, name, input)
 	if asJSON {

@@ -97,6 +97,13 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	bindFlags(root.PersistentFlags(), &opts)
+	// The environment that wires the app cards and the web policy is read
+	// once, before any command, so a bad value is a usage error up front.
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		h, err := parseHandles(os.Getenv)
+		opts.handles = h
+		return err
+	}
 	root.AddCommand(
 		newToolsCmd(&opts),
 		newCallCmd(&opts),
@@ -115,11 +122,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 // session: that stops whatever its tools started, MCP servers included,
 // and saves a named session.
 func boot(ctx context.Context, opts *options, stderr io.Writer) (*session.Session, error) {
-	sopts, err := sessionOptions(opts, stderr)
-	if err != nil {
-		return nil, err
-	}
-	s, err := session.Open(ctx, sopts)
+	s, err := session.Open(ctx, sessionOptions(opts, stderr))
 	if err != nil {
 		return nil, bootError(err)
 	}
@@ -127,24 +130,24 @@ func boot(ctx context.Context, opts *options, stderr io.Writer) (*session.Sessio
 }
 
 // sessionOptions turns the global flags into session options; warnings go
-// to stderr as "indusr: ...". The app cards' handles and the web policy
-// come from the environment (see wireHandles); a value there that cannot
-// be used is a usage error.
-func sessionOptions(opts *options, stderr io.Writer) (session.Options, error) {
-	so := session.Options{
-		Dir:           opts.Dir,
-		Profile:       opts.Profile,
-		Tools:         opts.Tools,
-		NoTools:       opts.NoTools,
-		NoMCP:         opts.NoMCP,
-		MCP:           opts.MCP,
-		Name:          opts.Session,
-		Warn:          func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) },
-		ClientName:    "indusr",
-		ClientVersion: versionString(),
+// to stderr as "indusr: ...".
+func sessionOptions(opts *options, stderr io.Writer) session.Options {
+	return session.Options{
+		Dir:     opts.Dir,
+		Profile: opts.Profile,
+		Tools:   opts.Tools,
+		NoTools: opts.NoTools,
+		NoMCP:   opts.NoMCP,
+		MCP:     opts.MCP,
+		Name:    opts.Session,
+		// CI and other unattended runs can trust the checkout's own MCP
+		// config for one run.
+		TrustProjectMCP: os.Getenv("INDUSR_TRUST_PROJECT_MCP") == "1",
+		Warn:            func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) },
+		ClientName:      "indusr",
+		ClientVersion:   versionString(),
+		Framework:       opts.handles.framework(opts.Dir),
 	}
-	err := wireHandles(&so.Framework, opts.Dir, os.Getenv)
-	return so, err
 }
 
 // bootError classes a session error: options to fix are usage errors

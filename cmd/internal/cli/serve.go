@@ -59,10 +59,7 @@ loopback and link-local addresses.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			stderr := cmd.ErrOrStderr()
 			log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-			sopts, err := sessionOptions(opts, stderr)
-			if err != nil {
-				return err
-			}
+			sopts := sessionOptions(opts, stderr)
 			sopts.Warn = func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) }
 			if opts.Session != "" {
 				return usagef("--session does not apply to serve: every client session is a session of its own")

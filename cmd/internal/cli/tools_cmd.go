@@ -40,12 +40,23 @@ func newToolsCmd(opts *options) *cobra.Command {
 				return err
 			}
 			rows := rowsOf(s.Tools())
+			// Grafted tools the profile or --tools left out are named with
+			// the reason: on stdout under the table, on stderr beside JSON.
+			omitted := cmd.OutOrStdout()
 			if opts.JSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
+				if err := enc.Encode(rows); err != nil {
+					return err
+				}
+				omitted = cmd.ErrOrStderr()
+			} else if err := writeTable(cmd.OutOrStdout(), rows); err != nil {
+				return err
 			}
-			return writeTable(cmd.OutOrStdout(), rows)
+			for _, o := range s.Omitted() {
+				fmt.Fprintf(omitted, "left out: %s: %s\n", o.Name, o.Reason)
+			}
+			return nil
 		},
 	}
 }
