@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/netip"
 	"os"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -63,11 +60,6 @@ loopback and link-local addresses.`,
 			sopts.Warn = func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) }
 			if opts.Session != "" {
 				return usagef("--session does not apply to serve: every client session is a session of its own")
-			}
-			if cmd.Flags().Changed("http") && !loopbackAddr(addr) {
-				// Others can reach this server: webfetch must not become
-				// their way into this machine's network.
-				sopts.Framework.Web.RefusePrivate = true
 			}
 			tuneGC()
 			srv, err := serve.New(serve.Options{Session: sopts, Version: versionString(), Log: log})
@@ -132,21 +124,6 @@ func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
-}
-
-// loopbackAddr reports whether a listen address (HOST:PORT) is reachable
-// only from this machine: a loopback IP or the name localhost. An empty
-// host listens on every interface.
-func loopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = addr
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
-	return err == nil && ip.IsLoopback()
 }
 
 type nopWriteCloser struct{ io.Writer }
