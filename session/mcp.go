@@ -105,22 +105,9 @@ func StartFleet(opts Options) (*bridge.Fleet, <-chan struct{}, error) {
 			warnTo(opts.Warn, "mcp: "+w)
 		}
 		reportFleet(f, opts.Warn)
+		saveCached(dir, f, servers, opts.Warn)
 	}()
 	return f, done, nil
-}
-
-// mountOwn mounts the session's own fleet and reports what went wrong.
-func mountOwn(ctx context.Context, dir string, opts Options, warn func(string)) *bridge.Fleet {
-	opts.Dir, opts.Warn = dir, warn
-	f, err := MountFleet(ctx, opts)
-	if err != nil {
-		warn(fmt.Sprintf("mcp: %v", err))
-		return nil
-	}
-	if f != nil {
-		reportFleet(f, warn)
-	}
-	return f
 }
 
 // reportFleet warns of every server that is not ready and of every fault

@@ -19,7 +19,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"
@@ -53,6 +55,11 @@ type Options struct {
 	Mount Mount
 	// Servers are the servers MountListed starts, by config name.
 	Servers []string
+	// UseCache lets the session list a server's tools from the workspace's
+	// tool-list cache, when it holds a fresh entry for the server's exact
+	// config row, and start the server only when one of them is called.
+	// Ignored with a shared Fleet.
+	UseCache bool
 	// TrustProjectMCP starts the servers of the workspace's own configs
 	// (.indusvx/mcp.json, .mcp.json) even if the user has not approved
 	// them (see ProjectConfig). Servers named by MCP paths and user-level
@@ -99,11 +106,15 @@ type Session struct {
 	owns  bool // the session mounted fleet and closes it
 	stop  func()
 
+	// mountMu serialises mounting deferred servers.
+	mountMu sync.Mutex
+
 	mu       sync.Mutex
 	box      *deck.Box
 	tools    []tool.Tool
 	omitted  []Omission
 	stale    bool
+	deferred map[string]deferredServer // listed from the cache, not mounted
 	watchers map[*func()]struct{}
 	closed   bool
 }
@@ -157,13 +168,94 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if !opts.NoMCP {
 		s.fleet = opts.Fleet
 		if s.fleet == nil {
-			s.fleet, s.owns = mountOwn(ctx, dir, opts, s.warn), true
+			s.owns = true
+			s.fleet = s.mountOwn(ctx)
 		}
 		if s.fleet != nil {
 			s.stop = s.fleet.OnChange(s.graftsChanged)
 		}
 	}
 	return s, nil
+}
+
+// deferredServer is a configured server whose tools come from the cache
+// until one of them is called.
+type deferredServer struct {
+	cfg   bridge.ServerConfig
+	specs []tool.Spec
+}
+
+// mountOwn mounts the session's own fleet: every server opts.Mount asks
+// for, except those UseCache lets it defer. It reports what went wrong and
+// caches the tool lists it read. It returns nil when nothing was mounted.
+func (s *Session) mountOwn(ctx context.Context) *bridge.Fleet {
+	opts := s.opts
+	opts.Dir, opts.Warn = s.dir, s.warn
+	servers, err := Servers(opts)
+	if err != nil {
+		s.warn(fmt.Sprintf("mcp: %v", err))
+		return nil
+	}
+	var now []bridge.ServerConfig
+	for _, cfg := range servers {
+		if specs, ok := loadCached(s.dir, cfg, time.Now()); ok && opts.UseCache {
+			if s.deferred == nil {
+				s.deferred = make(map[string]deferredServer)
+			}
+			s.deferred[cfg.Name] = deferredServer{cfg: cfg, specs: specs}
+			continue
+		}
+		now = append(now, cfg)
+	}
+	if len(now) == 0 {
+		return nil
+	}
+	f := bridge.Mount(ctx, now, FleetOptions(s.dir, opts))
+	for _, w := range f.Warnings() {
+		s.warn("mcp: " + w)
+	}
+	reportFleet(f, s.warn)
+	saveCached(s.dir, f, now, s.warn)
+	return f
+}
+
+// mountDeferred mounts a server whose tools were listed from the cache, on
+// the first call of one of them. It returns the server's error when it
+// did not come up.
+func (s *Session) mountDeferred(ctx context.Context, name string) error {
+	s.mountMu.Lock()
+	defer s.mountMu.Unlock()
+	s.mu.Lock()
+	d, ok := s.deferred[name]
+	f, closed := s.fleet, s.closed
+	s.mu.Unlock()
+	if closed {
+		return errors.New("the session has ended")
+	}
+	if !ok {
+		return nil // mounted by an earlier call
+	}
+	if f == nil {
+		opts := s.opts
+		opts.Warn = s.warn
+		f = bridge.Mount(ctx, nil, FleetOptions(s.dir, opts))
+		stop := f.OnChange(s.graftsChanged)
+		s.mu.Lock()
+		s.fleet, s.stop = f, stop
+		s.mu.Unlock()
+	}
+	st := f.Attach(ctx, d.cfg)
+	s.mu.Lock()
+	delete(s.deferred, name)
+	s.stale = true
+	s.mu.Unlock()
+	saveCached(s.dir, f, []bridge.ServerConfig{d.cfg}, s.warn)
+	for _, x := range st {
+		if x.State != bridge.Ready {
+			return errors.New(x.LastError)
+		}
+	}
+	return nil
 }
 
 // Dir is the session's workspace, absolute.
@@ -230,8 +322,37 @@ func (s *Session) refresh() {
 			s.warn(fmt.Sprintf("mcp: %v", err))
 		}
 	}
+	if len(s.deferred) > 0 {
+		d = s.withDeferred(d)
+	}
 	s.tools = d.Tools()
 	s.box = d.Box()
+}
+
+// withDeferred grafts the cached tools of servers not mounted yet, in
+// config order, after the mounted ones.
+func (s *Session) withDeferred(d *deck.Deck) *deck.Deck {
+	names := make([]string, 0, len(s.deferred))
+	for n := range s.deferred {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var lazy []tool.Tool
+	for _, n := range names {
+		for _, sp := range s.deferred[n].specs {
+			t := &lazyTool{s: s, server: n, spec: sp}
+			if ok, why := admitGraft(t, s.opts.Profile, s.opts.Tools); ok {
+				lazy = append(lazy, t)
+			} else {
+				s.omitted = append(s.omitted, Omission{Name: sp.Name, Reason: why})
+			}
+		}
+	}
+	out, err := d.With(lazy...)
+	if err != nil {
+		s.warn(fmt.Sprintf("mcp: %v", err))
+	}
+	return out
 }
 
 // OnToolsChanged registers fn to run after the session's tools changed
@@ -277,15 +398,23 @@ func (s *Session) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	var errs []error
-	if s.stop != nil {
-		s.stop()
+	s.mu.Lock()
+	stop := s.stop
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
 	}
 	if s.opts.Name != "" {
 		errs = append(errs, save(s.base.Env(), s.opts.Name))
 	}
 	errs = append(errs, s.base.Close())
-	if s.owns && s.fleet != nil {
-		errs = append(errs, s.fleet.Close())
+	s.mountMu.Lock() // a deferred mount under way finishes first
+	s.mu.Lock()
+	f := s.fleet
+	s.mu.Unlock()
+	s.mountMu.Unlock()
+	if s.owns && f != nil {
+		errs = append(errs, f.Close())
 	}
 	return errors.Join(errs...)
 }
