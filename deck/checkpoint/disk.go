@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/internal/atomicfile"
+	"github.com/indusagi/induscode/internal/flock"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -159,10 +160,10 @@ func (s *DiskStore) update(create, gc bool, f func(*index) (bool, error)) error 
 		return fmt.Errorf("opening the checkpoint lock: %w", err)
 	}
 	defer lf.Close()
-	if err := lockFile(lf); err != nil {
+	if err := flock.Lock(lf); err != nil {
 		return fmt.Errorf("locking the checkpoint store: %w", err)
 	}
-	defer unlockFile(lf)
+	defer flock.Unlock(lf)
 
 	x, err := s.load()
 	if err != nil {

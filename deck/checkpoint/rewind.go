@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/indusagi/induscode/internal/atomicfile"
+	"github.com/indusagi/induscode/internal/flock"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // Op is what a rewind does to one file.
@@ -232,6 +234,24 @@ func apply(c Change, roots []string) error {
 		return err
 	}
 	defer r.Close()
+	// The file's lock (the one write and edit take) spans the compare
+	// and the replacement, so an edit landing in between is not lost.
+	real, err := flock.RealPath(c.Path)
+	if err != nil {
+		return fmt.Errorf("not rewinding %s: %w", c.Path, err)
+	}
+	held, err := flock.AcquireTarget(workspace.At(root).Locks(), real, workspace.MkdirAll)
+	if err != nil {
+		return fmt.Errorf("not rewinding %s: %w", c.Path, err)
+	}
+	defer held.Release()
+	cur, exists, err := readIn(r, rel)
+	if err != nil {
+		return fmt.Errorf("not rewinding %s: %w", c.Path, err)
+	}
+	if exists != c.currentExists || !bytes.Equal(cur, c.current) {
+		return fmt.Errorf("not rewinding %s: it changed since it was read for this rewind; run the rewind again to see the current difference", c.Path)
+	}
 	switch c.Op {
 	case Delete:
 		if err := r.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -257,4 +277,19 @@ func within(roots []string, path string) (root, rel string, ok bool) {
 		return root, rel, true
 	}
 	return "", "", false
+}
+
+// readIn reads rel inside r; exists is false when there is no such file.
+func readIn(r *os.Root, rel string) (data []byte, exists bool, err error) {
+	if fi, err := r.Stat(rel); err == nil && !fi.Mode().IsRegular() {
+		return nil, true, fmt.Errorf("it is %v, not a regular file", fi.Mode().Type())
+	}
+	data, err = r.ReadFile(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, atomicfile.Bare(err)
+	}
+	return data, true, nil
 }

@@ -188,3 +188,43 @@ func TestOpsHandled(t *testing.T) {
 		}
 	}
 }
+
+// A change that lands between planning a rewind and applying it is not
+// thrown away: the rewind of that file is refused and the file kept.
+func TestRewindRefusesAFileChangedSincePlanned(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		change func(path string)
+	}{
+		{"rewritten", func(p string) { os.WriteFile(p, []byte("someone else's work"), 0o644) }},
+		{"deleted", func(p string) { os.Remove(p) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			env := tool.NewEnv(dir)
+			store := ForWorkspace(dir)
+			w := Wrap(writeTool("write"), store)
+			path := filepath.Join(dir, "f")
+			os.WriteFile(path, []byte("v1"), 0o644)
+			runTool(WithNode(context.Background(), "n1"), t, w, env, map[string]any{"path": "f", "content": "v2"})
+			plan, err := NewPlan(store, "n1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.change(path)
+			want, _ := os.ReadFile(path)
+			err = plan.Apply(store, env.Roots)
+			if err == nil || !strings.Contains(err.Error(), "changed since it was read") {
+				t.Fatalf("apply: %v, want a refusal", err)
+			}
+			if got, _ := os.ReadFile(path); string(got) != string(want) {
+				t.Errorf("the outside change was overwritten: %q, want %q", got, want)
+			}
+			if nodes, _ := store.Nodes(); len(nodes) != 1 {
+				t.Errorf("a refused rewind must keep its nodes")
+			}
+		})
+	}
+}

@@ -80,6 +80,9 @@ func runEdit(ctx context.Context, in editInput, env *tool.Env) tool.Result {
 	}
 	defer t.Close()
 	shown := env.Rel(t.abs)
+	if err := t.lock(); err != nil {
+		return tool.Errorf("%s was not edited: %v.", shown, err)
+	}
 	exists, err := t.exists()
 	if err != nil {
 		return tool.Errorf("%v.", err)

@@ -44,6 +44,9 @@ func runWrite(ctx context.Context, in writeInput, env *tool.Env) tool.Result {
 	}
 	defer t.Close()
 	shown := env.Rel(t.abs)
+	if err := t.lock(); err != nil {
+		return tool.Errorf("%s was not written: %v.", shown, err)
+	}
 	exists, err := t.exists()
 	if err != nil {
 		return tool.Errorf("%v.", err)
