@@ -20,6 +20,12 @@ import (
 // before it runs.
 var CheckpointedTools = []string{"write", "edit"}
 
+// MaxPriorBytes is the largest prior content the wrapper files: the
+// largest file write and edit change (files.MaxEditBytes, 32 MiB). A
+// larger file is not read, so a call the tool is about to refuse for its
+// size costs a stat, not a copy of gigabytes.
+const MaxPriorBytes = 32 << 20
+
 // Wrap returns t wrapped so that, before each call, the current content of
 // the file the call names in its "path" input is filed in s. The wrapper's
 // Spec is t's, unchanged. When s is nil, or t is not one of
@@ -62,10 +68,13 @@ func (w *wrapped) Run(ctx context.Context, input json.RawMessage, env *tool.Env)
 	name := w.inner.Spec().Name
 	entry, added, err := w.record(node, name, path, env)
 	res := w.inner.Run(ctx, input, env)
-	if err != nil {
+	if err != nil && !res.IsError {
 		res.Blocks = append(res.Blocks, tool.TextBlock(fmt.Sprintf(
 			"Note: the earlier content of %s was not checkpointed (%v), so this change cannot be rewound.", env.Rel(path), err)))
 		return res
+	}
+	if err != nil {
+		return res // a refused call changed nothing: no note needed
 	}
 	if added && res.IsError && unchanged(path, entry) {
 		_ = w.store.Forget(node, path) // best effort: a leftover record restores the same content
@@ -88,8 +97,12 @@ func (w *wrapped) record(node, name, path string, env *tool.Env) (Entry, bool, e
 	defer r.Close()
 	// Stat before opening: opening a named pipe for reading blocks until
 	// a writer comes, which would hang the call before the tool refuses it.
+	// Stat before reading, too: a file over MaxPriorBytes is not read at
+	// all (the tools refuse to change one that large anyway).
 	if fi, err := r.Stat(rel); err == nil && !fi.Mode().IsRegular() {
 		return Entry{}, false, nil
+	} else if err == nil && fi.Size() > MaxPriorBytes {
+		return Entry{}, false, fmt.Errorf("it is %d bytes, over the %d MiB a checkpoint keeps", fi.Size(), MaxPriorBytes>>20)
 	}
 	f, err := r.Open(rel)
 	switch {

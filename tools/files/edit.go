@@ -101,6 +101,9 @@ func runEdit(ctx context.Context, in editInput, env *tool.Env) tool.Result {
 	case edits[0].OldString == "":
 		return tool.Errorf("%s already exists; an empty old_string only creates a file that does not exist yet. To change it, give the exact text to replace (read the file first), or replace it whole with write.", shown)
 	default:
+		if err := t.checkSize(env, MaxEditBytes, "edit rewrites", "change"); err != nil {
+			return tool.Errorf("%s was not edited: %v.", shown, err)
+		}
 		data, err := t.readAll(MaxEditBytes)
 		if err != nil {
 			return tool.Errorf("%s was not edited: %v.", shown, atomicfile.Bare(err))

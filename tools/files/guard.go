@@ -181,6 +181,20 @@ func checkRead(env *tool.Env, t *target, now [sha256.Size]byte, size int64, verb
 	return nil
 }
 
+// checkSize refuses, from the stat alone, a file over limit, and one whose
+// size differs from what the session read (it changed: no need to hash it
+// to know). what names the limit ("edit rewrites"), verb the change.
+func (t *target) checkSize(env *tool.Env, limit int64, what, verb string) error {
+	size := t.info.Size()
+	if size > limit {
+		return fmt.Errorf("%s is %s, over the %s that %s; %s it with bash (sed, a script) instead", t.name, humanBytes(size), humanBytes(limit), what, verb)
+	}
+	if rec, ok := env.Reads.Lookup(t.real); ok && rec.Size != size {
+		return gateErrorf(errChanged, "it changed since it was read (%d bytes then, %d now), so something else edited it. Read it again and redo your change on the current content", rec.Size, size)
+	}
+	return nil
+}
+
 // gateError is a refusal of the gate: its message for the model, and the
 // sentinel it is for callers that test with errors.Is.
 type gateError struct {
