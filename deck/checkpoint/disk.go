@@ -247,7 +247,7 @@ func parseIndex(data []byte, base string) (index, error) {
 // and size. Contents already stored are not written twice.
 func (s *DiskStore) putBlob(r io.Reader) (string, int64, error) {
 	dir := filepath.Join(s.dir, blobsName)
-	tmp, err := os.CreateTemp(dir, tmpPrefix+"*")
+	tmp, err := atomicfile.CreateTemp(dir)
 	if err != nil {
 		return "", 0, err
 	}
