@@ -271,7 +271,15 @@ func (s *DiskStore) putBlob(r io.Reader) (string, int64, error) {
 	if err := os.Rename(tmp.Name(), final); err != nil {
 		return "", 0, fmt.Errorf("storing prior content: %w", err)
 	}
+	atomicfile.SweepSometimes(dir)
 	return hash, n, atomicfile.SyncDir(dir)
+}
+
+// Sweep removes the temp files that writers killed mid-write left in the
+// store (see atomicfile.Sweep), and returns how many. A session calls it
+// when it starts; later writes sweep now and then on their own.
+func (s *DiskStore) Sweep() int {
+	return atomicfile.Sweep(s.dir) + atomicfile.Sweep(filepath.Join(s.dir, blobsName))
 }
 
 // collect removes contents not in live, and temp files a crashed writer

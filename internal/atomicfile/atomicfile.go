@@ -69,6 +69,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
+	SweepSometimes(dir)
 	return SyncDir(dir)
 }
 
@@ -129,6 +130,7 @@ func WriteInRoot(root *os.Root, rel string, data []byte, perm fs.FileMode) error
 		_ = d.Sync() // best effort: some file systems cannot sync a directory
 		d.Close()
 	}
+	sweepSometimes(filepath.Join(root.Name(), dir), func() int { return SweepInRoot(root, dir) })
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/deck/checkpoint"
+	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/checklist"
 )
@@ -125,7 +126,9 @@ func boot(ctx context.Context, opts *options, stderr io.Writer) (*deck.Deck, err
 	if err != nil {
 		return nil, err
 	}
-	dctx := deck.Context{Dir: dir, Framework: deck.Framework{Checkpoints: checkpoint.ForWorkspace(dir)}}
+	store := checkpoint.ForWorkspace(dir)
+	housekeep(dir, store)
+	dctx := deck.Context{Dir: dir, Framework: deck.Framework{Checkpoints: store}}
 	var todos []checklist.Item
 	if opts.Session != "" {
 		if dctx.Framework.ReadState, todos, err = loadSession(dir, opts.Session); err != nil {
@@ -173,4 +176,13 @@ func workDir(opts *options) (string, error) {
 		return "", &failure{fmt.Errorf("working directory: %w", err)}
 	}
 	return abs, nil
+}
+
+// housekeep is the work a session does when it starts, for what sessions
+// killed before they could clean up left behind: temp files of writes
+// interrupted mid-way, at the workspace root and in the checkpoint store.
+// It never fails a session.
+func housekeep(dir string, store *checkpoint.DiskStore) {
+	atomicfile.Sweep(dir)
+	store.Sweep()
 }
