@@ -21,10 +21,11 @@ import (
 
 // Layout of a store directory.
 const (
-	indexName = "index.json"          // the index, replaced atomically on every change
-	blobsName = "blobs"               // contents, one file per SHA-256, named by its hex
-	lockName  = "lock"                // flock target serialising processes
-	tmpPrefix = atomicfile.TempPrefix // files being written; never read
+	indexName  = "index.json"          // the index, replaced atomically on every change
+	blobsName  = "blobs"               // contents, one file per SHA-256, named by its hex
+	aftersName = "after"               // links to content nodes left, by SHA-256; shown only once verified
+	lockName   = "lock"                // flock target serialising processes
+	tmpPrefix  = atomicfile.TempPrefix // files being written; never read
 )
 
 // DiskStore is a Store in a directory: every content once, in a file named
@@ -131,6 +132,76 @@ func (s *DiskStore) Content(e Entry) ([]byte, error) {
 	return b, verify(e, b)
 }
 
+// Settle implements Store. The content is kept as a copy under after/
+// (written, not synced: it only ever serves to show a drift as a diff, and
+// is shown only when its hash checks out, so a copy lost to a crash shows
+// as "not kept", never as wrong content).
+func (s *DiskStore) Settle(node, path string, o Outcome) error {
+	after := AfterNone
+	if o.Exists {
+		if !validHash(o.Hash) {
+			return fmt.Errorf("checkpoint %s: bad after hash %q", path, o.Hash)
+		}
+		after = o.Hash
+	}
+	return s.update(false, false, func(x *index) (bool, error) {
+		if !x.settle(node, path, after) {
+			return false, nil
+		}
+		if o.Exists && o.File != "" {
+			s.keepAfter(o.File, after)
+		}
+		return true, nil
+	})
+}
+
+// keepAfter copies file to after/<hash> if its content has that hash.
+func (s *DiskStore) keepAfter(file, hash string) {
+	dir := filepath.Join(s.dir, aftersName)
+	final := filepath.Join(dir, hash)
+	if _, err := os.Lstat(final); err == nil {
+		return
+	}
+	if workspace.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	src, err := os.Open(file)
+	if err != nil {
+		return
+	}
+	defer src.Close()
+	if fi, err := src.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxPriorBytes {
+		return
+	}
+	tmp, err := atomicfile.CreateTemp(dir)
+	if err != nil {
+		return
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	h := sha256.New()
+	_, err = io.Copy(io.MultiWriter(tmp, h), src)
+	if cerr := tmp.Close(); err != nil || cerr != nil || hex.EncodeToString(h.Sum(nil)) != hash {
+		return
+	}
+	_ = os.Rename(tmp.Name(), final)
+}
+
+// AfterContent implements Store.
+func (s *DiskStore) AfterContent(e Entry) ([]byte, error) {
+	if !validHash(e.After) {
+		return nil, fmt.Errorf("the content %s had after the change is not recorded", e.Path)
+	}
+	p := filepath.Join(s.dir, aftersName, e.After)
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("the content %s had after the change is not kept", e.Path)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("the content %s had after the change is not kept", e.Path)
+	}
+	return b, verifyAfter(e, b)
+}
+
 // Drop implements Store.
 func (s *DiskStore) Drop(ids ...string) error {
 	return s.update(false, true, func(x *index) (bool, error) {
@@ -181,7 +252,8 @@ func (s *DiskStore) update(create, gc bool, f func(*index) (bool, error)) error 
 		return fmt.Errorf("saving the checkpoint index: %w", err)
 	}
 	if gc {
-		s.collect(x.hashes())
+		s.collect(blobsName, x.hashes())
+		s.collect(aftersName, x.afters())
 	}
 	return nil
 }
@@ -284,8 +356,8 @@ func (s *DiskStore) Sweep() int {
 
 // collect removes contents not in live, and temp files a crashed writer
 // left behind (writers hold the lock, so none is in progress).
-func (s *DiskStore) collect(live map[string]bool) {
-	dir := filepath.Join(s.dir, blobsName)
+func (s *DiskStore) collect(sub string, live map[string]bool) {
+	dir := filepath.Join(s.dir, sub)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

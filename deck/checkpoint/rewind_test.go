@@ -37,7 +37,7 @@ func TestRewindRestoresCreatedModifiedAndDeletedFiles(t *testing.T) {
 			runTool(turn, t, w, env, map[string]any{"path": "deleted.txt", "delete": true})
 			os.Chmod(path("modified.txt"), 0o644)
 
-			plan, err := NewPlan(store, "n1")
+			plan, err := NewPlan(store, "n1", env.Roots)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +107,7 @@ func TestRewindUndoesLaterNodesToo(t *testing.T) {
 		runTool(WithNode(ctx, "n"+string(rune('1'+i))), t, w, env, map[string]any{"path": "f", "content": v})
 	}
 	runTool(WithNode(ctx, "n3"), t, w, env, map[string]any{"path": "g", "content": "g"})
-	plan, err := NewPlan(store, "n2")
+	plan, err := NewPlan(store, "n2", env.Roots)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,11 +135,12 @@ func TestRewindRefusesPathsOutsideTheRoots(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "x")
 	os.WriteFile(outside, []byte("now"), 0o644)
 	store.Record("n1", "write", outside, prior("then"))
-	plan, err := NewPlan(store, "n1")
+	roots := []string{t.TempDir()}
+	plan, err := NewPlan(store, "n1", roots)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = plan.Apply(store, []string{t.TempDir()})
+	err = plan.Apply(store, roots)
 	if err == nil || !strings.Contains(err.Error(), "outside the workspace") {
 		t.Fatalf("apply: %v", err)
 	}
@@ -209,7 +210,7 @@ func TestRewindRefusesAFileChangedSincePlanned(t *testing.T) {
 			path := filepath.Join(dir, "f")
 			os.WriteFile(path, []byte("v1"), 0o644)
 			runTool(WithNode(context.Background(), "n1"), t, w, env, map[string]any{"path": "f", "content": "v2"})
-			plan, err := NewPlan(store, "n1")
+			plan, err := NewPlan(store, "n1", env.Roots)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -34,7 +34,27 @@ type Store interface {
 	// Drop removes the nodes with these ids, and every stored content
 	// that no remaining node refers to.
 	Drop(ids ...string) error
+	// Settle records the state the node's call left path in, so a rewind
+	// can tell a file changed since (by someone else) from one that is as
+	// the node left it. A (node, path) with no record is ignored.
+	Settle(node, path string, o Outcome) error
+	// AfterContent returns the content an entry's node left, when the
+	// store still has it (it keeps it best effort, for showing a drift as
+	// a diff), checked against the entry's After hash.
+	AfterContent(e Entry) ([]byte, error)
 }
+
+// Outcome is the state a call left a file in.
+type Outcome struct {
+	Exists bool   // false: the call left no file
+	Hash   string // hex SHA-256 of the content, when Exists
+	// File, when set, is the file (absolute) whose content a store may
+	// keep a link to; the store checks it against Hash before showing it.
+	File string
+}
+
+// AfterNone is the After of an entry whose node left no file.
+const AfterNone = "none"
 
 // Prior is the state of a file before a change.
 type Prior struct {
@@ -53,6 +73,9 @@ type Entry struct {
 	Hash   string      `json:"hash,omitempty"` // hex SHA-256 of the content
 	Size   int64       `json:"size,omitempty"`
 	Mode   fs.FileMode `json:"mode,omitempty"` // permission bits
+	// After is the hex SHA-256 of the content the node left (AfterNone:
+	// no file); "" when unknown (records of older versions).
+	After string `json:"after,omitempty"`
 }
 
 // Node is one rewindable step: the files its calls changed, each with the
@@ -126,6 +149,35 @@ func (x *index) add(node, tool string, e Entry, now time.Time) {
 	n.Files = append(n.Files, e)
 }
 
+// settle sets the After of (node, path); false when there is no record.
+func (x *index) settle(node, path, after string) bool {
+	n := x.node(node)
+	if n == nil {
+		return false
+	}
+	for i := range n.Files {
+		if n.Files[i].Path == path {
+			changed := n.Files[i].After != after
+			n.Files[i].After = after
+			return changed
+		}
+	}
+	return false
+}
+
+// afters returns every After hash the index refers to.
+func (x *index) afters() map[string]bool {
+	m := make(map[string]bool)
+	for _, n := range x.Nodes {
+		for _, e := range n.Files {
+			if validHash(e.After) {
+				m[e.After] = true
+			}
+		}
+	}
+	return m
+}
+
 func (x *index) forget(node, path string) {
 	n := x.node(node)
 	if n == nil {
@@ -175,6 +227,9 @@ func (x *index) check() error {
 			if e.Exists && !validHash(e.Hash) {
 				return fmt.Errorf("%w: node %s, %s: bad content hash %q", ErrCorrupt, n.ID, e.Path, e.Hash)
 			}
+			if e.After != "" && e.After != AfterNone && !validHash(e.After) {
+				return fmt.Errorf("%w: node %s, %s: bad after hash %q", ErrCorrupt, n.ID, e.Path, e.After)
+			}
 			if e.Size < 0 {
 				return fmt.Errorf("%w: node %s, %s: negative size", ErrCorrupt, n.ID, e.Path)
 			}
@@ -193,6 +248,15 @@ func validHash(h string) bool {
 		}
 	}
 	return true
+}
+
+// verifyAfter checks content against an entry's After hash.
+func verifyAfter(e Entry, b []byte) error {
+	sum := sha256.Sum256(b)
+	if hex.EncodeToString(sum[:]) != e.After {
+		return fmt.Errorf("the content %s had after the change is no longer kept", e.Path)
+	}
+	return nil
 }
 
 // verify checks content against an entry.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/indusagi/induscode/internal/flock"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -78,8 +79,58 @@ func (w *wrapped) Run(ctx context.Context, input json.RawMessage, env *tool.Env)
 	}
 	if added && res.IsError && unchanged(path, entry) {
 		_ = w.store.Forget(node, path) // best effort: a leftover record restores the same content
+		return res
+	}
+	if !res.IsError {
+		w.settle(node, path, env)
 	}
 	return res
+}
+
+// settle records what the call left at path, so a rewind can tell later
+// outside changes from the node's own. The hash the tool left in the
+// session's read state is used when size and time still match (no need
+// to read the file again); otherwise the file is hashed. Best effort: a
+// file it cannot tell about stays "unknown", which a rewind does not
+// check.
+func (w *wrapped) settle(node, path string, env *tool.Env) {
+	root, rel, err := env.WorkspaceRoot(path)
+	if err != nil {
+		return
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	fi, err := r.Lstat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		_ = w.store.Settle(node, path, Outcome{})
+		return
+	case err != nil || !fi.Mode().IsRegular():
+		return
+	}
+	var hash string
+	if real, err := flock.RealPath(path); err == nil {
+		if rec, ok := env.Reads.Lookup(real); ok && rec.Size == fi.Size() && rec.ModTime.Equal(fi.ModTime()) {
+			hash = hex.EncodeToString(rec.Hash[:])
+		}
+	}
+	if hash == "" {
+		f, err := r.Open(rel)
+		if err != nil {
+			return
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return
+		}
+		hash = hex.EncodeToString(h.Sum(nil))
+	}
+	_ = w.store.Settle(node, path, Outcome{Exists: true, Hash: hash, File: path})
 }
 
 // record files the current state of path. A target the inner tool will

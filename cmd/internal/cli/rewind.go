@@ -20,7 +20,7 @@ import (
 const listFilesShown = 4
 
 func newRewindCmd(opts *options) *cobra.Command {
-	var dryRun bool
+	var dryRun, force bool
 	cmd := &cobra.Command{
 		Use:   "rewind NODE",
 		Short: "Undo file changes made by write and edit",
@@ -30,11 +30,18 @@ func newRewindCmd(opts *options) *cobra.Command {
   indusr rewind list            show the nodes, oldest first
   indusr rewind NODE --dry-run  show what rewinding would change
   indusr rewind NODE            put the files back as they were before NODE
+  indusr rewind NODE --force    the same, also over files changed since
+  indusr rewind gc              prune old checkpoints (see rewind gc --help)
 
 Rewinding to NODE undoes NODE and every later node: each file they touched
 gets back the content it had before the first of them changed it, and files
 they created are deleted. NODE is an id from the list, a unique prefix of
-one, or "last" for the newest. The undone nodes leave the history.`,
+one, or "last" for the newest. The undone nodes leave the history.
+
+A file that changed since the last undone node left it (a git checkout, an
+editor, another tool) has drifted: rewind shows how it differs and refuses
+to touch anything, so outside work is never thrown away silently. --dry-run
+shows the drift too; --force rewinds anyway and throws those changes away.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("rewind needs one node id (see `indusr rewind list`)")
@@ -46,10 +53,11 @@ one, or "last" for the newest. The undone nodes leave the history.`,
 			if err != nil {
 				return err
 			}
-			return rewind(cmd.OutOrStdout(), checkpoint.ForWorkspace(dir), dir, args[0], dryRun)
+			return rewind(cmd.OutOrStdout(), checkpoint.ForWorkspace(dir), dir, args[0], dryRun, force)
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the diff of what would change and change nothing")
+	cmd.Flags().BoolVar(&force, "force", false, "rewind files that changed since the checkpoint too, throwing those changes away")
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List the checkpoint nodes: id, time, tools, files",
@@ -117,7 +125,7 @@ func relTo(dir, path string) string {
 	return rel
 }
 
-func rewind(w io.Writer, s checkpoint.Store, dir, node string, dryRun bool) error {
+func rewind(w io.Writer, s checkpoint.Store, dir, node string, dryRun, force bool) error {
 	// Only a node id that names nothing is the user's to fix (exit 2); a
 	// store or file that cannot be read is a failure (exit 1).
 	nodes, err := s.Nodes()
@@ -130,19 +138,40 @@ func rewind(w io.Writer, s checkpoint.Store, dir, node string, dryRun bool) erro
 	if _, err := checkpoint.FindNode(nodes, node); err != nil {
 		return usagef("%v", err)
 	}
-	plan, err := checkpoint.NewPlan(s, node)
+	plan, err := checkpoint.NewPlan(s, node, []string{dir})
 	if err != nil {
 		return &failure{err}
 	}
+	plan.Force = force
+	name := func(p string) string { return relTo(dir, p) }
 	t := plan.Target
 	fmt.Fprintf(w, "Rewinding to before %s (%s, %s) undoes %d %s.\n", t.ID, t.Time.Local().Format(time.DateTime),
 		strings.Join(t.Tools, ","), len(plan.Undone), plural(len(plan.Undone), "node", "nodes"))
-	fmt.Fprint(w, plan.Diff(func(p string) string { return relTo(dir, p) }))
+	drift := plan.Drifted()
+	if len(drift) > 0 {
+		names := make([]string, len(drift))
+		for i, c := range drift {
+			names[i] = name(c.Path)
+		}
+		fmt.Fprintf(w, "Changed since the checkpoint (by something else): %s. How they differ from what the checkpoint left:\n", strings.Join(names, ", "))
+		fmt.Fprint(w, plan.DriftDiff(name))
+		fmt.Fprintln(w, "What the rewind would change:")
+	}
+	fmt.Fprint(w, plan.Diff(name))
 	restored, deleted := plan.Counts()
 	if dryRun {
-		_, err := fmt.Fprintf(w, "Dry run: would restore %d %s and delete %d; nothing was changed.\n",
+		fmt.Fprintf(w, "Dry run: would restore %d %s and delete %d; nothing was changed.\n",
 			restored, plural(restored, "file", "files"), deleted)
-		return err
+		if len(drift) > 0 && !force {
+			_, err := fmt.Fprintf(w, "%d %s changed since the checkpoint: the rewind needs --force, which throws those changes away.\n",
+				len(drift), plural(len(drift), "file", "files"))
+			return err
+		}
+		return nil
+	}
+	if len(drift) > 0 && !force {
+		return &failure{fmt.Errorf("not rewinding: %d %s changed since the checkpoint recorded them (diff above); nothing was changed. Keep that work, or run again with --force to throw it away",
+			len(drift), plural(len(drift), "file", "files"))}
 	}
 	if err := plan.Apply(s, []string{dir}); err != nil {
 		return &failure{fmt.Errorf("rewind incomplete (the history is kept, so you can retry): %w", err)}
