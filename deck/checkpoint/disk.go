@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,7 +39,9 @@ const (
 type DiskStore struct {
 	dir  string
 	base string // "" keeps every path absolute
-	mu   sync.Mutex
+	// compactAt overrides compactBytes (tests).
+	compactAt int64
+	mu        sync.Mutex
 }
 
 var _ Store = (*DiskStore)(nil)
@@ -68,51 +69,49 @@ func (s *DiskStore) Record(node, tool, path string, prior Prior) (Entry, bool, e
 		got   Entry
 		added bool
 	)
-	err := s.update(true, false, func(x *index) (bool, error) {
+	err := s.update(true, false, func(x *index) ([]string, error) {
 		if n := x.node(node); n != nil {
 			if e, ok := n.File(path); ok {
 				got = e
-				return false, nil
+				return nil, nil
 			}
 		}
 		e := Entry{Path: path, Exists: prior.Exists}
 		if prior.Exists {
-			if prior.Content == nil {
-				return false, fmt.Errorf("checkpoint %s: prior content is missing", path)
-			}
-			hash, size, err := s.putBlob(prior.Content)
+			hash, size, err := s.priorBlob(prior)
 			if err != nil {
-				return false, fmt.Errorf("checkpoint %s: %w", path, err)
+				return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 			}
 			e.Hash, e.Size, e.Mode = hash, size, prior.Mode.Perm()
 		}
 		x.add(node, tool, e, time.Now())
 		got, added = e, true
-		return true, nil
+		return []string{node}, nil
 	})
 	return got, added, err
 }
 
 // Forget implements Store.
 func (s *DiskStore) Forget(node, path string) error {
-	return s.update(false, true, func(x *index) (bool, error) {
-		before := len(x.Nodes)
+	return s.update(false, true, func(x *index) ([]string, error) {
 		n := x.node(node)
 		if n == nil {
-			return false, nil
+			return nil, nil
 		}
-		files := len(n.Files)
+		if _, ok := n.File(path); !ok {
+			return nil, nil
+		}
 		x.forget(node, path)
-		return len(x.Nodes) != before || len(n.Files) != files, nil
+		return []string{node}, nil
 	})
 }
 
 // Nodes implements Store.
 func (s *DiskStore) Nodes() ([]Node, error) {
 	var out []Node
-	err := s.update(false, false, func(x *index) (bool, error) {
+	err := s.update(false, false, func(x *index) ([]string, error) {
 		out = cloneNodes(x.Nodes)
-		return false, nil
+		return nil, nil
 	})
 	return out, err
 }
@@ -144,14 +143,14 @@ func (s *DiskStore) Settle(node, path string, o Outcome) error {
 		}
 		after = o.Hash
 	}
-	return s.update(false, false, func(x *index) (bool, error) {
+	return s.update(false, false, func(x *index) ([]string, error) {
 		if !x.settle(node, path, after) {
-			return false, nil
+			return nil, nil
 		}
 		if o.Exists && o.File != "" {
 			s.keepAfter(o.File, after)
 		}
-		return true, nil
+		return []string{node}, nil
 	})
 }
 
@@ -204,18 +203,24 @@ func (s *DiskStore) AfterContent(e Entry) ([]byte, error) {
 
 // Drop implements Store.
 func (s *DiskStore) Drop(ids ...string) error {
-	return s.update(false, true, func(x *index) (bool, error) {
-		before := len(x.Nodes)
-		x.drop(ids)
-		return len(x.Nodes) != before, nil
+	return s.update(false, true, func(x *index) ([]string, error) {
+		var gone []string
+		for _, id := range ids {
+			if x.node(id) != nil {
+				gone = append(gone, id)
+			}
+		}
+		x.drop(gone)
+		return gone, nil
 	})
 }
 
-// update runs f on the index while holding the store's locks and saves the
-// index if f reports a change; with gc it then removes the contents no node
-// refers to any more. Without create, a store that has no directory yet
-// gives f an empty index and stays absent.
-func (s *DiskStore) update(create, gc bool, f func(*index) (bool, error)) error {
+// update runs f on the index while holding the store's locks. f returns
+// the ids of the nodes it changed (added, changed or removed); their new
+// state is appended to the journal (see journal.go). With gc it then
+// removes the contents no node refers to any more. Without create, a store
+// that has no directory yet gives f an empty index and stays absent.
+func (s *DiskStore) update(create, gc bool, f func(*index) ([]string, error)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if create {
@@ -236,83 +241,71 @@ func (s *DiskStore) update(create, gc bool, f func(*index) (bool, error)) error 
 	}
 	defer flock.Unlock(lf)
 
-	x, err := s.load()
+	st, err := s.load()
 	if err != nil {
 		return err
 	}
-	changed, err := f(&x)
-	if err != nil || !changed {
+	touched, err := f(&st.x)
+	if err != nil || len(touched) == 0 {
 		return err
 	}
-	data, err := s.encode(x)
-	if err != nil {
+	if err := s.save(&st, touched); err != nil {
 		return err
-	}
-	if err := atomicfile.WriteFile(filepath.Join(s.dir, indexName), append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("saving the checkpoint index: %w", err)
 	}
 	if gc {
-		s.collect(blobsName, x.hashes())
-		s.collect(aftersName, x.afters())
+		s.collect(blobsName, st.x.hashes())
+		s.collect(aftersName, st.x.afters())
 	}
 	return nil
 }
 
-func (s *DiskStore) load() (index, error) {
-	path := filepath.Join(s.dir, indexName)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return index{Version: indexVersion}, nil
-	}
-	if err != nil {
-		return index{}, fmt.Errorf("reading the checkpoint index: %w", err)
-	}
-	x, err := parseIndex(data, s.base)
-	if err != nil {
-		return index{}, fmt.Errorf("%s: %w; move it aside to start a fresh history", path, err)
-	}
-	return x, nil
-}
-
-// encode renders the index file, paths under base made relative.
-func (s *DiskStore) encode(x index) ([]byte, error) {
-	if s.base != "" {
-		x.Nodes = cloneNodes(x.Nodes)
-		for i := range x.Nodes {
-			for j, e := range x.Nodes[i].Files {
-				if rel, err := filepath.Rel(s.base, e.Path); err == nil && rel != "." && rel != ".." &&
-					!strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-					x.Nodes[i].Files[j].Path = filepath.ToSlash(rel)
-				}
-			}
+// priorBlob stores a prior content and returns its hash and size. When the
+// caller knows the hash (the read gate hashed the file when it was read),
+// a content already stored under it costs nothing, and one kept as the
+// content a node left (after/) is made durable and linked instead of
+// written again; the tool that runs next refuses a file that no longer
+// has that hash, and the record is then forgotten.
+func (s *DiskStore) priorBlob(prior Prior) (string, int64, error) {
+	if validHash(prior.Hash) {
+		dir := filepath.Join(s.dir, blobsName)
+		final := filepath.Join(dir, prior.Hash)
+		if fi, err := os.Stat(final); err == nil && fi.Size() == prior.Size {
+			return prior.Hash, prior.Size, nil
+		}
+		if s.promoteAfter(prior.Hash, prior.Size) {
+			return prior.Hash, prior.Size, nil
 		}
 	}
-	return json.MarshalIndent(&x, "", " ")
+	if prior.Content == nil {
+		return "", 0, errors.New("prior content is missing")
+	}
+	return s.putBlob(prior.Content)
 }
 
-// parseIndex decodes and checks an index file; relative paths, which must
-// stay inside base, are joined to it.
-func parseIndex(data []byte, base string) (index, error) {
-	var x index
-	if err := json.Unmarshal(data, &x); err != nil {
-		return index{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
+// promoteAfter links after/<hash> into blobs/ once its content checks
+// out and is synced; false when there is none or it does not check out.
+func (s *DiskStore) promoteAfter(hash string, size int64) bool {
+	src := filepath.Join(s.dir, aftersName, hash)
+	f, err := os.Open(src)
+	if err != nil {
+		return false
 	}
-	for i := range x.Nodes {
-		for j, e := range x.Nodes[i].Files {
-			if e.Path == "" || filepath.IsAbs(e.Path) {
-				continue
-			}
-			rel := filepath.FromSlash(e.Path)
-			if base == "" || !filepath.IsLocal(rel) {
-				return index{}, fmt.Errorf("%w: node %s has a relative path %q that cannot be placed", ErrCorrupt, x.Nodes[i].ID, e.Path)
-			}
-			x.Nodes[i].Files[j].Path = filepath.Join(base, rel)
-		}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() != size {
+		return false
 	}
-	if err := x.check(); err != nil {
-		return index{}, err
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil || hex.EncodeToString(h.Sum(nil)) != hash {
+		return false
 	}
-	return x, nil
+	if f.Sync() != nil {
+		return false
+	}
+	dir := filepath.Join(s.dir, blobsName)
+	if err := os.Link(src, filepath.Join(dir, hash)); err != nil && !errors.Is(err, fs.ErrExist) {
+		return false
+	}
+	return atomicfile.SyncDir(dir) == nil
 }
 
 // putBlob stores r's bytes under their SHA-256 and returns the hex hash

@@ -64,6 +64,11 @@ type Prior struct {
 	Content io.Reader
 	// Mode holds the permission bits to restore.
 	Mode fs.FileMode
+	// Hash and Size, when Hash is set, are the hex SHA-256 and size the
+	// content is known to have (the read gate hashed it): a store that
+	// already holds that content need not read Content at all.
+	Hash string
+	Size int64
 }
 
 // Entry is the record of one file under one node.
@@ -121,11 +126,13 @@ var ErrCorrupt = errors.New("checkpoint data is corrupt")
 // as its index file.
 type index struct {
 	Version int    `json:"version"`
+	Gen     int64  `json:"gen,omitempty"` // the journal generation that continues it
 	Nodes   []Node `json:"nodes"`
 }
 
-// indexVersion is the index format this package writes and reads.
-const indexVersion = 1
+// indexVersion is the index format this package writes; version 1 (no
+// journal) is still read.
+const indexVersion = 2
 
 func (x *index) node(id string) *Node {
 	for i := range x.Nodes {
@@ -147,6 +154,15 @@ func (x *index) add(node, tool string, e Entry, now time.Time) {
 		n.Tools = append(n.Tools, tool)
 	}
 	n.Files = append(n.Files, e)
+}
+
+// upsert replaces the node with n's id by n, or appends n.
+func (x *index) upsert(n Node) {
+	if old := x.node(n.ID); old != nil {
+		*old = n
+		return
+	}
+	x.Nodes = append(x.Nodes, n)
 }
 
 // settle sets the After of (node, path); false when there is no record.
@@ -209,7 +225,7 @@ func (x *index) hashes() map[string]bool {
 // check validates an index read from outside: every id non-empty and
 // unique, every path absolute and clean, every hash well formed.
 func (x *index) check() error {
-	if x.Version != indexVersion {
+	if x.Version != indexVersion && x.Version != 1 {
 		return fmt.Errorf("%w: index version %d, this build reads version %d", ErrCorrupt, x.Version, indexVersion)
 	}
 	seen := make(map[string]bool, len(x.Nodes))

@@ -172,7 +172,16 @@ func (w *wrapped) record(node, name, path string, env *tool.Env) (Entry, bool, e
 	if !fi.Mode().IsRegular() {
 		return Entry{}, false, nil
 	}
-	return w.store.Record(node, name, path, Prior{Exists: true, Content: f, Mode: fi.Mode()})
+	prior := Prior{Exists: true, Content: f, Mode: fi.Mode()}
+	// The read gate hashed the file when the session read it: with that
+	// hash the store can skip content it already holds. Should the file
+	// have changed since, the tool refuses the call and the record goes.
+	if real, err := flock.RealPath(path); err == nil {
+		if rec, ok := env.Reads.Lookup(real); ok && rec.Size == fi.Size() {
+			prior.Hash, prior.Size = hex.EncodeToString(rec.Hash[:]), rec.Size
+		}
+	}
+	return w.store.Record(node, name, path, prior)
 }
 
 // target reads the "path" input and resolves it; ok is false when the

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -180,9 +181,11 @@ func workDir(opts *options) (string, error) {
 
 // housekeep is the work a session does when it starts, for what sessions
 // killed before they could clean up left behind: temp files of writes
-// interrupted mid-way, at the workspace root and in the checkpoint store.
+// interrupted mid-way, at the workspace root and in the checkpoint store;
+// checkpoints past their age and size limits.
 // It never fails a session.
 func housekeep(dir string, store *checkpoint.DiskStore) {
 	atomicfile.Sweep(dir)
 	store.Sweep()
+	_, _ = store.Prune(checkpoint.DefaultMaxAge, checkpoint.DefaultMaxBytes, time.Now())
 }

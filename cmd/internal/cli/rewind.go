@@ -58,6 +58,7 @@ shows the drift too; --force rewinds anyway and throws those changes away.`,
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show the diff of what would change and change nothing")
 	cmd.Flags().BoolVar(&force, "force", false, "rewind files that changed since the checkpoint too, throwing those changes away")
+	cmd.AddCommand(newRewindGCCmd(opts))
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List the checkpoint nodes: id, time, tools, files",
@@ -185,4 +186,78 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+func newRewindGCCmd(opts *options) *cobra.Command {
+	var (
+		maxAge  time.Duration
+		maxSize string
+	)
+	cmd := &cobra.Command{
+		Use:   "gc",
+		Short: "Prune old checkpoints: older than --max-age, then the oldest past --max-size",
+		Long: `Drop checkpoint nodes older than --max-age, then the oldest ones until the
+stored content of the rest fits in --max-size (the newest node always
+stays), and free what no remaining node needs. Every indusr call session
+does the same with the defaults when it starts.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if maxAge <= 0 {
+				return usagef("--max-age must be more than zero (e.g. 168h)")
+			}
+			limit, err := parseSize(maxSize)
+			if err != nil {
+				return usagef("--max-size %q: %v", maxSize, err)
+			}
+			dir, err := workDir(opts)
+			if err != nil {
+				return err
+			}
+			p, err := checkpoint.ForWorkspace(dir).Prune(maxAge, limit, time.Now())
+			if err != nil {
+				return &failure{err}
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "Pruned %d %s, freeing %s.\n", p.Nodes, plural(p.Nodes, "node", "nodes"), sizeString(p.Bytes))
+			return err
+		},
+	}
+	cmd.Flags().DurationVar(&maxAge, "max-age", checkpoint.DefaultMaxAge, "drop nodes older than this")
+	cmd.Flags().StringVar(&maxSize, "max-size", "1GiB", "keep at most this much stored content (e.g. 500MiB, 2GiB)")
+	return cmd
+}
+
+// parseSize reads a size: a number of bytes with an optional unit, KiB,
+// MiB, GiB (powers of 1024) or KB, MB, GB (powers of 1000).
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	var n int64
+	if _, err := fmt.Sscanf(num, "%d", &n); err != nil || fmt.Sprint(n) != num {
+		return 0, fmt.Errorf("give a whole number with an optional unit (KiB, MiB, GiB)")
+	}
+	if n <= 0 {
+		return 0, fmt.Errorf("must be more than zero")
+	}
+	return n * mult, nil
+}
+
+func sizeString(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
