@@ -69,7 +69,7 @@ func (s *DiskStore) Record(node, tool, path string, prior Prior) (Entry, bool, e
 		got   Entry
 		added bool
 	)
-	err := s.update(true, false, func(x *index) ([]string, error) {
+	err := s.update(create, func(x *index) ([]string, error) {
 		if n := x.node(node); n != nil {
 			if e, ok := n.File(path); ok {
 				got = e
@@ -93,7 +93,7 @@ func (s *DiskStore) Record(node, tool, path string, prior Prior) (Entry, bool, e
 
 // Forget implements Store.
 func (s *DiskStore) Forget(node, path string) error {
-	return s.update(false, true, func(x *index) ([]string, error) {
+	return s.update(gc, func(x *index) ([]string, error) {
 		n := x.node(node)
 		if n == nil {
 			return nil, nil
@@ -109,7 +109,7 @@ func (s *DiskStore) Forget(node, path string) error {
 // Nodes implements Store.
 func (s *DiskStore) Nodes() ([]Node, error) {
 	var out []Node
-	err := s.update(false, false, func(x *index) ([]string, error) {
+	err := s.update(readOnly, func(x *index) ([]string, error) {
 		out = cloneNodes(x.Nodes)
 		return nil, nil
 	})
@@ -143,7 +143,7 @@ func (s *DiskStore) Settle(node, path string, o Outcome) error {
 		}
 		after = o.Hash
 	}
-	return s.update(false, false, func(x *index) ([]string, error) {
+	return s.update(lazy, func(x *index) ([]string, error) {
 		if !x.settle(node, path, after) {
 			return nil, nil
 		}
@@ -154,7 +154,14 @@ func (s *DiskStore) Settle(node, path string, o Outcome) error {
 	})
 }
 
-// keepAfter copies file to after/<hash> if its content has that hash.
+// MaxKeptAfterBytes is the largest content a node left that the disk store
+// keeps a copy of, for showing a drift as a diff. The copy is written on
+// every change, so it is bounded: 4 MiB holds any source file, and keeps
+// an edit of a 10 MB file from paying for a second 10 MB write. A larger
+// file that drifted is still refused; it is listed without a diff.
+const MaxKeptAfterBytes = 4 << 20
+
+// keepAfter copies file to after/<hash> (AfterContent checks the hash).
 func (s *DiskStore) keepAfter(file, hash string) {
 	dir := filepath.Join(s.dir, aftersName)
 	final := filepath.Join(dir, hash)
@@ -169,7 +176,7 @@ func (s *DiskStore) keepAfter(file, hash string) {
 		return
 	}
 	defer src.Close()
-	if fi, err := src.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxPriorBytes {
+	if fi, err := src.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxKeptAfterBytes {
 		return
 	}
 	tmp, err := atomicfile.CreateTemp(dir)
@@ -177,9 +184,9 @@ func (s *DiskStore) keepAfter(file, hash string) {
 		return
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
-	h := sha256.New()
-	_, err = io.Copy(io.MultiWriter(tmp, h), src)
-	if cerr := tmp.Close(); err != nil || cerr != nil || hex.EncodeToString(h.Sum(nil)) != hash {
+	// Not hashed here: AfterContent checks the hash before showing it.
+	_, err = io.Copy(tmp, src)
+	if cerr := tmp.Close(); err != nil || cerr != nil {
 		return
 	}
 	_ = os.Rename(tmp.Name(), final)
@@ -203,7 +210,7 @@ func (s *DiskStore) AfterContent(e Entry) ([]byte, error) {
 
 // Drop implements Store.
 func (s *DiskStore) Drop(ids ...string) error {
-	return s.update(false, true, func(x *index) ([]string, error) {
+	return s.update(gc, func(x *index) ([]string, error) {
 		var gone []string
 		for _, id := range ids {
 			if x.node(id) != nil {
@@ -215,15 +222,26 @@ func (s *DiskStore) Drop(ids ...string) error {
 	})
 }
 
+// updateMode says what an update may do beyond reading the index.
+type updateMode uint8
+
+const (
+	readOnly updateMode = 0
+	create   updateMode = 1 << iota // create the store if it does not exist
+	gc                              // then remove contents nothing refers to
+	lazy                            // append without fsync: the change is a hint, not history
+)
+
 // update runs f on the index while holding the store's locks. f returns
 // the ids of the nodes it changed (added, changed or removed); their new
 // state is appended to the journal (see journal.go). With gc it then
 // removes the contents no node refers to any more. Without create, a store
 // that has no directory yet gives f an empty index and stays absent.
-func (s *DiskStore) update(create, gc bool, f func(*index) ([]string, error)) error {
+func (s *DiskStore) update(mode updateMode, f func(*index) ([]string, error)) error {
+	creating, collecting := mode&create != 0, mode&gc != 0
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if create {
+	if creating {
 		if err := workspace.MkdirAll(filepath.Join(s.dir, blobsName), 0o700); err != nil {
 			return fmt.Errorf("creating the checkpoint directory: %w", err)
 		}
@@ -249,10 +267,10 @@ func (s *DiskStore) update(create, gc bool, f func(*index) ([]string, error)) er
 	if err != nil || len(touched) == 0 {
 		return err
 	}
-	if err := s.save(&st, touched); err != nil {
+	if err := s.save(&st, touched, mode&lazy == 0); err != nil {
 		return err
 	}
-	if gc {
+	if collecting {
 		s.collect(blobsName, st.x.hashes())
 		s.collect(aftersName, st.x.afters())
 	}
@@ -271,6 +289,18 @@ func (s *DiskStore) priorBlob(prior Prior) (string, int64, error) {
 		final := filepath.Join(dir, prior.Hash)
 		if fi, err := os.Stat(final); err == nil && fi.Size() == prior.Size {
 			return prior.Hash, prior.Size, nil
+		}
+		// The file itself is durable already (an atomic write synced
+		// it): a second name for its inode stores it without a copy. The
+		// tool then replaces the path with a new inode, leaving this one
+		// to the store; a tool that refuses (content no longer matching
+		// the hash) has its record, and so this name, taken back.
+		if f, ok := prior.Content.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() == prior.Size {
+				if err := linkFile(f, final); err == nil || errors.Is(err, fs.ErrExist) {
+					return prior.Hash, prior.Size, atomicfile.SyncDir(dir)
+				}
+			}
 		}
 		if s.promoteAfter(prior.Hash, prior.Size) {
 			return prior.Hash, prior.Size, nil

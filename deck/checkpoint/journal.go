@@ -108,7 +108,7 @@ func (s *DiskStore) load() (state, error) {
 
 // save appends the state of the touched nodes to the journal, folding it
 // into a new snapshot when it has grown large.
-func (s *DiskStore) save(st *state, touched []string) error {
+func (s *DiskStore) save(st *state, touched []string, durable bool) error {
 	var buf bytes.Buffer
 	for _, id := range touched {
 		l := journalLine{Drop: id}
@@ -131,13 +131,13 @@ func (s *DiskStore) save(st *state, touched []string) error {
 	if st.jBytes+int64(buf.Len()) > max(limit, st.snapBytes) {
 		return s.compact(st)
 	}
-	if err := s.appendJournal(st, buf.Bytes()); err != nil {
+	if err := s.appendJournal(st, buf.Bytes(), durable); err != nil {
 		return fmt.Errorf("saving the checkpoint journal: %w", err)
 	}
 	return nil
 }
 
-func (s *DiskStore) appendJournal(st *state, lines []byte) error {
+func (s *DiskStore) appendJournal(st *state, lines []byte, durable bool) error {
 	jpath := filepath.Join(s.dir, journalName)
 	if st.jBytes == 0 {
 		// No journal of this generation yet: start one, atomically.
@@ -156,6 +156,9 @@ func (s *DiskStore) appendJournal(st *state, lines []byte) error {
 	}
 	if _, err := f.WriteAt(lines, st.jBytes); err != nil {
 		return err
+	}
+	if !durable {
+		return nil
 	}
 	return f.Sync()
 }

@@ -30,7 +30,7 @@ func (s *DiskStore) Prune(maxAge time.Duration, maxBytes int64, now time.Time) (
 		maxBytes = DefaultMaxBytes
 	}
 	var p Pruned
-	err := s.update(false, true, func(x *index) ([]string, error) {
+	err := s.update(gc, func(x *index) ([]string, error) {
 		before := x.bytes()
 		cut := now.Add(-maxAge)
 		var gone []string
