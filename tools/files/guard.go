@@ -58,7 +58,7 @@ func locate(env *tool.Env, path string) (*target, error) {
 	rootDir, rel, ok := realRoot(env, real)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s leads through a symlink to %s, outside %s; only files inside the workspace can be changed",
-			tool.ErrOutsideWorkspace, abs, real, strings.Join(env.Roots, ", "))
+			tool.ErrOutsideWorkspace, abs, tool.PlainName(real), strings.Join(env.Roots, ", "))
 	}
 	root, err := os.OpenRoot(rootDir)
 	if err != nil {
@@ -84,7 +84,7 @@ func (t *target) inspect() error {
 		// realPath followed every link that resolves, so this one
 		// dangles; writing would replace the link with a file.
 		link, _ := t.root.Readlink(t.rel)
-		return fmt.Errorf("%s is a symlink to %s, which does not exist; name the file you mean directly", t.abs, link)
+		return fmt.Errorf("%s is a symlink to %s, which does not exist; name the file you mean directly", t.abs, tool.PlainName(link))
 	default:
 		t.info = info
 	}
