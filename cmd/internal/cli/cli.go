@@ -16,8 +16,10 @@ import (
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/internal/atomicfile"
+	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/checklist"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // Exit codes of indusr.
@@ -191,10 +193,12 @@ func workDir(opts *options) (string, error) {
 // housekeep is the work a session does when it starts, for what sessions
 // killed before they could clean up left behind: temp files of writes
 // interrupted mid-way, at the workspace root and in the checkpoint store;
-// checkpoints past their age and size limits.
+// checkpoints past their age and size limits; processes of sessions that
+// were killed (SIGKILL) before they could stop them.
 // It never fails a session.
 func housekeep(dir string, store *checkpoint.DiskStore) {
 	atomicfile.Sweep(dir)
 	store.Sweep()
+	childproc.Reap(workspace.At(dir).Procs())
 	_, _ = store.Prune(checkpoint.DefaultMaxAge, checkpoint.DefaultMaxBytes, time.Now())
 }
