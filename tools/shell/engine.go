@@ -106,11 +106,12 @@ func (e *Engine) createFile(name string) (io.WriteCloser, string, error) {
 		return nil, "", e.dirErr
 	}
 	path := filepath.Join(e.dir, name)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// Read-write: a capped file reads its ring back to put it in order.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, "", err
 	}
-	return f, path, nil
+	return newCappedFile(f, path, MaxSpillBytes), path, nil
 }
 
 // pruneOld deletes the engine's own files (*.log) last changed before cutoff.
