@@ -45,6 +45,8 @@ type Engine struct {
 	// create opens a new output file in dir; tests swap it to measure
 	// memory without writing gigabytes to disk.
 	create func(name string) (io.WriteCloser, string, error)
+	// spillCap caps each output file: MaxSpillBytes, smaller in tests.
+	spillCap int64
 
 	mu     sync.Mutex
 	closed bool
@@ -87,7 +89,7 @@ func EngineOf(env *tool.Env) *Engine {
 // NewEngine returns an engine that keeps its output files in dir. The
 // directory is made on first need.
 func NewEngine(dir string) *Engine {
-	e := &Engine{dir: dir, ward: childproc.NewWard(""), fg: make(map[*group]struct{})}
+	e := &Engine{dir: dir, ward: childproc.NewWard(""), fg: make(map[*group]struct{}), spillCap: MaxSpillBytes}
 	e.create = e.createFile
 	return e
 }
@@ -111,7 +113,7 @@ func (e *Engine) createFile(name string) (io.WriteCloser, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return newCappedFile(f, path, MaxSpillBytes), path, nil
+	return newCappedFile(f, path, e.spillCap), path, nil
 }
 
 // pruneOld deletes the engine's own files (*.log) last changed before cutoff.

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // A command that prints more than MaxSpillBytes leaves a log of about that
@@ -17,7 +20,13 @@ import (
 // are capped the same way.
 func TestSpillFilesAreCapped(t *testing.T) {
 	t.Parallel()
-	const printed = MaxSpillBytes + 10<<20 // 74 MiB
+	if e := NewEngine(t.TempDir()); e.spillCap != MaxSpillBytes || MaxSpillBytes != 64<<20 {
+		t.Fatalf("the default cap is %d, want 64 MiB", e.spillCap)
+	}
+	// A 1 MiB cap in place of the 64 MiB default keeps the test's disk
+	// traffic small; the code path is the same.
+	const spillCap = 1 << 20
+	const printed = spillCap + 200<<10
 	// Numbered 16-byte records (15 digits + newline) show which bytes a
 	// file kept: the head from record 0, the tail up to the last one.
 	gen := fmt.Sprintf("seq -f '%%015.0f' 0 %d", printed/16-1)
@@ -26,7 +35,7 @@ func TestSpillFilesAreCapped(t *testing.T) {
 		run  func(t *testing.T) (result, path string)
 	}{
 		{"bash", func(t *testing.T) (string, string) {
-			env := session(t)
+			env := smallCapSession(t, spillCap)
 			r := call(t, BashTool(), env, map[string]any{"command": gen, "timeout_ms": 120000})
 			out := text(r)
 			m := regexp.MustCompile(`(/\S+\.log) keeps only the first`).FindStringSubmatch(out)
@@ -36,7 +45,7 @@ func TestSpillFilesAreCapped(t *testing.T) {
 			return out, m[1]
 		}},
 		{"process", func(t *testing.T) (string, string) {
-			env := session(t)
+			env := smallCapSession(t, spillCap)
 			r := call(t, ProcessTool(), env, map[string]any{"action": "start", "command": gen})
 			if r.IsError {
 				t.Fatal(text(r))
@@ -66,8 +75,8 @@ func TestSpillFilesAreCapped(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fi.Size() > MaxSpillBytes+200 {
-				t.Errorf("%s is %d bytes, over the %d cap", filepath.Base(path), fi.Size(), MaxSpillBytes)
+			if fi.Size() > spillCap+200 {
+				t.Errorf("%s is %d bytes, over the %d cap", filepath.Base(path), fi.Size(), spillCap)
 			}
 			f, _ := os.Open(path)
 			defer f.Close()
@@ -83,12 +92,24 @@ func TestSpillFilesAreCapped(t *testing.T) {
 				t.Errorf("the file does not end with the newest output: %q, want %q", tail, want)
 			}
 			mid := make([]byte, 400)
-			f.ReadAt(mid, MaxSpillBytes/2-100)
+			f.ReadAt(mid, spillCap/2-100)
 			if !strings.Contains(string(mid), "bytes omitted") {
 				t.Errorf("no marker where the output was cut: %q", mid)
 			}
 		})
 	}
+}
+
+// smallCapSession is a session whose engine caps output files at spillCap.
+func smallCapSession(t *testing.T, spillCap int64) *tool.Env {
+	env := session(t)
+	tool.Shared(env, engineKey{}, func() *Engine {
+		e := NewEngine(workspace.At(env.Dir).Background())
+		e.spillCap = spillCap
+		_ = env.OnClose(e.Close)
+		return e
+	})
+	return env
 }
 
 // Output files older than a week are pruned when a session first writes
