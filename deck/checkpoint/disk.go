@@ -374,7 +374,8 @@ func (s *DiskStore) putBlob(r io.Reader) (string, int64, error) {
 // store (see atomicfile.Sweep), and returns how many. A session calls it
 // when it starts; later writes sweep now and then on their own.
 func (s *DiskStore) Sweep() int {
-	return atomicfile.Sweep(s.dir) + atomicfile.Sweep(filepath.Join(s.dir, blobsName))
+	return atomicfile.Sweep(s.dir) + atomicfile.Sweep(filepath.Join(s.dir, blobsName)) +
+		atomicfile.Sweep(filepath.Join(s.dir, aftersName))
 }
 
 // collect removes contents not in live, and temp files a crashed writer

@@ -44,8 +44,8 @@ func TestStoreSweepsLeftovers(t *testing.T) {
 			return err
 		}},
 		{"session start", func(s *DiskStore) error {
-			if n := s.Sweep(); n != 2 {
-				return fmt.Errorf("Sweep removed %d files, want 2", n)
+			if n := s.Sweep(); n != 3 {
+				return fmt.Errorf("Sweep removed %d files, want 3", n)
 			}
 			return nil
 		}},
@@ -56,10 +56,17 @@ func TestStoreSweepsLeftovers(t *testing.T) {
 			s := ForWorkspace(dir)
 			a := plantLeftover(t, s.Dir())
 			b := plantLeftover(t, filepath.Join(s.Dir(), blobsName))
+			var d string
+			if c.name == "session start" {
+				d = plantLeftover(t, filepath.Join(s.Dir(), aftersName))
+			}
 			if err := c.run(s); err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range []string{a, b} {
+			for _, p := range []string{a, b, d} {
+				if p == "" {
+					continue
+				}
 				if _, err := os.Stat(p); err == nil {
 					t.Errorf("leftover %s is still there", p)
 				}

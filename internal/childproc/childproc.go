@@ -25,6 +25,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -150,8 +151,14 @@ func Reap(dir string) int {
 	for _, e := range entries {
 		name := e.Name()
 		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".json") {
-			if strings.HasSuffix(name, ".json.new") {
-				files = append(files, filepath.Join(dir, name)) // a write cut short
+			// A write cut short by its writer's death; a live writer's
+			// is about to be renamed and stays.
+			if rest, ok := strings.CutSuffix(name, ".json.new"); ok {
+				if pid, _, ok := strings.Cut(rest, "-"); ok {
+					if n, err := strconv.Atoi(pid); err == nil && !pidAlive(n) {
+						files = append(files, filepath.Join(dir, name))
+					}
+				}
 			}
 			continue
 		}
