@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -68,11 +69,11 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 			if pe.LastKey != "" {
 				f.Msg += " (field " + pe.LastKey + ")"
 			}
+		} else if m := typeError.FindStringSubmatch(err.Error()); m != nil {
+			f.Line, _ = strconv.Atoi(m[1])
+			f.Msg = fmt.Sprintf("field %s: %s", m[2], strings.TrimSpace(m[3]))
 		} else {
 			f.Err = err
-			if k := keyInError(err.Error()); k != "" {
-				f.Line = findKey(data, "", -1, k)
-			}
 		}
 		return nil, f
 	}
@@ -122,15 +123,10 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 
 func isSpaceOrSlash(r rune) bool { return r == '/' || r == ' ' || r == '\t' || r == '\n' || r == '\r' }
 
-var quotedKey = regexp.MustCompile(`key '?"?([A-Za-z0-9_.-]+)`)
-
-func keyInError(msg string) string {
-	if m := quotedKey.FindStringSubmatch(msg); m != nil {
-		parts := strings.Split(m[1], ".")
-		return parts[len(parts)-1]
-	}
-	return ""
-}
+// typeError picks the line, the field and the complaint out of the
+// decoder's message for a value of the wrong type, which carries no
+// position of its own.
+var typeError = regexp.MustCompile(`line (\d+) \(last key "([^"]*)"\):(.*)`)
 
 // findKey returns the line of field at the top level (table ""), in the
 // index-th [[table]], or in any [[table]] when index is -1; when the
