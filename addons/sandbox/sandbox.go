@@ -68,7 +68,8 @@ func (p Policy) PermitsPath(path string) bool { return p.CheckPath(path) == nil 
 // <root>/../etc/passwd is refused), and, when the path exists, a path
 // that leads out of the root through a symlink. The lexical check is the
 // file tools' own (tool.Env.WorkspaceRoot) and the symlink check is
-// os.Root's, so the project has one confinement rule.
+// os.Root's, so the project has one confinement rule; like os.Root, it
+// refuses an absolute symlink even when it points back inside the root.
 func (p Policy) CheckPath(path string) error {
 	if !p.AllowFS {
 		return ErrNoFS
