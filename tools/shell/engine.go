@@ -227,13 +227,19 @@ func (e *Engine) List() []*Proc {
 // runForeground starts command for bash, with stdout and stderr merged
 // into s, and tracks it so Close can stop it. Call untrack when it is done.
 func (e *Engine) runForeground(command, dir string, s sink) (*group, error) {
+	return e.runForegroundArgs(command, nil, dir, s)
+}
+
+// runForegroundArgs is runForeground with positional parameters (see
+// spawnArgs) and any number of sinks.
+func (e *Engine) runForegroundArgs(command string, args []string, dir string, s ...sink) (*group, error) {
 	e.mu.Lock()
 	closed := e.closed
 	e.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
 	}
-	g, err := spawn(command, dir, s)
+	g, err := spawnArgs(command, args, dir, s...)
 	if err != nil {
 		return nil, err
 	}

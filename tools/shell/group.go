@@ -64,8 +64,15 @@ type group struct {
 // stdout and stderr share one pipe, so their order is kept; with two, each
 // stream has its own.
 func spawn(command, dir string, sinks ...sink) (*group, error) {
+	return spawnArgs(command, nil, dir, sinks...)
+}
+
+// spawnArgs is spawn with args as the shell's positional parameters: the
+// command reads them as "$@" (and $0 is "indusr"), so they are never
+// parsed as shell text.
+func spawnArgs(command string, args []string, dir string, sinks ...sink) (*group, error) {
 	sh := shellPath()
-	cmd := exec.Command(sh, "-c", command)
+	cmd := exec.Command(sh, append([]string{"-c", command, "indusr"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "INDUSR=1")
 	// Stdin nil: os/exec connects the null device.
