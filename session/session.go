@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/deck/checkpoint"
@@ -77,6 +78,11 @@ type Options struct {
 	Warn func(msg string)
 	// ClientName and ClientVersion identify the session to MCP servers.
 	ClientName, ClientVersion string
+	// NoAddons loads none of the workspace's addons (.indus/addons).
+	NoAddons bool
+	// Addons are addons of the host program itself, loaded after the
+	// workspace's (also when NoAddons is set).
+	Addons []*addons.Addon
 }
 
 // Mount is which configured MCP servers a session starts.
@@ -106,6 +112,8 @@ type Session struct {
 	stale    bool
 	watchers map[*func()]struct{}
 	closed   bool
+
+	addons *addons.Bundle // issue 11: nil when no addons were loaded
 }
 
 // Open boots a session: it provisions opts.Profile for the workspace,
@@ -154,6 +162,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		d.Close()
 		return nil, err
 	}
+	s.loadAddons(ctx) // issue 11
 	if !opts.NoMCP {
 		s.fleet = opts.Fleet
 		if s.fleet == nil {
@@ -163,6 +172,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 			s.stop = s.fleet.OnChange(s.graftsChanged)
 		}
 	}
+	s.fire(ctx, addons.SessionStart) // issue 11
 	return s, nil
 }
 
@@ -215,13 +225,15 @@ func (s *Session) refresh() {
 	s.stale = false
 	d := s.base
 	s.omitted = nil
-	if s.fleet != nil {
+	if s.fleet != nil || s.addons != nil { // issue 11: always a copy when addons wrap it
 		var grafts []tool.Tool
-		for _, t := range s.fleet.Tools() {
-			if ok, why := admitGraft(t, s.opts.Profile, s.opts.Tools); ok {
-				grafts = append(grafts, t)
-			} else {
-				s.omitted = append(s.omitted, Omission{Name: t.Spec().Name, Reason: why})
+		if s.fleet != nil {
+			for _, t := range s.fleet.Tools() {
+				if ok, why := admitGraft(t, s.opts.Profile, s.opts.Tools); ok {
+					grafts = append(grafts, t)
+				} else {
+					s.omitted = append(s.omitted, Omission{Name: t.Spec().Name, Reason: why})
+				}
 			}
 		}
 		var err error
@@ -229,6 +241,12 @@ func (s *Session) refresh() {
 		if err != nil {
 			s.warn(fmt.Sprintf("mcp: %v", err))
 		}
+		// issue 11: addon tools after the MCP tools, then the addons'
+		// boundary around every tool, grafted ones included.
+		if err := d.Graft(s.addonTools()...); err != nil {
+			s.warn(fmt.Sprintf("addons: %v", err))
+		}
+		d.Map(s.addons.Wrap)
 	}
 	s.tools = d.Tools()
 	s.box = d.Box()
@@ -280,6 +298,7 @@ func (s *Session) Close() error {
 	if s.stop != nil {
 		s.stop()
 	}
+	s.fire(context.Background(), addons.SessionEnd) // issue 11
 	if s.opts.Name != "" {
 		errs = append(errs, save(s.base.Env(), s.opts.Name))
 	}
