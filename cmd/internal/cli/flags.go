@@ -8,14 +8,15 @@ import (
 
 // options are the global flags every subcommand shares.
 type options struct {
-	Dir     string
-	Profile deck.Profile
-	Tools   []string
-	NoTools bool
-	NoMCP   bool
-	MCP     []string
-	JSON    bool
-	Session string
+	Dir      string
+	Profile  deck.Profile
+	Tools    []string
+	NoTools  bool
+	NoMCP    bool
+	MCP      []string
+	JSON     bool
+	Session  string
+	NoAddons bool
 }
 
 func defaultOptions() options { return options{Profile: deck.All} }
@@ -67,6 +68,8 @@ var flagTable = []globalFlag{
 		listFlag(func(o *options) *[]string { return &o.MCP })},
 	{"session", "", "keep the session (files read, checklist) across runs under this name, in .indusvx/sessions/",
 		stringFlag(func(o *options) *string { return &o.Session })},
+	{"no-addons", "", "load none of the workspace's addons (.indus/addons)",
+		boolFlag(func(o *options) *bool { return &o.NoAddons })},
 	{"json", "", "machine-readable JSON output",
 		boolFlag(func(o *options) *bool { return &o.JSON })},
 }
