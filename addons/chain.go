@@ -20,6 +20,8 @@ type Blocked struct {
 type CallResult struct {
 	Result  tool.Result
 	Blocked *Blocked
+	// Args are the arguments the tool ran with, after every rewrite.
+	Args json.RawMessage
 }
 
 // Chain folds interceptor stages around one tool execution: the enter
@@ -91,49 +93,72 @@ func (c *Chain) Run(ctx context.Context, ec EnterContext, exec func(context.Cont
 
 // run is Run over stages already matched to ec.Tool.
 func (c *Chain) run(ctx context.Context, ec EnterContext, stages []Interceptor, exec func(context.Context, json.RawMessage) tool.Result) CallResult {
-	for _, s := range stages {
+	for i := 0; i < len(stages); {
+		var b *Blocked
+		var done bool
+		if i, b, done = c.enterFrom(ctx, &ec, stages, i); done {
+			if b != nil {
+				return CallResult{Blocked: b}
+			}
+			break
+		}
+	}
+	xc := ExitContext{Tool: ec.Tool, CallID: ec.CallID, Args: ec.Args, Result: exec(ctx, ec.Args)}
+	for i := len(stages) - 1; i >= 0; {
+		i = c.exitFrom(ctx, &xc, stages, i)
+	}
+	return CallResult{Result: xc.Result, Args: xc.Args}
+}
+
+// enterFrom runs the enter stages from i on. One deferred recover guards
+// them all, which keeps a call through many stages cheap: a stage that
+// panics is reported and the walk goes on from the next one (done false).
+func (c *Chain) enterFrom(ctx context.Context, ec *EnterContext, stages []Interceptor, i int) (next int, blocked *Blocked, done bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.fault(stages[next].Addon, "enter", r)
+			next, blocked, done = next+1, nil, false
+		}
+	}()
+	for next = i; next < len(stages); next++ {
+		s := &stages[next]
 		if s.Enter == nil {
 			continue
 		}
-		var out EnterOutcome
-		if !c.safely(s, "enter", func() { out = s.Enter(ctx, ec) }) {
-			continue
-		}
-		switch out.Action {
+		switch out := s.Enter(ctx, *ec); out.Action {
 		case Rewrite:
 			ec.Args = out.Args
 		case Block:
-			return CallResult{Blocked: &Blocked{Addon: s.Addon, Reason: out.Reason}}
+			return next, &Blocked{Addon: s.Addon, Reason: out.Reason}, true
 		}
 	}
-	res := exec(ctx, ec.Args)
-	xc := ExitContext{Tool: ec.Tool, CallID: ec.CallID, Args: ec.Args, Result: res}
-	for i := len(stages) - 1; i >= 0; i-- {
-		s := stages[i]
+	return next, nil, true
+}
+
+// exitFrom runs the exit stages from i down to 0 and returns -1, or the
+// index to go on from after a stage panicked.
+func (c *Chain) exitFrom(ctx context.Context, xc *ExitContext, stages []Interceptor, i int) (next int) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.fault(stages[next].Addon, "exit", r)
+			next--
+		}
+	}()
+	for next = i; next >= 0; next-- {
+		s := &stages[next]
 		if s.Exit == nil {
 			continue
 		}
-		var out ExitOutcome
-		if !c.safely(s, "exit", func() { out = s.Exit(ctx, xc) }) {
-			continue
-		}
-		if out.Action == Rewrite {
+		if out := s.Exit(ctx, *xc); out.Action == Rewrite {
 			xc.Result = out.Result
 		}
 	}
-	return CallResult{Result: xc.Result}
+	return next
 }
 
-func (c *Chain) safely(s Interceptor, stage string, fn func()) (ok bool) {
-	defer func() {
-		if r := recover(); r != nil {
-			if c != nil && c.report != nil {
-				c.report(&Fault{Kind: HandlerFault, Addon: s.Addon,
-					Msg: fmt.Sprintf("the %s stage of an interceptor panicked: %v; it was skipped", stage, r)})
-			}
-			ok = false
-		}
-	}()
-	fn()
-	return true
+func (c *Chain) fault(addon ID, stage string, r any) {
+	if c != nil && c.report != nil {
+		c.report(&Fault{Kind: HandlerFault, Addon: addon,
+			Msg: fmt.Sprintf("the %s stage of an interceptor panicked: %v; it was skipped", stage, r)})
+	}
 }

@@ -288,8 +288,10 @@ func (m Match) Matches(name string) bool { return m.Tool == "" || m.Tool == name
 // EnterContext is what an enter stage sees: the tool, the call and the
 // arguments as the earlier stages left them.
 type EnterContext struct {
-	Tool   string
-	CallID string
+	Tool string
+	// CallID tells the calls of a process apart, so an exit stage can
+	// match its enter; it is a number, cheap to mint on every call.
+	CallID uint64
 	Args   json.RawMessage
 }
 
@@ -297,7 +299,7 @@ type EnterContext struct {
 // and the result as the later stages left it.
 type ExitContext struct {
 	Tool   string
-	CallID string
+	CallID uint64
 	Args   json.RawMessage
 	Result tool.Result
 }

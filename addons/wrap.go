@@ -3,7 +3,6 @@ package addons
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/indusagi/induscode/tool"
@@ -72,14 +71,14 @@ func (g *guarded) Run(ctx context.Context, input json.RawMessage, env *tool.Env)
 	}
 	var cr CallResult
 	if len(g.chain.stages) > 0 {
-		ec := EnterContext{Tool: name, CallID: strconv.FormatUint(calls.Add(1), 10), Args: input}
+		ec := EnterContext{Tool: name, CallID: calls.Add(1), Args: input}
 		cr = g.chain.run(ctx, ec, g.chain.stages, func(ctx context.Context, args json.RawMessage) tool.Result {
-			input = args
 			return g.inner.Run(ctx, args, env)
 		})
 		if cr.Blocked != nil {
 			return Refusal(cr.Blocked.Addon, name, cr.Blocked.Reason)
 		}
+		input = cr.Args
 	} else {
 		cr.Result = g.inner.Run(ctx, input, env)
 	}
