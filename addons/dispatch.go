@@ -99,51 +99,56 @@ func (d *Dispatcher) Dispatch(ctx context.Context, e Event, p Payload) Outcome {
 }
 
 func (d *Dispatcher) run(ctx context.Context, e Event, p Payload, subs []Subscription) Outcome {
-	for _, s := range subs {
-		switch s.Handler.Kind {
-		case Observe:
-			if s.Handler.observe != nil {
-				d.safely(s, e, func() { s.Handler.observe(ctx, p.clone()) })
-			}
-		case Transform:
-			if s.Handler.transform == nil {
-				continue
-			}
-			var next Payload
-			if !d.safely(s, e, func() { next = s.Handler.transform(ctx, p) }) {
-				continue
-			}
-			if next == nil || !e.Accepts(next) {
-				d.fault(&Fault{Kind: HandlerFault, Addon: s.Addon,
-					Msg: fmt.Sprintf("a transform of %s returned a %T payload; it was ignored", e, next)})
-				continue
-			}
-			p = next
-		case Gate:
-			if s.Handler.gate == nil {
-				continue
-			}
-			var dec Decision
-			if d.safely(s, e, func() { dec = s.Handler.gate(ctx, p) }) && dec.Stop {
-				return Outcome{Payload: p, Stop: &Stop{Addon: s.Addon, Reason: dec.Reason}}
-			}
+	for i := 0; i < len(subs); {
+		var stop *Stop
+		var done bool
+		if i, stop, done = d.runFrom(ctx, e, &p, subs, i); done {
+			return Outcome{Payload: p, Stop: stop}
 		}
 	}
 	return Outcome{Payload: p}
 }
 
-// safely runs fn, turning a panic into a handler fault; it reports
-// whether fn returned normally.
-func (d *Dispatcher) safely(s Subscription, e Event, fn func()) (ok bool) {
+// runFrom runs the handlers from i on. One deferred recover guards them
+// all: a handler that panics is reported and the walk goes on from the
+// next one (done false).
+func (d *Dispatcher) runFrom(ctx context.Context, e Event, p *Payload, subs []Subscription, i int) (next int, stop *Stop, done bool) {
 	defer func() {
 		if r := recover(); r != nil {
+			s := subs[next]
 			d.fault(&Fault{Kind: HandlerFault, Addon: s.Addon,
 				Msg: fmt.Sprintf("a %s handler of %s panicked: %v; it was skipped", s.Handler.Kind, e, r)})
-			ok = false
+			next, stop, done = next+1, nil, false
 		}
 	}()
-	fn()
-	return true
+	for next = i; next < len(subs); next++ {
+		s := &subs[next]
+		switch s.Handler.Kind {
+		case Observe:
+			if s.Handler.observe != nil {
+				s.Handler.observe(ctx, (*p).clone())
+			}
+		case Transform:
+			if s.Handler.transform == nil {
+				continue
+			}
+			out := s.Handler.transform(ctx, *p)
+			if out == nil || !e.Accepts(out) {
+				d.fault(&Fault{Kind: HandlerFault, Addon: s.Addon,
+					Msg: fmt.Sprintf("a transform of %s returned a %T payload; it was ignored", e, out)})
+				continue
+			}
+			*p = out
+		case Gate:
+			if s.Handler.gate == nil {
+				continue
+			}
+			if dec := s.Handler.gate(ctx, *p); dec.Stop {
+				return next, &Stop{Addon: s.Addon, Reason: dec.Reason}, true
+			}
+		}
+	}
+	return next, nil, true
 }
 
 func (d *Dispatcher) fault(f *Fault) {
