@@ -42,6 +42,14 @@ func (s *Session) loadAddons(ctx context.Context) {
 		h.LoadAddon(a)
 	}
 	s.addons = h.Bundle()
+	if s.addons.Dispatch.Has(addons.ShellEnv) {
+		// shell:env: transforms may add or remove variables of every
+		// command the session's shell engine starts.
+		d := s.addons.Dispatch
+		shell.EngineOf(env).PrepareEnv(func(vars map[string]string) map[string]string {
+			return d.Dispatch(context.Background(), addons.ShellEnv, addons.ShellPayload{Env: vars}).Payload.(addons.ShellPayload).Env
+		})
+	}
 }
 
 // Addons is the bundle of the session's addons: commands, gates, tools,

@@ -182,3 +182,25 @@ reason = "the server's reader is off"
 		t.Errorf("fs__list_directory: %q, want it to run", res.PlainText())
 	}
 }
+
+func TestShellEnvTransform(t *testing.T) {
+	t.Parallel()
+	a := &addons.Addon{ID: "envy", Register: func(api addons.API) error {
+		api.On(addons.ShellEnv, addons.Transformer(func(_ context.Context, p addons.Payload) addons.Payload {
+			env := p.(addons.ShellPayload).Env
+			env["FROM_ADDON"] = "hello from envy"
+			delete(env, "INDUSR")
+			return addons.ShellPayload{Env: env}
+		}))
+		return nil
+	}}
+	s, err := Open(context.Background(), Options{Dir: t.TempDir(), NoMCP: true, Addons: []*addons.Addon{a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res := s.Run(context.Background(), "bash", []byte(`{"command":"echo \"$FROM_ADDON/${INDUSR:-unset}\""}`))
+	if res.IsError || !strings.HasPrefix(res.PlainText(), "hello from envy/unset\n") {
+		t.Errorf("bash: %q, want the variable the addon added and INDUSR removed", res.PlainText())
+	}
+}

@@ -48,3 +48,23 @@ func TestExecTimeoutStopsGroup(t *testing.T) {
 		t.Errorf("took %s to stop", time.Since(start))
 	}
 }
+
+func TestPrepareEnv(t *testing.T) {
+	e := NewEngine(t.TempDir())
+	defer e.Close()
+	t.Setenv("DROP_ME", "secret")
+	e.PrepareEnv(func(env map[string]string) map[string]string {
+		delete(env, "DROP_ME")
+		env["ADDED_BY_HOOK"] = "yes"
+		return env
+	})
+	r, err := e.Exec(context.Background(), `echo "${DROP_ME:-gone} $ADDED_BY_HOOK $INDUSR"`, nil, t.TempDir(), 0)
+	if err != nil || r.Stdout != "gone yes 1\n" {
+		t.Errorf("got %q, %v; want the hook's environment", r.Stdout, err)
+	}
+	e.PrepareEnv(func(map[string]string) map[string]string { panic("bad hook") })
+	r, err = e.Exec(context.Background(), `echo "$DROP_ME"`, nil, t.TempDir(), 0)
+	if err != nil || r.Stdout != "secret\n" {
+		t.Errorf("after a panicking hook got %q, %v; want the plain environment", r.Stdout, err)
+	}
+}
