@@ -125,11 +125,11 @@ func (c *Chain) enterFrom(ctx context.Context, ec *EnterContext, stages []Interc
 		if s.Enter == nil {
 			continue
 		}
-		switch out := s.Enter(ctx, *ec); out.Action {
+		switch out := s.Enter(ctx, *ec); out.action {
 		case Rewrite:
-			ec.Args = out.Args
+			ec.Args = out.Args()
 		case Block:
-			return next, &Blocked{Addon: s.Addon, Reason: out.Reason}, true
+			return next, &Blocked{Addon: s.Addon, Reason: out.Reason()}, true
 		}
 	}
 	return next, nil, true
@@ -149,8 +149,8 @@ func (c *Chain) exitFrom(ctx context.Context, xc *ExitContext, stages []Intercep
 		if s.Exit == nil {
 			continue
 		}
-		if out := s.Exit(ctx, *xc); out.Action == Rewrite {
-			xc.Result = out.Result
+		if out := s.Exit(ctx, *xc); out.result != nil {
+			xc.Result = *out.result
 		}
 	}
 	return next

@@ -315,33 +315,77 @@ const (
 )
 
 // EnterOutcome is an enter stage's decision; make it with [Proceed],
-// [RewriteArgs] or [Refuse].
+// [RewriteArgs] or [Refuse]. It is two words so that the common case,
+// proceed, costs a stage next to nothing (see BENCHMARKS.md).
 type EnterOutcome struct {
-	Action Action
-	Args   json.RawMessage // Rewrite
-	Reason string          // Block
+	action Action
+	more   *enterMore // nil for Proceed
+}
+
+type enterMore struct {
+	args   json.RawMessage
+	reason string
+}
+
+// Action is what the stage decided.
+func (o EnterOutcome) Action() Action { return o.action }
+
+// Args are the replacement arguments of a Rewrite.
+func (o EnterOutcome) Args() json.RawMessage {
+	if o.more == nil {
+		return nil
+	}
+	return o.more.args
+}
+
+// Reason is why a Block refused the call.
+func (o EnterOutcome) Reason() string {
+	if o.more == nil {
+		return ""
+	}
+	return o.more.reason
 }
 
 // Proceed leaves the arguments as they are.
 func Proceed() EnterOutcome { return EnterOutcome{} }
 
 // RewriteArgs replaces the arguments the tool will run with.
-func RewriteArgs(args json.RawMessage) EnterOutcome { return EnterOutcome{Action: Rewrite, Args: args} }
+func RewriteArgs(args json.RawMessage) EnterOutcome {
+	return EnterOutcome{action: Rewrite, more: &enterMore{args: args}}
+}
 
 // Refuse blocks the call for reason.
-func Refuse(reason string) EnterOutcome { return EnterOutcome{Action: Block, Reason: reason} }
+func Refuse(reason string) EnterOutcome {
+	return EnterOutcome{action: Block, more: &enterMore{reason: reason}}
+}
 
-// ExitOutcome is an exit stage's decision; the zero value keeps the result.
+// ExitOutcome is an exit stage's decision; make it with [Keep] or
+// [RewriteResult]. Like EnterOutcome it is small so keeping is cheap.
 type ExitOutcome struct {
-	Action Action
-	Result tool.Result // Rewrite
+	result *tool.Result // nil keeps the result
+}
+
+// Action is Rewrite when the stage replaced the result, else Continue.
+func (o ExitOutcome) Action() Action {
+	if o.result != nil {
+		return Rewrite
+	}
+	return Continue
+}
+
+// Result is the replacement result of a Rewrite.
+func (o ExitOutcome) Result() (tool.Result, bool) {
+	if o.result == nil {
+		return tool.Result{}, false
+	}
+	return *o.result, true
 }
 
 // Keep leaves the result as it is.
 func Keep() ExitOutcome { return ExitOutcome{} }
 
 // RewriteResult replaces the result.
-func RewriteResult(r tool.Result) ExitOutcome { return ExitOutcome{Action: Rewrite, Result: r} }
+func RewriteResult(r tool.Result) ExitOutcome { return ExitOutcome{result: &r} }
 
 // Interceptor is an enter/exit pair around the calls of the tools Match
 // selects. Either stage may be nil.
