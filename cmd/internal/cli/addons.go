@@ -42,6 +42,7 @@ type addonReport struct {
 	Commands []addonCommandRow `json:"commands"`
 	Gates    []addons.GateInfo `json:"gates"`
 	Tools    []string          `json:"tools"`
+	Agents   []addons.Profile  `json:"agents"`
 	Faults   []addonFaultRow   `json:"faults"`
 }
 
@@ -61,17 +62,32 @@ type addonFaultRow struct {
 
 // loadAddons loads the workspace's addons without booting a session: no
 // tools, no MCP servers, no command runs.
-func loadAddons(ctx context.Context, opts *options) (*addons.Bundle, error) {
+// The subagent profiles of .indus/agents are read too.
+func loadAddons(ctx context.Context, opts *options) (addonReport, error) {
 	dir, err := workDir(opts)
 	if err != nil {
-		return nil, err
+		return addonReport{}, err
 	}
 	h := addons.NewHost(addons.HostOptions{})
-	return h.LoadAll(ctx, addons.Discovery{Workspace: dir}), nil
+	r := reportOf(h.LoadAll(ctx, addons.Discovery{Workspace: dir}))
+	profiles, faults := addons.DiscoverProfiles(dir)
+	r.Agents = append(r.Agents, profiles...)
+	for _, f := range faults {
+		r.Faults = append(r.Faults, faultRow(f))
+	}
+	return r, nil
+}
+
+func faultRow(f *addons.Fault) addonFaultRow {
+	msg := f.Msg
+	if f.Err != nil {
+		msg += ": " + f.Err.Error()
+	}
+	return addonFaultRow{Kind: f.Kind, Addon: f.Addon, File: f.File, Line: f.Line, Message: msg}
 }
 
 func reportOf(b *addons.Bundle) addonReport {
-	r := addonReport{Addons: b.Loaded, Gates: b.Gates, Commands: []addonCommandRow{}, Tools: []string{}, Faults: []addonFaultRow{}}
+	r := addonReport{Addons: b.Loaded, Gates: b.Gates, Commands: []addonCommandRow{}, Tools: []string{}, Agents: []addons.Profile{}, Faults: []addonFaultRow{}}
 	if r.Addons == nil {
 		r.Addons = []addons.Loaded{}
 	}
@@ -85,11 +101,7 @@ func reportOf(b *addons.Bundle) addonReport {
 		r.Tools = append(r.Tools, t.Spec().Name)
 	}
 	for _, f := range b.Faults() {
-		msg := f.Msg
-		if f.Err != nil {
-			msg += ": " + f.Err.Error()
-		}
-		r.Faults = append(r.Faults, addonFaultRow{Kind: f.Kind, Addon: f.Addon, File: f.File, Line: f.Line, Message: msg})
+		r.Faults = append(r.Faults, faultRow(f))
 	}
 	return r
 }
@@ -97,14 +109,13 @@ func reportOf(b *addons.Bundle) addonReport {
 func newAddonsListCmd(opts *options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
-		Short: "List the addons with their commands, gates, tools and faults",
+		Short: "List the addons with their commands, gates, tools and faults, and the agent profiles",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := loadAddons(cmd.Context(), opts)
+			r, err := loadAddons(cmd.Context(), opts)
 			if err != nil {
 				return err
 			}
-			r := reportOf(b)
 			if opts.JSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -116,8 +127,8 @@ func newAddonsListCmd(opts *options) *cobra.Command {
 }
 
 func writeAddons(w io.Writer, r addonReport) error {
-	if len(r.Addons) == 0 && len(r.Faults) == 0 {
-		_, err := fmt.Fprintln(w, "no addons in .indus/addons")
+	if len(r.Addons) == 0 && len(r.Faults) == 0 && len(r.Agents) == 0 {
+		_, err := fmt.Fprintln(w, "no addons in .indus/addons and no agents in .indus/agents")
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -143,6 +154,12 @@ func writeAddons(w io.Writer, r addonReport) error {
 	}
 	for _, t := range r.Tools {
 		fmt.Fprintf(tw, "tool: %s\n", t)
+	}
+	if len(r.Agents) > 0 {
+		fmt.Fprintln(tw, "\nAGENT\tMODEL\tTOOLS\tFILE")
+		for _, a := range r.Agents {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", a.Name, a.Model, a.ToolCollection, a.File)
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -174,17 +191,17 @@ func newAddonsCheckCmd(opts *options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "check",
 		Short: "Validate every addon; exit 1 on any fault",
-		Long: `Load every addon of .indus/addons as a session would and report each fault
-with its file and line.
+		Long: `Load every addon of .indus/addons as a session would, and read every
+subagent profile of .indus/agents, and report each fault with its file and
+line.
 
 Exit status: 0 when every addon loads cleanly, 1 on any fault.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := loadAddons(cmd.Context(), opts)
+			r, err := loadAddons(cmd.Context(), opts)
 			if err != nil {
 				return err
 			}
-			r := reportOf(b)
 			for _, f := range r.Faults {
 				fmt.Fprintln(cmd.ErrOrStderr(), faultLine(f))
 			}
