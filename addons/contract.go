@@ -435,8 +435,8 @@ type Command struct {
 	Run     func(ctx context.Context, cc CommandContext) (ExecOutcome, error)
 }
 
-// Gate records a declarative gate for listings; the handler that enforces
-// it is an ordinary gate subscription.
+// GateInfo describes a declarative gate for listings; the handler that
+// enforces it is an ordinary gate subscription.
 type GateInfo struct {
 	Addon  ID     `json:"addon"`
 	Event  Event  `json:"event"`
