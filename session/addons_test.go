@@ -124,8 +124,10 @@ func TestGoAddonsRewriteAndLifecycle(t *testing.T) {
 		return nil
 	}}
 	var warns []string
+	extra := &tool.Func{S: tool.Spec{Name: "host_tool", InputSchema: tool.EmptyObjectSchema},
+		Fn: func(context.Context, json.RawMessage, *tool.Env) tool.Result { return tool.Text("from the host") }}
 	s, err := Open(context.Background(), Options{Dir: dir, NoMCP: true, Addons: []*addons.Addon{rewriter},
-		Warn: func(m string) { warns = append(warns, m) }})
+		Extra: []tool.Tool{extra}, Warn: func(m string) { warns = append(warns, m) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +137,9 @@ func TestGoAddonsRewriteAndLifecycle(t *testing.T) {
 	}
 	if res := s.Run(context.Background(), "shout", nil); res.PlainText() != "[shout] HEY" {
 		t.Errorf("addon tool: %q, want it grafted and wrapped", res.PlainText())
+	}
+	if res := s.Run(context.Background(), "host_tool", nil); res.PlainText() != "[host_tool] from the host" {
+		t.Errorf("Extra tool: %q, want it wrapped like every other tool", res.PlainText())
 	}
 	var names []string
 	for _, tl := range s.Tools() {

@@ -2,10 +2,14 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -105,22 +109,9 @@ func StartFleet(opts Options) (*bridge.Fleet, <-chan struct{}, error) {
 			warnTo(opts.Warn, "mcp: "+w)
 		}
 		reportFleet(f, opts.Warn)
+		saveCached(dir, f, servers, opts.Warn)
 	}()
 	return f, done, nil
-}
-
-// mountOwn mounts the session's own fleet and reports what went wrong.
-func mountOwn(ctx context.Context, dir string, opts Options, warn func(string)) *bridge.Fleet {
-	opts.Dir, opts.Warn = dir, warn
-	f, err := MountFleet(ctx, opts)
-	if err != nil {
-		warn(fmt.Sprintf("mcp: %v", err))
-		return nil
-	}
-	if f != nil {
-		reportFleet(f, warn)
-	}
-	return f
 }
 
 // reportFleet warns of every server that is not ready and of every fault
@@ -135,4 +126,110 @@ func reportFleet(f *bridge.Fleet, warn func(string)) {
 			warnTo(warn, fmt.Sprintf("mcp: server %s: %s", st.Name, fault))
 		}
 	}
+}
+
+// deferredServer is a configured server whose tools come from the cache
+// until one of them is called.
+type deferredServer struct {
+	cfg   bridge.ServerConfig
+	specs []tool.Spec
+}
+
+// mountOwn mounts the session's own fleet: every server opts.Mount asks
+// for, except those UseCache lets it defer. It reports what went wrong and
+// caches the tool lists it read. It returns nil when nothing was mounted.
+func (s *Session) mountOwn(ctx context.Context) *bridge.Fleet {
+	opts := s.opts
+	opts.Dir, opts.Warn = s.dir, s.warn
+	servers, err := Servers(opts)
+	if err != nil {
+		s.warn(fmt.Sprintf("mcp: %v", err))
+		return nil
+	}
+	var now []bridge.ServerConfig
+	for _, cfg := range servers {
+		if specs, ok := loadCached(s.dir, cfg, time.Now()); ok && opts.UseCache {
+			if s.deferred == nil {
+				s.deferred = make(map[string]deferredServer)
+			}
+			s.deferred[cfg.Name] = deferredServer{cfg: cfg, specs: specs}
+			continue
+		}
+		now = append(now, cfg)
+	}
+	if len(now) == 0 {
+		return nil
+	}
+	f := bridge.Mount(ctx, now, FleetOptions(s.dir, opts))
+	for _, w := range f.Warnings() {
+		s.warn("mcp: " + w)
+	}
+	reportFleet(f, s.warn)
+	saveCached(s.dir, f, now, s.warn)
+	return f
+}
+
+// mountDeferred mounts a server whose tools were listed from the cache, on
+// the first call of one of them. It returns the server's error when it
+// did not come up.
+func (s *Session) mountDeferred(ctx context.Context, name string) error {
+	s.mountMu.Lock()
+	defer s.mountMu.Unlock()
+	s.mu.Lock()
+	d, ok := s.deferred[name]
+	f, closed := s.fleet, s.closed
+	s.mu.Unlock()
+	if closed {
+		return errors.New("the session has ended")
+	}
+	if !ok {
+		return nil // mounted by an earlier call
+	}
+	if f == nil {
+		opts := s.opts
+		opts.Warn = s.warn
+		f = bridge.Mount(ctx, nil, FleetOptions(s.dir, opts))
+		stop := f.OnChange(s.graftsChanged)
+		s.mu.Lock()
+		s.fleet, s.stop = f, stop
+		s.mu.Unlock()
+	}
+	st := f.Attach(ctx, d.cfg)
+	s.mu.Lock()
+	delete(s.deferred, name)
+	s.stale = true
+	s.mu.Unlock()
+	saveCached(s.dir, f, []bridge.ServerConfig{d.cfg}, s.warn)
+	for _, x := range st {
+		if x.State != bridge.Ready {
+			return errors.New(x.LastError)
+		}
+	}
+	return nil
+}
+
+// withDeferred grafts the cached tools of servers not mounted yet, in
+// config order, after the mounted ones.
+func (s *Session) withDeferred(d *deck.Deck) *deck.Deck {
+	names := make([]string, 0, len(s.deferred))
+	for n := range s.deferred {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var lazy []tool.Tool
+	for _, n := range names {
+		for _, sp := range s.deferred[n].specs {
+			t := &lazyTool{s: s, server: n, spec: sp}
+			if ok, why := admitGraft(t, s.opts.Profile, s.opts.Tools); ok {
+				lazy = append(lazy, t)
+			} else {
+				s.omitted = append(s.omitted, Omission{Name: sp.Name, Reason: why})
+			}
+		}
+	}
+	out, err := d.With(lazy...)
+	if err != nil {
+		s.warn(fmt.Sprintf("mcp: %v", err))
+	}
+	return out
 }

@@ -54,6 +54,11 @@ type Options struct {
 	Mount Mount
 	// Servers are the servers MountListed starts, by config name.
 	Servers []string
+	// UseCache lets the session list a server's tools from the workspace's
+	// tool-list cache, when it holds a fresh entry for the server's exact
+	// config row, and start the server only when one of them is called.
+	// Ignored with a shared Fleet.
+	UseCache bool
 	// TrustProjectMCP starts the servers of the workspace's own configs
 	// (.indusvx/mcp.json, .mcp.json) even if the user has not approved
 	// them (see ProjectConfig). Servers named by MCP paths and user-level
@@ -78,6 +83,15 @@ type Options struct {
 	Warn func(msg string)
 	// ClientName and ClientVersion identify the session to MCP servers.
 	ClientName, ClientVersion string
+	// Extra are the host's own tools (intent tools, a program's tools),
+	// grafted after the MCP tools in every session opened with these
+	// options. They are the caller's explicit choice, so Profile, Tools
+	// and NoTools do not filter them; one whose name is already taken is
+	// left out with a warning. serve opens one session per MCP client with
+	// the same options, so these tool values are shared by those sessions;
+	// a tool that keeps per-client state keeps it in the *tool.Env (as
+	// intent.ToolsPerEnv does).
+	Extra []tool.Tool
 	// NoAddons loads none of the workspace's addons (.indus/addons).
 	NoAddons bool
 	// Addons are addons of the host program itself, loaded after the
@@ -105,11 +119,15 @@ type Session struct {
 	owns  bool // the session mounted fleet and closes it
 	stop  func()
 
+	// mountMu serialises mounting deferred servers.
+	mountMu sync.Mutex
+
 	mu       sync.Mutex
 	box      *deck.Box
 	tools    []tool.Tool
 	omitted  []Omission
 	stale    bool
+	deferred map[string]deferredServer // listed from the cache, not mounted
 	watchers map[*func()]struct{}
 	closed   bool
 
@@ -166,7 +184,8 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if !opts.NoMCP {
 		s.fleet = opts.Fleet
 		if s.fleet == nil {
-			s.fleet, s.owns = mountOwn(ctx, dir, opts, s.warn), true
+			s.owns = true
+			s.fleet = s.mountOwn(ctx)
 		}
 		if s.fleet != nil {
 			s.stop = s.fleet.OnChange(s.graftsChanged)
@@ -225,15 +244,13 @@ func (s *Session) refresh() {
 	s.stale = false
 	d := s.base
 	s.omitted = nil
-	if s.fleet != nil || s.addons != nil { // issue 11: always a copy when addons wrap it
+	if s.fleet != nil {
 		var grafts []tool.Tool
-		if s.fleet != nil {
-			for _, t := range s.fleet.Tools() {
-				if ok, why := admitGraft(t, s.opts.Profile, s.opts.Tools); ok {
-					grafts = append(grafts, t)
-				} else {
-					s.omitted = append(s.omitted, Omission{Name: t.Spec().Name, Reason: why})
-				}
+		for _, t := range s.fleet.Tools() {
+			if ok, why := admitGraft(t, s.opts.Profile, s.opts.Tools); ok {
+				grafts = append(grafts, t)
+			} else {
+				s.omitted = append(s.omitted, Omission{Name: t.Spec().Name, Reason: why})
 			}
 		}
 		var err error
@@ -241,9 +258,24 @@ func (s *Session) refresh() {
 		if err != nil {
 			s.warn(fmt.Sprintf("mcp: %v", err))
 		}
-		// issue 11: addon tools after the MCP tools, then the addons'
-		// boundary around every tool, grafted ones included.
-		if err := d.Graft(s.addonTools()...); err != nil {
+	}
+	if len(s.deferred) > 0 {
+		d = s.withDeferred(d)
+	}
+	if len(s.opts.Extra) > 0 {
+		// With, not Graft: d may be s.base, which must keep only the
+		// session's own tools for the next refresh.
+		var err error
+		if d, err = d.With(s.opts.Extra...); err != nil {
+			s.warn(fmt.Sprintf("extra tools: %v", err))
+		}
+	}
+	if s.addons != nil {
+		// issue 11: addon tools after every other graft, then the addons'
+		// boundary around every tool: built-ins, app cards, MCP, Extra and
+		// addon tools alike. With, not Graft: d may be s.base.
+		var err error
+		if d, err = d.With(s.addonTools()...); err != nil {
 			s.warn(fmt.Sprintf("addons: %v", err))
 		}
 		d.Map(s.addons.Wrap)
@@ -295,16 +327,24 @@ func (s *Session) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	var errs []error
-	if s.stop != nil {
-		s.stop()
+	s.mu.Lock()
+	stop := s.stop
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
 	}
 	s.fire(context.Background(), addons.SessionEnd) // issue 11
 	if s.opts.Name != "" {
 		errs = append(errs, save(s.base.Env(), s.opts.Name))
 	}
 	errs = append(errs, s.base.Close())
-	if s.owns && s.fleet != nil {
-		errs = append(errs, s.fleet.Close())
+	s.mountMu.Lock() // a deferred mount under way finishes first
+	s.mu.Lock()
+	f := s.fleet
+	s.mu.Unlock()
+	s.mountMu.Unlock()
+	if s.owns && f != nil {
+		errs = append(errs, f.Close())
 	}
 	return errors.Join(errs...)
 }

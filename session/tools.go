@@ -3,8 +3,9 @@ package session
 import (
 	"fmt"
 
-	"github.com/bmatcuk/doublestar/v4"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"

@@ -71,6 +71,9 @@ Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
 			}
 			sopts := sessionOptions(opts, cmd.ErrOrStderr())
 			sopts.Mount, sopts.Servers = mount, only
+			// A batch starts a server whose tools are cached only when a
+			// line calls one of them.
+			sopts.UseCache = batch
 			s, err := session.Open(ctx, sopts)
 			if err != nil {
 				return bootError(err)

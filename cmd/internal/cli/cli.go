@@ -88,7 +88,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "indusr",
 		Short:         "induscode: the tool layer of a coding agent",
-		Long:          "indusr lists and calls induscode's tools: the built-in file, search, shell and checklist tools, app cards and the tools of grafted MCP servers.",
+		Long:          "indusr lists and calls induscode's tools: the built-in file, search, shell and checklist tools, app cards and the tools of grafted MCP servers.\n\n" + handlesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -97,6 +97,13 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	bindFlags(root.PersistentFlags(), &opts)
+	// The environment that wires the app cards and the web policy is read
+	// once, before any command, so a bad value is a usage error up front.
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		h, err := parseHandles(os.Getenv)
+		opts.handles = h
+		return err
+	}
 	root.AddCommand(
 		newToolsCmd(&opts),
 		newCallCmd(&opts),
@@ -141,6 +148,7 @@ func sessionOptions(opts *options, stderr io.Writer) session.Options {
 		Warn:            func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) },
 		ClientName:      "indusr",
 		ClientVersion:   versionString(),
+		Framework:       opts.handles.framework(opts.Dir),
 	}
 }
 

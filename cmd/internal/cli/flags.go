@@ -8,15 +8,20 @@ import (
 
 // options are the global flags every subcommand shares.
 type options struct {
-	Dir      string
-	Profile  deck.Profile
-	Tools    []string
-	NoTools  bool
-	NoMCP    bool
-	MCP      []string
-	JSON     bool
-	Session  string
+	Dir     string
+	Profile deck.Profile
+	Tools   []string
+	NoTools bool
+	NoMCP   bool
+	MCP     []string
+	JSON    bool
+	Session string
+	// NoAddons loads none of the workspace's addons (issue 11).
 	NoAddons bool
+
+	// handles are the card handles and web policy read from the
+	// environment (see parseHandles); they have no flags.
+	handles handles
 }
 
 func defaultOptions() options { return options{Profile: deck.All} }

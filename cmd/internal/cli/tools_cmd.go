@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/session"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -25,14 +26,21 @@ type toolRow struct {
 }
 
 func newToolsCmd(opts *options) *cobra.Command {
-	return &cobra.Command{
+	var refresh bool
+	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List the tools of the session",
-		Args:  cobra.NoArgs,
+		Long: `List the session's tools: built-ins, app cards and the tools of the MCP
+servers. A server whose tool list was cached (in .indusvx/mcp-cache, less
+than a day ago, for its exact config row) is not started; --refresh starts
+every server and lists afresh.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := boot(cmd.Context(), opts, cmd.ErrOrStderr())
+			sopts := sessionOptions(opts, cmd.ErrOrStderr())
+			sopts.UseCache = !refresh
+			s, err := session.Open(cmd.Context(), sopts)
 			if err != nil {
-				return err
+				return bootError(err)
 			}
 			defer s.Close()
 			if err := interrupted(cmd.Context()); err != nil {
@@ -59,6 +67,8 @@ func newToolsCmd(opts *options) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&refresh, "refresh", false, "start every MCP server and list its tools afresh, ignoring the cache")
+	return cmd
 }
 
 func rowsOf(tools []tool.Tool) []toolRow {
