@@ -6,9 +6,13 @@
 //
 //   - tool: the callable currency (Tool, Spec, Result, Env, ReadState) and
 //     the typed constructor that infers a tool's schema from a Go struct.
-//   - internal/atomicfile, internal/linediff: leaf helpers shared by the
-//     layers above (atomic file replacement, plain or through an os.Root;
-//     line diffs rendered as unified diffs).
+//   - internal/atomicfile, internal/linediff, internal/flock,
+//     internal/childproc: leaf helpers shared by the layers above (atomic
+//     file replacement, plain or through an os.Root, and the sweep of
+//     temp files a killed writer left; line diffs rendered as unified
+//     diffs; advisory locks, for the ledger, the checkpoint store and the
+//     per-file locks of write, edit and rewind; children that die with the
+//     session, also when indusr is killed).
 //   - workspace: every path under <workspace>/.indusvx/, created on demand
 //     with a .gitignore so the state folder ignores itself.
 //   - tools/files (read, write, edit, ls), tools/search (grep, find),

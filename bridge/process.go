@@ -10,6 +10,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/indusagi/induscode/internal/childproc"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // Teardown of a stdio server follows the MCP spec's order: close its stdin,
@@ -33,6 +36,8 @@ const (
 // server's log.
 type process struct {
 	cmd    *exec.Cmd
+	ward   *childproc.Ward // the server dies with indusr, also under SIGKILL
+	unward func()
 	stdin  *os.File
 	stdout *lineFilter
 	log    *serverLog
@@ -58,6 +63,8 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 		cmd.Env = env // later entries win, so the config overrides
 	}
 	ownProcessGroup(cmd)
+	ward := childproc.NewWard(workspace.At(dir).Procs())
+	ward.Prepare(cmd)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -77,13 +84,14 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 	// goroutines, and Wait returns when the child exits even if a
 	// grandchild still holds the pipes.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
+	unward, err := ward.Start(cmd, true)
+	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, fmt.Errorf("starting %s: %w", commandLine(cfg), err)
 	}
 	closeAll(inR, outW, errW) // the child's ends
 	p := &process{
-		cmd: cmd, stdin: inW, stdout: newLineFilter(outR, log), log: log,
+		cmd: cmd, ward: ward, unward: unward, stdin: inW, stdout: newLineFilter(outR, log), log: log,
 		exited: make(chan struct{}), done: make(chan struct{}),
 	}
 	log.printf("started %s (pid %d)", commandLine(cfg), cmd.Process.Pid)
@@ -104,9 +112,11 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 // the pipes, closing them itself if a stray descendant keeps them open.
 func (p *process) reap(outR, errR *os.File, stderrDone chan struct{}) {
 	p.exitErr = p.cmd.Wait()
+	p.unward()
 	close(p.exited)
 	p.log.printf("exited: %v", exitText(p.exitErr))
 	killGroup(p.cmd, true)
+	p.ward.Close() // what left the group (setsid)
 	select {
 	case <-stderrDone:
 	case <-time.After(drainGrace):

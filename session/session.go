@@ -20,11 +20,14 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/deck/checkpoint"
+	"github.com/indusagi/induscode/internal/atomicfile"
+	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/checklist"
 	"github.com/indusagi/induscode/workspace"
@@ -152,6 +155,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if fw.Checkpoints == nil {
 		fw.Checkpoints = checkpoint.ForWorkspace(dir)
 	}
+	housekeep(dir, fw.Checkpoints)
 	var todos []checklist.Item
 	if opts.Name != "" {
 		saved, err := loadSaved(dir, opts.Name)
@@ -357,6 +361,21 @@ func warnTo(warn func(string), msg string) {
 		return
 	}
 	slog.Default().Warn(msg)
+}
+
+// housekeep is the work a session does when it starts, for what sessions
+// killed before they could clean up left behind: temp files of writes
+// interrupted mid-way, at the workspace root and in the checkpoint store;
+// checkpoints past their age and size limits; processes of sessions that
+// were killed (SIGKILL) before they could stop them. It never fails a
+// session.
+func housekeep(dir string, store checkpoint.Store) {
+	atomicfile.Sweep(dir)
+	childproc.Reap(workspace.At(dir).Procs())
+	if ds, ok := store.(*checkpoint.DiskStore); ok {
+		ds.Sweep()
+		_, _ = ds.Prune(checkpoint.DefaultMaxAge, checkpoint.DefaultMaxBytes, time.Now())
+	}
 }
 
 // OptionError is an option the caller must fix: a working directory that

@@ -38,7 +38,9 @@ With --batch, read JSON lines {"tool": NAME, "input": {...}} from stdin and
 write one JSON result per line; all calls share one session, so todo_set
 followed by todo_read sees the new list.
 
-Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
+Exit status: 0 success, 1 the tool reported an error (with --batch: any
+call did; stderr says how many), 2 usage error (also a --batch line over
+the 64 MiB limit of one line).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if batch {
 				if len(args) != 0 {
@@ -52,6 +54,11 @@ Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			// Absent means no limit; a limit of zero or less given on
+			// purpose is a mistake, not a request for none.
+			if cmd.Flags().Changed("timeout") && timeout <= 0 {
+				return usagef("--timeout must be more than zero (e.g. 30s); leave it out for no limit")
+			}
 			ctx := cmd.Context()
 			var (
 				input json.RawMessage
@@ -92,7 +99,7 @@ Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
 		},
 	}
 	cmd.Flags().BoolVar(&batch, "batch", false, "read JSON-lines calls from stdin, write JSON-lines results")
-	cmd.Flags().DurationVar(&timeout, "timeout", 0, "stop each call after this long (e.g. 30s; 0 means no limit)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "stop each call after this long (e.g. 30s); without it calls have no limit")
 	return cmd
 }
 
@@ -268,10 +275,11 @@ func parseBatchLine(raw []byte) (batchCall, error) {
 func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin io.Reader, stdout io.Writer) error {
 	enc := json.NewEncoder(stdout)
 	names := specNames(box)
-	failed := false
+	calls, failed := 0, 0
 	emit := func(line int, name string, res tool.Result) error {
+		calls++
 		if res.IsError {
-			failed = true
+			failed++
 		}
 		content := res.Blocks
 		if content == nil {
@@ -294,6 +302,9 @@ func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin i
 		case l = <-lines:
 		}
 		if l.done {
+			if errors.Is(l.err, bufio.ErrTooLong) {
+				return usagef("batch line %d is longer than %d MiB, the limit of one --batch line; it and the lines after it were not run. Write a large file with a shorter call (split it, or put its content in place with bash)", line+1, maxBatchLine>>20)
+			}
 			if l.err != nil {
 				return &failure{fmt.Errorf("reading batch input at line %d: %w", line+1, l.err)}
 			}
@@ -319,8 +330,8 @@ func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin i
 			return &failure{err}
 		}
 	}
-	if failed {
-		return errToolFailed
+	if failed > 0 {
+		return &failure{fmt.Errorf("%d of %d %s failed (see the lines with \"isError\": true)", failed, calls, plural(calls, "call", "calls"))}
 	}
 	return nil
 }

@@ -43,6 +43,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// own, so when the terminal goes away nobody else would stop them.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// A reader that goes away (indusr call … | head) must not kill indusr
+	// with SIGPIPE before the deck is closed: what the session started
+	// would be orphaned. Asking for SIGPIPE (rather than ignoring it,
+	// which children would inherit) turns a write to a closed pipe into
+	// an EPIPE error; the command then ends the usual way, closing the
+	// deck and killing every process group it started.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	return run(ctx, args, stdin, stdout, stderr)
 }
 
