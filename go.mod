@@ -3,6 +3,7 @@ module github.com/indusagi/induscode
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/google/jsonschema-go v0.4.3

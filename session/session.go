@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/deck/checkpoint"
@@ -94,6 +95,11 @@ type Options struct {
 	// a tool that keeps per-client state keeps it in the *tool.Env (as
 	// intent.ToolsPerEnv does).
 	Extra []tool.Tool
+	// NoAddons loads none of the workspace's addons (.indus/addons).
+	NoAddons bool
+	// Addons are addons of the host program itself, loaded after the
+	// workspace's (also when NoAddons is set).
+	Addons []*addons.Addon
 }
 
 // Mount is which configured MCP servers a session starts.
@@ -127,6 +133,8 @@ type Session struct {
 	deferred map[string]deferredServer // listed from the cache, not mounted
 	watchers map[*func()]struct{}
 	closed   bool
+
+	addons *addons.Bundle // issue 11: nil when no addons were loaded
 }
 
 // Open boots a session: it provisions opts.Profile for the workspace,
@@ -176,6 +184,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		d.Close()
 		return nil, err
 	}
+	s.loadAddons(ctx) // issue 11
 	if !opts.NoMCP {
 		s.fleet = opts.Fleet
 		if s.fleet == nil {
@@ -186,6 +195,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 			s.stop = s.fleet.OnChange(s.graftsChanged)
 		}
 	}
+	s.fire(ctx, addons.SessionStart) // issue 11
 	return s, nil
 }
 
@@ -264,6 +274,16 @@ func (s *Session) refresh() {
 			s.warn(fmt.Sprintf("extra tools: %v", err))
 		}
 	}
+	if s.addons != nil {
+		// issue 11: addon tools after every other graft, then the addons'
+		// boundary around every tool: built-ins, app cards, MCP, Extra and
+		// addon tools alike. With, not Graft: d may be s.base.
+		var err error
+		if d, err = d.With(s.addonTools()...); err != nil {
+			s.warn(fmt.Sprintf("addons: %v", err))
+		}
+		d.Map(s.addons.Wrap)
+	}
 	s.tools = d.Tools()
 	s.box = d.Box()
 }
@@ -317,6 +337,7 @@ func (s *Session) Close() error {
 	if stop != nil {
 		stop()
 	}
+	s.fire(context.Background(), addons.SessionEnd) // issue 11
 	if s.opts.Name != "" {
 		errs = append(errs, save(s.base.Env(), s.opts.Name))
 	}

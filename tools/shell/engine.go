@@ -56,6 +56,8 @@ type Engine struct {
 
 	dirOnce sync.Once
 	dirErr  error
+
+	envHook func(map[string]string) map[string]string // see PrepareEnv
 }
 
 // Proc is one background process of an engine.
@@ -173,7 +175,7 @@ func (e *Engine) Start(command, dir string) (*Proc, error) {
 		}
 		streams[i] = newStream(name, w, path)
 	}
-	g, err := spawn(e.ward, command, dir, streams[0], streams[1])
+	g, err := spawnArgs(e.ward, command, nil, dir, e.environ(), streams[0], streams[1])
 	if err != nil {
 		for _, s := range streams {
 			s.close()
@@ -237,13 +239,19 @@ func (e *Engine) List() []*Proc {
 // runForeground starts command for bash, with stdout and stderr merged
 // into s, and tracks it so Close can stop it. Call untrack when it is done.
 func (e *Engine) runForeground(command, dir string, s sink) (*group, error) {
+	return e.runForegroundArgs(command, nil, dir, s)
+}
+
+// runForegroundArgs is runForeground with positional parameters (see
+// spawnArgs) and any number of sinks.
+func (e *Engine) runForegroundArgs(command string, args []string, dir string, s ...sink) (*group, error) {
 	e.mu.Lock()
 	closed := e.closed
 	e.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
 	}
-	g, err := spawn(e.ward, command, dir, s)
+	g, err := spawnArgs(e.ward, command, args, dir, e.environ(), s...)
 	if err != nil {
 		return nil, err
 	}
@@ -313,3 +321,50 @@ func (p *Proc) Done() <-chan struct{} { return p.g.done }
 // Stop ends the process: SIGTERM to its group, SIGKILL after StopGrace.
 // It returns once the process is gone.
 func (p *Proc) Stop() { p.g.stop() }
+
+// PrepareEnv sets fn to adjust the environment of every command the
+// engine starts from now on (bash, background processes, Exec): fn gets
+// the variables by name and returns those to use. The session wires the
+// addons' shell:env event here. A fn that panics leaves the environment
+// as it was.
+func (e *Engine) PrepareEnv(fn func(env map[string]string) map[string]string) {
+	e.mu.Lock()
+	e.envHook = fn
+	e.mu.Unlock()
+}
+
+// environ is the environment of the next command.
+func (e *Engine) environ() []string {
+	e.mu.Lock()
+	hook := e.envHook
+	e.mu.Unlock()
+	base := baseEnv()
+	if hook == nil {
+		return base
+	}
+	m := make(map[string]string, len(base))
+	for _, kv := range base {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	out, ok := callHook(hook, m)
+	if !ok {
+		return base
+	}
+	env := make([]string, 0, len(out))
+	for k, v := range out {
+		env = append(env, k+"="+v)
+	}
+	slices.Sort(env)
+	return env
+}
+
+func callHook(hook func(map[string]string) map[string]string, m map[string]string) (out map[string]string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			out, ok = nil, false
+		}
+	}()
+	return hook(m), true
+}

@@ -67,10 +67,21 @@ type group struct {
 // stdout and stderr share one pipe, so their order is kept; with two, each
 // stream has its own.
 func spawn(ward *childproc.Ward, command, dir string, sinks ...sink) (*group, error) {
+	return spawnArgs(ward, command, nil, dir, nil, sinks...)
+}
+
+// spawnArgs is spawn with args as the shell's positional parameters: the
+// command reads them as "$@" (and $0 is "indusr"), so they are never
+// parsed as shell text. env nil means the process environment with
+// INDUSR=1; the ward's own variable is added after it either way.
+func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, env []string, sinks ...sink) (*group, error) {
 	sh := shellPath()
-	cmd := exec.Command(sh, "-c", command)
+	cmd := exec.Command(sh, append([]string{"-c", command, "indusr"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "INDUSR=1")
+	cmd.Env = env
+	if cmd.Env == nil {
+		cmd.Env = baseEnv()
+	}
 	// Stdin nil: os/exec connects the null device.
 	setGroup(cmd)
 	ward.Prepare(cmd)
@@ -276,3 +287,7 @@ func findShell(lookPath func(string) (string, error)) string {
 	}
 	return "/bin/sh"
 }
+
+// baseEnv is the environment every command starts from: the process's
+// own, with INDUSR=1 so scripts can tell they run under indusr.
+func baseEnv() []string { return append(os.Environ(), "INDUSR=1") }

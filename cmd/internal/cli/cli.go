@@ -120,6 +120,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newVersionCmd(),
 		newMCPCmd(&opts),
 		newServeCmd(&opts),
+		newAddonsCmd(&opts),
 	)
 	return root
 }
@@ -142,13 +143,14 @@ func boot(ctx context.Context, opts *options, stderr io.Writer) (*session.Sessio
 // to stderr as "indusr: ...".
 func sessionOptions(opts *options, stderr io.Writer) session.Options {
 	return session.Options{
-		Dir:     opts.Dir,
-		Profile: opts.Profile,
-		Tools:   opts.Tools,
-		NoTools: opts.NoTools,
-		NoMCP:   opts.NoMCP,
-		MCP:     opts.MCP,
-		Name:    opts.Session,
+		Dir:      opts.Dir,
+		Profile:  opts.Profile,
+		Tools:    opts.Tools,
+		NoTools:  opts.NoTools,
+		NoMCP:    opts.NoMCP,
+		MCP:      opts.MCP,
+		Name:     opts.Session,
+		NoAddons: opts.NoAddons,
 		// CI and other unattended runs can trust the checkout's own MCP
 		// config for one run.
 		TrustProjectMCP: os.Getenv("INDUSR_TRUST_PROJECT_MCP") == "1",

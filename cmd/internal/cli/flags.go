@@ -16,6 +16,8 @@ type options struct {
 	MCP     []string
 	JSON    bool
 	Session string
+	// NoAddons loads none of the workspace's addons (issue 11).
+	NoAddons bool
 
 	// handles are the card handles and web policy read from the
 	// environment (see parseHandles); they have no flags.
@@ -71,6 +73,8 @@ var flagTable = []globalFlag{
 		listFlag(func(o *options) *[]string { return &o.MCP })},
 	{"session", "", "keep the session (files read, checklist) across runs under this name, in .indusvx/sessions/",
 		stringFlag(func(o *options) *string { return &o.Session })},
+	{"no-addons", "", "load none of the workspace's addons (.indus/addons)",
+		boolFlag(func(o *options) *bool { return &o.NoAddons })},
 	{"json", "", "machine-readable JSON output",
 		boolFlag(func(o *options) *bool { return &o.JSON })},
 }

@@ -1,0 +1,85 @@
+package addons
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+)
+
+func TestEventsWireNames(t *testing.T) {
+	want := []string{"session:start", "session:end", "turn:start", "turn:end", "tool:before", "tool:after",
+		"chat:params", "chat:message", "shell:env", "input:submit", "context:build", "compact:build", "compact:before"}
+	if len(Events) != 13 {
+		t.Fatalf("%d events, want the 13 of the contract", len(Events))
+	}
+	for i, e := range Events {
+		if e.String() != want[i] {
+			t.Errorf("event %d is %q, want %q", i, e, want[i])
+		}
+		back, err := ParseEvent(e.String())
+		if err != nil || back != e {
+			t.Errorf("ParseEvent(%q) = %v, %v", e, back, err)
+		}
+		b, err := json.Marshal(e)
+		if err != nil || string(b) != `"`+want[i]+`"` {
+			t.Errorf("JSON of %s = %s, %v", e, b, err)
+		}
+	}
+	if _, err := ParseEvent("tool:bfore"); err == nil {
+		t.Error("a misspelt event parsed")
+	}
+}
+
+func TestGuardsAreTheGateBearingThree(t *testing.T) {
+	got := Reserved()
+	want := []Event{ToolBefore, InputSubmit, CompactBefore}
+	if !slices.Equal(got, want) {
+		t.Errorf("gate-bearing events %v, want %v", got, want)
+	}
+}
+
+// Every event accepts exactly one payload type: a new event without a
+// payload group, or one accepting two, fails here.
+func TestEveryEventHasOnePayloadType(t *testing.T) {
+	payloads := []Payload{ToolPayload{}, ChatPayload{}, MessagePayload{}, ShellPayload{}, InputPayload{},
+		ContextPayload{}, CompactPayload{}, LifecyclePayload{}}
+	for _, e := range Events {
+		n := 0
+		for _, p := range payloads {
+			if e.Accepts(p) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s accepts %d payload types, want 1", e, n)
+		}
+	}
+}
+
+func TestKindsAndFaultKindsNamed(t *testing.T) {
+	for _, k := range Kinds {
+		if s := k.String(); s == "" || s[0] == 'K' {
+			t.Errorf("kind %d has no name: %q", k, s)
+		}
+	}
+	for _, k := range FaultKinds {
+		if s := k.String(); s == "" || s[0] == 'F' {
+			t.Errorf("fault kind %d has no name: %q", k, s)
+		}
+	}
+}
+
+func TestCloneIsDeep(t *testing.T) {
+	p := ShellPayload{Env: map[string]string{"A": "1"}}
+	c := p.clone().(ShellPayload)
+	c.Env["A"] = "changed"
+	if p.Env["A"] != "1" {
+		t.Error("changing a clone changed the original environment")
+	}
+	tp := ToolPayload{Name: "x", Args: []byte(`{"a":1}`)}
+	ct := tp.clone().(ToolPayload)
+	ct.Args[2] = 'b'
+	if string(tp.Args) != `{"a":1}` {
+		t.Error("changing a clone's args changed the original")
+	}
+}

@@ -1,0 +1,28 @@
+// Package addons lets a workspace extend the deck without changing it.
+// Addons found under <workspace>/.indus/addons are loaded, each records
+// what it contributes (event handlers, tool interceptors, commands, tools)
+// on its own [API] surface, and the [Host] folds every contribution into
+// one [Bundle]: a [Dispatcher] for the colon-named events, a [Chain] of
+// interceptors around each tool call, the commands and the extra tools.
+//
+// Nothing an addon does can stop the others: every failure becomes a typed
+// [Fault] handed to the host's listeners, and the addon that caused it is
+// skipped or its handler ignored. The only loader shipped is the Tier-0
+// [ManifestLoader], which reads a declarative manifest.toml (data, not
+// code); bare module files and package folders are recognised and refused
+// with a fault naming the tier they need. Go programs may hand the host
+// in-process addons with [Host.LoadAddon].
+//
+// Beside the addons, .indus/agents holds subagent profiles
+// ([DiscoverProfiles]); a [Crew] runs a board of tasks with them, each
+// teammate in a git worktree of its own.
+//
+// Spec names map to Go as follows: AddonHost is [Host], AddonBundle
+// [Bundle], EventDispatcher [Dispatcher], InterceptorChain [Chain],
+// HookEvent [Event], HookHandler [Handler], AddonFault [Fault],
+// FrameworkHandles [Handles], AddonApi [API], DeclarativeLoader
+// [ManifestLoader], SubagentProfile [Profile], DelegateRunner [Crew],
+// DelegationReport [Report]; a contributed tool is a plain tool.Tool. A
+// command's context carries its arguments as a list, not one raw string,
+// because they reach the shell as positional parameters.
+package addons

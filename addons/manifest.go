@@ -1,0 +1,267 @@
+package addons
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Descriptor is a parsed Tier-0 manifest.toml: data only, nothing in it
+// runs in-process.
+//
+//	id = "safety"
+//	version = "1.0.0"
+//
+//	[[command]]
+//	name = "deploy"
+//	summary = "run the deploy script"
+//	exec = "./scripts/deploy.sh"
+//
+//	[[gate]]
+//	event = "tool:before"
+//	match-tool = "bash"
+//	reason = "no shell in this repository"
+type Descriptor struct {
+	ID       string        `toml:"id" json:"id"`
+	Version  string        `toml:"version" json:"version,omitempty"`
+	Commands []CommandDecl `toml:"command" json:"commands,omitempty"`
+	Gates    []GateDecl    `toml:"gate" json:"gates,omitempty"`
+}
+
+// CommandDecl is one [[command]]: a name (no leading slash), a one-line
+// summary and an optional shell command. Without exec the command does
+// nothing but still lists.
+type CommandDecl struct {
+	Name    string `toml:"name" json:"name"`
+	Summary string `toml:"summary" json:"summary,omitempty"`
+	Exec    string `toml:"exec" json:"exec,omitempty"`
+}
+
+// GateDecl is one [[gate]]: on event, refuse with reason; with
+// match-tool, only calls of that tool (and never a non-tool event).
+type GateDecl struct {
+	Event     string `toml:"event" json:"event"`
+	MatchTool string `toml:"match-tool" json:"matchTool,omitempty"`
+	Reason    string `toml:"reason" json:"reason,omitempty"`
+}
+
+// ParseManifest parses and checks a manifest read from file (used in
+// messages only). A problem is a *Fault of kind load naming the file, the
+// line and the field.
+func ParseManifest(file string, data []byte) (*Descriptor, error) {
+	var d Descriptor
+	md, err := toml.Decode(string(data), &d)
+	if err != nil {
+		f := &Fault{Kind: LoadFault, File: file, Msg: "manifest is not valid TOML"}
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			f.Line = pe.Position.Line
+			f.Msg += ": " + pe.Message
+			if pe.LastKey != "" {
+				f.Msg += " (field " + pe.LastKey + ")"
+			}
+		} else if m := typeError.FindStringSubmatch(err.Error()); m != nil {
+			f.Line, _ = strconv.Atoi(m[1])
+			f.Msg = fmt.Sprintf("field %s: %s", m[2], strings.TrimSpace(m[3]))
+		} else {
+			f.Err = err
+		}
+		return nil, f
+	}
+	bad := func(table string, index int, field, msg string) error {
+		line := findKey(data, table, index, field)
+		name := field
+		if table != "" {
+			name = fmt.Sprintf("%s[%d].%s", table, index+1, field)
+		}
+		return &Fault{Kind: LoadFault, File: file, Line: line, Msg: fmt.Sprintf("field %s: %s", name, msg)}
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		k := undecoded[0]
+		table, field, index := "", k.String(), -1
+		if len(k) > 1 {
+			table, field = k[0], k[len(k)-1]
+		}
+		return nil, &Fault{Kind: LoadFault, File: file, Line: findKey(data, table, index, field),
+			Msg: fmt.Sprintf("field %s: unknown field; fields are id, version, [[command]] name/summary/exec and [[gate]] event/match-tool/reason", k.String())}
+	}
+	if strings.TrimSpace(d.ID) == "" {
+		return nil, bad("", -1, "id", "must be set: faults and listings name the addon by it")
+	}
+	if strings.ContainsFunc(d.ID, isSpaceOrSlash) {
+		return nil, bad("", -1, "id", fmt.Sprintf("%q must not contain spaces or slashes", d.ID))
+	}
+	for i, c := range d.Commands {
+		switch {
+		case strings.TrimSpace(c.Name) == "":
+			return nil, bad("command", i, "name", "must be set")
+		case strings.HasPrefix(c.Name, "/"):
+			return nil, bad("command", i, "name", fmt.Sprintf("%q: write the name without the leading slash", c.Name))
+		case strings.ContainsFunc(c.Name, isSpaceOrSlash):
+			return nil, bad("command", i, "name", fmt.Sprintf("%q must be one word", c.Name))
+		}
+	}
+	for i, g := range d.Gates {
+		if strings.TrimSpace(g.Event) == "" {
+			return nil, bad("gate", i, "event", "must be set, such as \"tool:before\"")
+		}
+		if _, err := ParseEvent(g.Event); err != nil {
+			return nil, bad("gate", i, "event", err.Error())
+		}
+	}
+	return &d, nil
+}
+
+func isSpaceOrSlash(r rune) bool { return r == '/' || r == ' ' || r == '\t' || r == '\n' || r == '\r' }
+
+// typeError picks the line, the field and the complaint out of the
+// decoder's message for a value of the wrong type, which carries no
+// position of its own.
+var typeError = regexp.MustCompile(`line (\d+) \(last key "([^"]*)"\):(.*)`)
+
+// findKey returns the line of field at the top level (table ""), in the
+// index-th [[table]], or in any [[table]] when index is -1; when the
+// field is absent, the line of the table's header; 0 when nothing fits.
+func findKey(data []byte, table string, index int, field string) int {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	line, header, seen := 0, 0, -1
+	inside := table == ""
+	keyRe := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(field) + `"?\s*=`)
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(text, "[") {
+			name := strings.TrimSpace(strings.Trim(text, "[] \t"))
+			if i := strings.IndexByte(text, '#'); i > 0 {
+				name = strings.TrimSpace(strings.Trim(text[:i], "[] \t"))
+			}
+			if table != "" && name == table {
+				seen++
+				inside = index < 0 || seen == index
+				if inside {
+					header = line
+				}
+			} else {
+				inside = false
+			}
+			continue
+		}
+		if inside && keyRe.MatchString(sc.Text()) {
+			return line
+		}
+	}
+	return header
+}
+
+// moduleTier is what a bare module file or package entry needs.
+const moduleTier = "Tier 1 (a subprocess JSON-RPC host)"
+
+// ManifestLoader is the Tier-0 loader: it reads a folder's manifest.toml
+// (or the file itself) and turns it into an addon whose commands run
+// their exec through the session's exec handle and whose gates are rules.
+// A module file is refused with a fault naming the tier it needs.
+type ManifestLoader struct{}
+
+var _ Loader = ManifestLoader{}
+
+// Load reads the addon at path.
+func (ManifestLoader) Load(_ context.Context, path string) (*Addon, error) {
+	file := path
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		file = filepath.Join(path, ManifestFile)
+	} else if isModule(filepath.Base(path)) {
+		return nil, &Fault{Kind: LoadFault, File: path,
+			Msg: fmt.Sprintf("a %s module needs %s, which this build does not include; describe the addon in a %s (Tier 0) instead", filepath.Ext(path), moduleTier, ManifestFile)}
+	} else if filepath.Base(path) != ManifestFile {
+		return nil, &Fault{Kind: LoadFault, File: path, Msg: fmt.Sprintf("not an addon: expected a folder holding %s", ManifestFile)}
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, &Fault{Kind: LoadFault, File: file, Msg: "cannot read the manifest", Err: err}
+	}
+	d, err := ParseManifest(file, data)
+	if err != nil {
+		return nil, err
+	}
+	return d.Addon(), nil
+}
+
+// Addon turns the descriptor into an addon. Its register function only
+// records the declared commands and gates.
+func (d *Descriptor) Addon() *Addon {
+	return &Addon{ID: ID(d.ID), Version: d.Version, Register: func(api API) error {
+		for _, c := range d.Commands {
+			api.AddCommand(c.Name, c.Summary, execCommand(c.Exec))
+		}
+		for _, g := range d.Gates {
+			e, err := ParseEvent(g.Event)
+			if err != nil {
+				return err
+			}
+			reason := g.Reason
+			if reason == "" {
+				reason = fmt.Sprintf("refused by addon %s", api.ID())
+			}
+			h := Gater(gateRule(g.MatchTool, reason))
+			if g.MatchTool != "" && (e == ToolBefore || e == ToolAfter) {
+				api.OnTool(e, g.MatchTool, h)
+			} else {
+				api.On(e, h)
+			}
+			if r, ok := api.(interface{ describeGate(GateInfo) }); ok {
+				r.describeGate(GateInfo{Event: e, Tool: g.MatchTool, Reason: reason})
+			}
+		}
+		return nil
+	}}
+}
+
+// gateRule is a declarative gate: without a tool it stops every time;
+// with one, only a call of that tool, and never a non-tool event.
+func gateRule(match, reason string) func(context.Context, Payload) Decision {
+	return func(_ context.Context, p Payload) Decision {
+		if match == "" {
+			return Decision{Stop: true, Reason: reason}
+		}
+		if tp, ok := p.(ToolPayload); ok && tp.Name == match {
+			return Decision{Stop: true, Reason: reason}
+		}
+		return Decision{}
+	}
+}
+
+// positional finds a mention of the positional parameters.
+var positional = regexp.MustCompile(`\$(@|\*|[1-9]|\{[@*1-9])`)
+
+// ExecWithArgs is the shell text a manifest command runs: exec as
+// written when it mentions the positional parameters ($@, $*, $1..$9),
+// else exec followed by "$@", so the user's arguments reach the command
+// as separate words. The arguments themselves are never part of the text.
+func ExecWithArgs(exec string) string {
+	if positional.MatchString(exec) {
+		return exec
+	}
+	return exec + ` "$@"`
+}
+
+func execCommand(exec string) func(context.Context, CommandContext) (ExecOutcome, error) {
+	return func(ctx context.Context, cc CommandContext) (ExecOutcome, error) {
+		if strings.TrimSpace(exec) == "" {
+			return ExecOutcome{}, nil
+		}
+		if cc.Handles == nil || cc.Handles.Exec == nil {
+			return ExecOutcome{}, errors.New("this host offers no exec handle, so the command cannot run")
+		}
+		return cc.Handles.Exec(ctx, ExecWithArgs(exec), cc.Args)
+	}
+}

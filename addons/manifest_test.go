@@ -1,0 +1,227 @@
+package addons
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseManifestFaults(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		line int
+		has  string // in the message
+	}{
+		{"no id", "version = \"1\"\n", 0, "field id: must be set"},
+		{"blank id", "\nid = \"  \"\n", 2, "field id: must be set"},
+		{"id with space", "id = \"my addon\"\n", 1, "field id"},
+		{"id wrong type", "id = 5\n", 1, "field id: incompatible types"},
+		{"bad toml", "id = \"a\"\n[[command]\nname = \"x\"\n", 3, "not valid TOML"},
+		{"command without name", "id = \"a\"\n[[command]]\nname = \"ok\"\n[[command]]\nsummary = \"x\"\n", 4, "field command[2].name: must be set"},
+		{"command with slash", "id = \"a\"\n[[command]]\nname = \"/deploy\"\n", 3, "without the leading slash"},
+		{"command two words", "id = \"a\"\n[[command]]\nname = \"de ploy\"\n", 3, "one word"},
+		{"gate without event", "id = \"a\"\n[[gate]]\nreason = \"r\"\n", 2, "field gate[1].event: must be set"},
+		{"gate unknown event", "id = \"a\"\n[[gate]]\nevent = \"turn:end\"\n[[gate]]\nevent = \"tool:bfore\"\n", 5, `unknown event "tool:bfore"`},
+		{"unknown field", "id = \"a\"\n[[gate]]\nevent = \"tool:before\"\nmatch_tool = \"bash\"\n", 4, "field gate.match_tool: unknown field"},
+		{"name wrong type", "id = \"a\"\n[[command]]\nname = 3\n", 3, "field command.name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseManifest("/w/manifest.toml", []byte(tt.src))
+			var f *Fault
+			if !errors.As(err, &f) {
+				t.Fatalf("err %v, want a *Fault", err)
+			}
+			if f.Kind != LoadFault || f.File != "/w/manifest.toml" || f.Line != tt.line || !strings.Contains(f.Msg, tt.has) {
+				t.Errorf("fault %q (line %d), want a load fault at line %d containing %q", f.Error(), f.Line, tt.line, tt.has)
+			}
+		})
+	}
+}
+
+func TestParseManifestValid(t *testing.T) {
+	d, err := ParseManifest("m", []byte(`
+id = "safety"
+version = "1.0.0"
+
+[[command]]
+name = "deploy"
+summary = "run the deploy script"
+exec = "./scripts/deploy.sh"
+
+[[command]]
+name = "palette-only"
+
+[[gate]]
+event = "tool:before"
+match-tool = "bash"
+reason = "blocked by safety addon"
+
+[[gate]]
+event = "input:submit"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.ID != "safety" || d.Version != "1.0.0" || len(d.Commands) != 2 || len(d.Gates) != 2 ||
+		d.Gates[0].MatchTool != "bash" || d.Commands[0].Exec != "./scripts/deploy.sh" {
+		t.Errorf("descriptor %+v", d)
+	}
+}
+
+func TestManifestGates(t *testing.T) {
+	d, err := ParseManifest("m", []byte(`
+id = "g"
+[[gate]]
+event = "tool:before"
+match-tool = "bash"
+reason = "no shell"
+[[gate]]
+event = "input:submit"
+[[gate]]
+event = "compact:before"
+match-tool = "bash"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := NewHost(HostOptions{Loader: scripted{"/g": d.Addon()}})
+	b := h.LoadAll(context.Background(), Discovery{Paths: []string{"/g"}})
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		event  Event
+		p      Payload
+		stop   bool
+		reason string
+	}{
+		{"matching tool stops", ToolBefore, ToolPayload{Name: "bash"}, true, "no shell"},
+		{"other tool passes", ToolBefore, ToolPayload{Name: "read"}, false, ""},
+		{"unconditional gate stops", InputSubmit, InputPayload{Text: "hi"}, true, "refused by addon g"},
+		{"tool-scoped gate on a non-tool event never fires", CompactBefore, CompactPayload{}, false, ""},
+	}
+	for _, tt := range tests {
+		out := b.Dispatch.Dispatch(ctx, tt.event, tt.p)
+		if (out.Stop != nil) != tt.stop || tt.stop && (out.Stop.Reason != tt.reason || out.Stop.Addon != "g") {
+			t.Errorf("%s: stop %+v, want stop=%v reason %q", tt.name, out.Stop, tt.stop, tt.reason)
+		}
+	}
+	if !slices.Equal([]string{b.Gates[0].Tool, b.Gates[1].Tool}, []string{"bash", ""}) || b.Gates[0].Addon != "g" {
+		t.Errorf("gate listing %+v", b.Gates)
+	}
+}
+
+func TestManifestCommandRunsThroughExecHandle(t *testing.T) {
+	d, err := ParseManifest("m", []byte("id = \"c\"\n[[command]]\nname = \"greet\"\nexec = \"echo hi\"\n[[command]]\nname = \"inert\"\n[[command]]\nname = \"pick\"\nexec = \"echo $2\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotCmd string
+	var gotArgs []string
+	handles := &Handles{Exec: func(_ context.Context, command string, args []string) (ExecOutcome, error) {
+		gotCmd, gotArgs = command, args
+		return ExecOutcome{Stdout: "ok"}, nil
+	}}
+	h := NewHost(HostOptions{Loader: scripted{"/c": d.Addon()}, Handles: handles})
+	b := h.LoadAll(context.Background(), Discovery{Paths: []string{"/c"}})
+	args := []string{`it's "quoted"`, "; rm -rf /"}
+	if _, err := b.RunCommand(context.Background(), "greet", args, ""); err != nil {
+		t.Fatal(err)
+	}
+	if gotCmd != `echo hi "$@"` || !slices.Equal(gotArgs, args) {
+		t.Errorf("exec got %q with %q; want the args apart from the command text", gotCmd, gotArgs)
+	}
+	if _, err := b.RunCommand(context.Background(), "pick", args, ""); err != nil || gotCmd != "echo $2" {
+		t.Errorf("exec got %q, %v; a command that names its parameters runs as written", gotCmd, err)
+	}
+	gotCmd = ""
+	if out, err := b.RunCommand(context.Background(), "inert", args, ""); err != nil || gotCmd != "" || out != (ExecOutcome{}) {
+		t.Errorf("a command without exec ran %q (%v)", gotCmd, err)
+	}
+	noExec := NewHost(HostOptions{Loader: scripted{"/c": d.Addon()}}).LoadAll(context.Background(), Discovery{Paths: []string{"/c"}})
+	if _, err := noExec.RunCommand(context.Background(), "greet", nil, ""); err == nil || !strings.Contains(err.Error(), "no exec handle") {
+		t.Errorf("without an exec handle: %v", err)
+	}
+}
+
+func TestManifestLoaderShapes(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"ok/manifest.toml": "id = \"ok\"\n",
+		"mod.cjs":          "",
+		"other.txt":        "",
+	})
+	ctx := context.Background()
+	var l ManifestLoader
+	if a, err := l.Load(ctx, filepath.Join(dir, "ok")); err != nil || a.ID != "ok" {
+		t.Errorf("folder: %v, %v", a, err)
+	}
+	if a, err := l.Load(ctx, filepath.Join(dir, "ok", "manifest.toml")); err != nil || a.ID != "ok" {
+		t.Errorf("manifest file: %v, %v", a, err)
+	}
+	if _, err := l.Load(ctx, filepath.Join(dir, "mod.cjs")); err == nil || !strings.Contains(err.Error(), "Tier 1") {
+		t.Errorf("module: %v, want a refusal naming Tier 1", err)
+	}
+	if _, err := l.Load(ctx, filepath.Join(dir, "other.txt")); err == nil {
+		t.Error("a text file loaded as an addon")
+	}
+	if _, err := l.Load(ctx, filepath.Join(dir, "gone")); err == nil {
+		t.Error("a missing folder loaded")
+	}
+}
+
+func TestExecWithArgs(t *testing.T) {
+	for in, want := range map[string]string{
+		"make deploy":       `make deploy "$@"`,
+		`echo "$@" done`:    `echo "$@" done`,
+		"echo $1":           "echo $1",
+		"echo ${1:-x}":      "echo ${1:-x}",
+		"printf '%s\\n' $*": "printf '%s\\n' $*",
+		"echo cost is $0":   `echo cost is $0 "$@"`,
+	} {
+		if got := ExecWithArgs(in); got != want {
+			t.Errorf("ExecWithArgs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzParseManifest: no input makes the parser panic, and what it accepts
+// has a non-empty id and named commands, and every gate has a known event.
+func FuzzParseManifest(f *testing.F) {
+	for _, s := range []string{
+		"id = \"a\"\n",
+		"id = \"safety\"\nversion = \"1.0.0\"\n[[command]]\nname = \"deploy\"\nsummary = \"s\"\nexec = \"./d.sh\"\n[[gate]]\nevent = \"tool:before\"\nmatch-tool = \"bash\"\nreason = \"r\"\n",
+		"id = 5",
+		"[[command]]\n[[command]]\nname=\"\"",
+		"id=\"x\"\n[[gate]]\nevent=\"nope\"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := ParseManifest("fuzz.toml", data)
+		if err != nil {
+			var fa *Fault
+			if !errors.As(err, &fa) || fa.Kind != LoadFault || fa.File != "fuzz.toml" {
+				t.Fatalf("error %v is not a load fault naming the file", err)
+			}
+			return
+		}
+		if strings.TrimSpace(d.ID) == "" {
+			t.Fatal("accepted a manifest without id")
+		}
+		for _, c := range d.Commands {
+			if strings.TrimSpace(c.Name) == "" {
+				t.Fatal("accepted a command without name")
+			}
+		}
+		for _, g := range d.Gates {
+			if _, err := ParseEvent(g.Event); err != nil {
+				t.Fatalf("accepted gate event %q", g.Event)
+			}
+		}
+	})
+}

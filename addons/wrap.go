@@ -1,0 +1,93 @@
+package addons
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+
+	"github.com/indusagi/induscode/tool"
+)
+
+// Refusal is the result of a call an addon refused, by a tool:before gate
+// or by an interceptor's enter stage alike: an error naming the addon and
+// its reason, so the model knows the call did not run and why.
+func Refusal(addon ID, toolName, reason string) tool.Result {
+	if reason == "" {
+		reason = "no reason given"
+	}
+	return tool.Errorf("addon %s blocked the call of %s: %s. The tool did not run; do not retry it unchanged.", addon, toolName, reason)
+}
+
+// Wrap returns t with the bundle around it: the tool:before handlers
+// (gates first refuse, transforms may rewrite the arguments), then the
+// interceptor chain's enter stages, the tool itself, the exit stages, and
+// the tool:after handlers (a transform may replace the result). A tool no
+// addon concerns is returned as it is. The handlers and stages that apply
+// are chosen once, here, by the tool's name.
+func (b *Bundle) Wrap(t tool.Tool) tool.Tool {
+	if b == nil || t == nil {
+		return t
+	}
+	spec := t.Spec()
+	g := &guarded{
+		inner:  t,
+		spec:   spec,
+		d:      b.Dispatch,
+		before: b.Dispatch.subsFor(ToolBefore, spec.Name),
+		after:  b.Dispatch.subsFor(ToolAfter, spec.Name),
+		chain:  b.Chain.For(spec.Name),
+	}
+	if len(g.before) == 0 && len(g.after) == 0 && len(g.chain.stages) == 0 {
+		return t
+	}
+	return g
+}
+
+// guarded is a tool with the addons' boundary around it.
+type guarded struct {
+	inner  tool.Tool
+	spec   tool.Spec
+	d      *Dispatcher
+	before []Subscription
+	after  []Subscription
+	chain  *Chain
+}
+
+// Unwrap returns the tool inside.
+func (g *guarded) Unwrap() tool.Tool { return g.inner }
+
+func (g *guarded) Spec() tool.Spec { return g.inner.Spec() }
+
+var calls atomic.Uint64
+
+func (g *guarded) Run(ctx context.Context, input json.RawMessage, env *tool.Env) tool.Result {
+	name := g.spec.Name
+	if len(g.before) > 0 {
+		out := g.d.run(ctx, ToolBefore, ToolPayload{Name: name, Args: input}, g.before)
+		if out.Stop != nil {
+			return Refusal(out.Stop.Addon, name, out.Stop.Reason)
+		}
+		input = out.Payload.(ToolPayload).Args
+	}
+	var cr CallResult
+	if len(g.chain.stages) > 0 {
+		ec := EnterContext{Tool: name, CallID: calls.Add(1), Args: input}
+		cr = g.chain.run(ctx, ec, g.chain.stages, func(ctx context.Context, args json.RawMessage) tool.Result {
+			return g.inner.Run(ctx, args, env)
+		})
+		if cr.Blocked != nil {
+			return Refusal(cr.Blocked.Addon, name, cr.Blocked.Reason)
+		}
+		input = cr.Args
+	} else {
+		cr.Result = g.inner.Run(ctx, input, env)
+	}
+	if len(g.after) > 0 {
+		res := cr.Result
+		out := g.d.run(ctx, ToolAfter, ToolPayload{Name: name, Args: input, Result: &res}, g.after)
+		if p := out.Payload.(ToolPayload); p.Result != nil {
+			cr.Result = *p.Result
+		}
+	}
+	return cr.Result
+}

@@ -1,0 +1,257 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/indusagi/induscode/addons"
+)
+
+func newAddonsCmd(opts *options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "addons",
+		Short: "List, check and run the workspace's addons",
+		Long: `Addons live in .indus/addons of the working directory, one folder each with a
+manifest.toml that declares commands and gates:
+
+  id = "safety"
+  [[command]]
+  name = "deploy"
+  summary = "run the deploy script"
+  exec = "./scripts/deploy.sh"
+  [[gate]]
+  event = "tool:before"
+  match-tool = "bash"
+  reason = "no shell here"
+
+Gates act on every tool call of indusr call, batch and serve. --no-addons
+loads none.`,
+	}
+	cmd.AddCommand(newAddonsListCmd(opts), newAddonsCheckCmd(opts), newAddonsRunCmd(opts))
+	return cmd
+}
+
+// addonReport is what `indusr addons list --json` prints.
+type addonReport struct {
+	Addons   []addons.Loaded   `json:"addons"`
+	Commands []addonCommandRow `json:"commands"`
+	Gates    []addons.GateInfo `json:"gates"`
+	Tools    []string          `json:"tools"`
+	Agents   []addons.Profile  `json:"agents"`
+	Faults   []addonFaultRow   `json:"faults"`
+}
+
+type addonCommandRow struct {
+	Name    string    `json:"name"`
+	Summary string    `json:"summary,omitempty"`
+	Addon   addons.ID `json:"addon"`
+}
+
+type addonFaultRow struct {
+	Kind    addons.FaultKind `json:"kind"`
+	Addon   addons.ID        `json:"addon,omitempty"`
+	File    string           `json:"file,omitempty"`
+	Line    int              `json:"line,omitempty"`
+	Message string           `json:"message"`
+}
+
+// loadAddons loads the workspace's addons without booting a session: no
+// tools, no MCP servers, no command runs.
+// The subagent profiles of .indus/agents are read too.
+func loadAddons(ctx context.Context, opts *options) (addonReport, error) {
+	dir, err := workDir(opts)
+	if err != nil {
+		return addonReport{}, err
+	}
+	h := addons.NewHost(addons.HostOptions{})
+	r := reportOf(h.LoadAll(ctx, addons.Discovery{Workspace: dir}))
+	profiles, faults := addons.DiscoverProfiles(dir)
+	r.Agents = append(r.Agents, profiles...)
+	for _, f := range faults {
+		r.Faults = append(r.Faults, faultRow(f))
+	}
+	return r, nil
+}
+
+func faultRow(f *addons.Fault) addonFaultRow {
+	msg := f.Msg
+	if f.Err != nil {
+		msg += ": " + f.Err.Error()
+	}
+	return addonFaultRow{Kind: f.Kind, Addon: f.Addon, File: f.File, Line: f.Line, Message: msg}
+}
+
+func reportOf(b *addons.Bundle) addonReport {
+	r := addonReport{Addons: b.Loaded, Gates: b.Gates, Commands: []addonCommandRow{}, Tools: []string{}, Agents: []addons.Profile{}, Faults: []addonFaultRow{}}
+	if r.Addons == nil {
+		r.Addons = []addons.Loaded{}
+	}
+	if r.Gates == nil {
+		r.Gates = []addons.GateInfo{}
+	}
+	for _, c := range b.Commands {
+		r.Commands = append(r.Commands, addonCommandRow{Name: c.Name, Summary: c.Summary, Addon: c.Addon})
+	}
+	for _, t := range b.Tools {
+		r.Tools = append(r.Tools, t.Spec().Name)
+	}
+	for _, f := range b.Faults() {
+		r.Faults = append(r.Faults, faultRow(f))
+	}
+	return r
+}
+
+func newAddonsListCmd(opts *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the addons with their commands, gates, tools and faults, and the agent profiles",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := loadAddons(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			if opts.JSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(r)
+			}
+			return writeAddons(cmd.OutOrStdout(), r)
+		},
+	}
+}
+
+func writeAddons(w io.Writer, r addonReport) error {
+	if len(r.Addons) == 0 && len(r.Faults) == 0 && len(r.Agents) == 0 {
+		_, err := fmt.Fprintln(w, "no addons in .indus/addons and no agents in .indus/agents")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ADDON\tVERSION\tPATH")
+	for _, a := range r.Addons {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", a.ID, a.Version, a.Path)
+	}
+	if len(r.Commands) > 0 {
+		fmt.Fprintln(tw, "\nCOMMAND\tADDON\tSUMMARY")
+		for _, c := range r.Commands {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Name, c.Addon, c.Summary)
+		}
+	}
+	if len(r.Gates) > 0 {
+		fmt.Fprintln(tw, "\nGATE\tADDON\tTOOL\tREASON")
+		for _, g := range r.Gates {
+			tool := g.Tool
+			if tool == "" {
+				tool = "(any)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", g.Event, g.Addon, tool, g.Reason)
+		}
+	}
+	for _, t := range r.Tools {
+		fmt.Fprintf(tw, "tool: %s\n", t)
+	}
+	if len(r.Agents) > 0 {
+		fmt.Fprintln(tw, "\nAGENT\tMODEL\tTOOLS\tFILE")
+		for _, a := range r.Agents {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", a.Name, a.Model, a.ToolCollection, a.File)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, f := range r.Faults {
+		fmt.Fprintln(w, "fault:", faultLine(f))
+	}
+	return nil
+}
+
+// faultLine reads "file:line: kind fault (addon x): message".
+func faultLine(f addonFaultRow) string {
+	s := ""
+	if f.File != "" {
+		s = f.File
+		if f.Line > 0 {
+			s += fmt.Sprintf(":%d", f.Line)
+		}
+		s += ": "
+	}
+	s += f.Kind.String() + " fault"
+	if f.Addon != "" {
+		s += " (addon " + string(f.Addon) + ")"
+	}
+	return s + ": " + f.Message
+}
+
+func newAddonsCheckCmd(opts *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check",
+		Short: "Validate every addon; exit 1 on any fault",
+		Long: `Load every addon of .indus/addons as a session would, and read every
+subagent profile of .indus/agents, and report each fault with its file and
+line.
+
+Exit status: 0 when every addon loads cleanly, 1 on any fault.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := loadAddons(cmd.Context(), opts)
+			if err != nil {
+				return err
+			}
+			for _, f := range r.Faults {
+				fmt.Fprintln(cmd.ErrOrStderr(), faultLine(f))
+			}
+			if len(r.Faults) > 0 {
+				return &failure{fmt.Errorf("%d addon fault(s); %d addon(s) loaded", len(r.Faults), len(r.Addons))}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d addon(s) ok\n", len(r.Addons))
+			return nil
+		},
+	}
+}
+
+func newAddonsRunCmd(opts *options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run NAME [ARGS...]",
+		Short: "Run an addon command",
+		Long: `Run the addon command NAME. Each of ARGS reaches the command as one
+positional parameter ("$@"), exactly as given: quotes, ';' and '$(...)' in
+them are text, never shell. Everything after NAME is an argument, flags too.
+
+Exit status: the command's own when it ran (1 for any failure), 2 when
+there is no such command.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o := *opts
+			o.NoMCP = true // a command needs no MCP server
+			s, err := boot(cmd.Context(), &o, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			b := s.Addons()
+			if b == nil {
+				return usagef("no addons are loaded (--no-addons or --no-tools)")
+			}
+			if _, ok := b.Command(args[0]); !ok {
+				return usagef("no addon command %q; see indusr addons list", args[0])
+			}
+			out, err := b.RunCommand(cmd.Context(), args[0], args[1:], s.Dir())
+			fmt.Fprint(cmd.OutOrStdout(), out.Stdout)
+			fmt.Fprint(cmd.ErrOrStderr(), out.Stderr)
+			if err != nil {
+				return &failure{err}
+			}
+			if out.Code != 0 {
+				return errToolFailed
+			}
+			return interrupted(cmd.Context())
+		},
+	}
+	cmd.Flags().SetInterspersed(false)
+	return cmd
+}

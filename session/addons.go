@@ -1,0 +1,81 @@
+package session
+
+// Addons in the session (issue 11). Kept in this file so the boot path in
+// session.go changes only by a few marked calls.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/shell"
+)
+
+// loadAddons loads the workspace's addons (unless opts.NoAddons) and the
+// host program's own (opts.Addons), with handles bound to the session:
+// Exec runs through the session's shell engine, so a command's processes
+// are a process group the session stops. Faults become warnings.
+func (s *Session) loadAddons(ctx context.Context) {
+	if s.opts.NoAddons && len(s.opts.Addons) == 0 {
+		return
+	}
+	env := s.base.Env()
+	handles := &addons.Handles{
+		Exec: func(ctx context.Context, command string, args []string) (addons.ExecOutcome, error) {
+			r, err := shell.EngineOf(env).Exec(ctx, command, args, s.dir, 0)
+			out := addons.ExecOutcome{Stdout: r.Stdout, Stderr: r.Stderr, Code: r.Code}
+			if r.Stopped != "" {
+				out.Stderr += fmt.Sprintf("[stopped: %s]\n", r.Stopped)
+			}
+			return out, err
+		},
+	}
+	h := addons.NewHost(addons.HostOptions{Handles: handles, Log: s.opts.Framework.Log})
+	h.OnFault(func(f *addons.Fault) { s.warn(f.Error()) })
+	if !s.opts.NoAddons {
+		for _, src := range addons.Sources(addons.Discovery{Workspace: s.dir}) {
+			h.LoadOne(ctx, src)
+		}
+	}
+	for _, a := range s.opts.Addons {
+		h.LoadAddon(a)
+	}
+	s.addons = h.Bundle()
+	if s.addons.Dispatch.Has(addons.ShellEnv) {
+		// shell:env: transforms may add or remove variables of every
+		// command the session's shell engine starts.
+		d := s.addons.Dispatch
+		shell.EngineOf(env).PrepareEnv(func(vars map[string]string) map[string]string {
+			return d.Dispatch(context.Background(), addons.ShellEnv, addons.ShellPayload{Env: vars}).Payload.(addons.ShellPayload).Env
+		})
+	}
+}
+
+// Addons is the bundle of the session's addons: commands, gates, tools,
+// faults. It is nil when the session loaded none (NoTools, NoAddons).
+func (s *Session) Addons() *addons.Bundle { return s.addons }
+
+// fire dispatches a lifecycle event to the session's addons.
+func (s *Session) fire(ctx context.Context, e addons.Event) {
+	if s.addons != nil {
+		s.addons.Dispatch.Dispatch(ctx, e, addons.LifecyclePayload{Session: s.opts.Name})
+	}
+}
+
+// addonTools are the addon tools the profile and --tools admit; the
+// others are noted as omitted.
+func (s *Session) addonTools() []tool.Tool {
+	if s.addons == nil {
+		return nil
+	}
+	var out []tool.Tool
+	for _, t := range s.addons.Tools {
+		if ok, why := admitGraft(t, s.opts.Profile, s.opts.Tools); ok {
+			out = append(out, t)
+		} else {
+			s.omitted = append(s.omitted, Omission{Name: t.Spec().Name, Reason: why})
+		}
+	}
+	return out
+}
