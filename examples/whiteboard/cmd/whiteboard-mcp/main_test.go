@@ -104,7 +104,7 @@ func TestServesTheWhiteboard(t *testing.T) {
 // whiteboard's (MCP lists tools by name).
 func TestServesTheDeckToo(t *testing.T) {
 	cs, _, _ := start(t, "-deck", "-dir", t.TempDir())
-	want := []string{"add_text", "find", "grep", "ls", "move", "read", "todo_read"}
+	want := []string{"add_text", "find", "grep", "ls", "move", "read", "todo_read", "webfetch", "websearch"}
 	if names := toolNames(t, cs); !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
