@@ -18,7 +18,7 @@ import (
 	"github.com/indusagi/induscode/internal/atomicfile"
 )
 
-// MaxRounds bounds a crew run: 64 rounds, the spec's default, is far more
+// MaxRounds bounds a crew run: 64 rounds is far more
 // than a task graph written by hand needs, and stops a board whose tasks
 // keep failing from spinning forever.
 const MaxRounds = 64

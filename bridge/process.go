@@ -15,7 +15,7 @@ import (
 	"github.com/indusagi/induscode/workspace"
 )
 
-// Teardown of a stdio server follows the MCP spec's order: close its stdin,
+// Teardown of a stdio server follows the MCP specification's order: close its stdin,
 // wait, SIGTERM, wait, SIGKILL. The waits are short because a session is
 // waiting on them; a server that needs longer to flush is rare and loses
 // nothing the bridge needs.

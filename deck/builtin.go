@@ -21,7 +21,7 @@ type builtin struct {
 	build    func(Context) tool.Tool
 }
 
-// builtins is the built-in table in the spec's order: read, ls, grep, find,
+// builtins is the built-in table in catalog order: read, ls, grep, find,
 // websearch, webfetch, todo_read, write, edit, bash, process, todo_set.
 func builtins() []builtin {
 	return []builtin{
@@ -64,7 +64,7 @@ func builtins() []builtin {
 	}
 }
 
-// appCards is the app-card table in the spec's order: todo, bg-process,
+// appCards is the app-card table in catalog order: todo, bg-process,
 // task, saas-action, memory, enter_plan_mode, exit_plan_mode. Each joins
 // only the All profile.
 func appCards() []Card {

@@ -2,7 +2,7 @@
 // from it.
 //
 // The catalog is one slice of [Card] rows, built-in tools first in the
-// spec's order and then the app cards; every lookup ([Index], [IDs], [Has],
+// catalog order and then the app cards; every lookup ([Index], [IDs], [Has],
 // [Find], [ProfilesOf], [CardsFor]) is derived from that slice so nothing can
 // drift. [Provision] selects the rows of a [Profile], builds each against a
 // [Context] and returns a [Deck]; [Deck.Box] turns it into the runner that

@@ -12,7 +12,7 @@ import (
 // The MCP annotations of the catalog's tools that a tool spec does not
 // carry. MCP's defaults are pessimistic (a tool is destructive and reaches
 // the open world unless it says otherwise), so each catalog tool states
-// both; read-only comes from the spec itself.
+// both; read-only comes from the tool's own Spec.
 var (
 	// destructive tools may overwrite or delete what exists.
 	destructive = map[string]bool{"write": true, "edit": true, "bash": true, "process": true, "bg-process": true}

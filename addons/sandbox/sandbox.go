@@ -20,7 +20,7 @@ import (
 )
 
 // DefaultTimeout bounds one call of an out-of-process addon: thirty
-// seconds, the spec's default, long enough for a linter, short enough that
+// seconds, the default, long enough for a linter, short enough that
 // a hung addon does not hold a turn.
 const DefaultTimeout = 30 * time.Second
 

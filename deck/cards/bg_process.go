@@ -12,7 +12,7 @@ import (
 	"github.com/indusagi/induscode/tools/shell"
 )
 
-// bgActions are the bg-process actions in the spec's order.
+// bgActions are the bg-process actions in their documented order.
 var bgActions = []string{"start", "poll", "stop", "list"}
 
 var bgVerbs = shell.Verbs{Tool: "bg-process", Output: "poll", Stop: "stop"}
