@@ -266,7 +266,7 @@ func (s *server) reconnect() error {
 	s.link = l
 	s.state = Ready
 	s.mu.Unlock()
-	s.fleet.setTools(s, tools, faults, true)
+	s.fleet.setTools(s, tools, faults)
 	s.mu.Lock()
 	return nil
 }

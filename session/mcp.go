@@ -49,7 +49,7 @@ func MountFleet(ctx context.Context, opts Options) (*bridge.Fleet, error) {
 	if err != nil || len(servers) == 0 {
 		return nil, err
 	}
-	f := bridge.Mount(ctx, servers, FleetOptions(dir, opts))
+	f := bridge.Mount(ctx, servers, configured(FleetOptions(dir, opts), servers))
 	for _, w := range f.Warnings() {
 		warnTo(opts.Warn, "mcp: "+w)
 	}
@@ -74,7 +74,7 @@ func StartFleet(opts Options) (*bridge.Fleet, <-chan struct{}, error) {
 		close(done)
 		return nil, done, err
 	}
-	f := bridge.Mount(context.Background(), nil, FleetOptions(dir, opts))
+	f := bridge.Mount(context.Background(), nil, configured(FleetOptions(dir, opts), servers))
 	go func() {
 		defer close(done)
 		f.Attach(context.Background(), servers...)
@@ -84,6 +84,17 @@ func StartFleet(opts Options) (*bridge.Fleet, <-chan struct{}, error) {
 		reportFleet(f, opts.Warn)
 	}()
 	return f, done, nil
+}
+
+// configured names every configured server in fo, so the ledger retires
+// the tools of servers that left the configuration. Pass the whole
+// configuration, also when only some of its servers are mounted.
+func configured(fo bridge.Options, servers []bridge.ServerConfig) bridge.Options {
+	fo.Configured = make([]string, len(servers))
+	for i, s := range servers {
+		fo.Configured[i] = s.Name
+	}
+	return fo
 }
 
 // mountOwn mounts the session's own fleet and reports what went wrong.
