@@ -33,7 +33,7 @@ func TestParseConfig(t *testing.T) {
 				{"name":"off","command":"x","enabled":false}]}`,
 			want: []ServerConfig{
 				{Name: "github", Transport: Stdio, Command: "npx", Args: []string{"-y", "@scope/server-github"}, Env: []Pair{{"B", "2"}, {"A", "1"}}, Row: "servers[0]"},
-				{Name: "remote", Transport: SSE, URL: "http://localhost:8080/mcp", Headers: []Pair{{"Authorization", "Bearer t"}}, Row: "servers[1]"},
+				{Name: "remote", Transport: StreamableHTTP, DetectTransport: true, URL: "http://localhost:8080/mcp", Headers: []Pair{{"Authorization", "Bearer t"}}, Row: "servers[1]"},
 			},
 		},
 		{
@@ -41,7 +41,7 @@ func TestParseConfig(t *testing.T) {
 			json: `{"servers":{"zeta":{"command":"z"},"alpha":{"url":"http://a/sse"},"mid":{"command":"m","name":"ignored"}}}`,
 			want: []ServerConfig{
 				{Name: "zeta", Transport: Stdio, Command: "z", Row: `servers["zeta"]`},
-				{Name: "alpha", Transport: SSE, URL: "http://a/sse", Row: `servers["alpha"]`},
+				{Name: "alpha", Transport: StreamableHTTP, DetectTransport: true, URL: "http://a/sse", Row: `servers["alpha"]`},
 				{Name: "mid", Transport: Stdio, Command: "m", Row: `servers["mid"]`},
 			},
 		},
@@ -109,7 +109,7 @@ func TestParseConfig(t *testing.T) {
 		{
 			name:     "url and command without a type: url wins, with a warning",
 			json:     `{"servers":{"both":{"url":"http://u/sse","command":"c"}}}`,
-			want:     []ServerConfig{{Name: "both", Transport: SSE, URL: "http://u/sse", Row: `servers["both"]`}},
+			want:     []ServerConfig{{Name: "both", Transport: StreamableHTTP, DetectTransport: true, URL: "http://u/sse", Row: `servers["both"]`}},
 			warnings: []string{`has both "url" and "command"`},
 		},
 		{name: "malformed JSON yields nothing", json: `{"servers":[{"name":"a","command":"x"}`, warnings: []string{"not a JSON object"}},

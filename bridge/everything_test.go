@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -77,4 +78,56 @@ func exerciseEverything(t *testing.T, f *Fleet) {
 		t.Errorf("cancellation took %v", took)
 	}
 	wantText(t, call(t, f, "everything__echo", `{"message":"after cancel"}`), "Echo: after cancel")
+}
+
+// A url row without a "type", as Claude Code and Cursor users write it,
+// reaches server-everything in either HTTP mode: Streamable HTTP first,
+// then SSE when the POST is refused with 400, 404 or 405.
+func TestTransportDetection(t *testing.T) {
+	t.Parallel()
+	streamable := startNode(t, "streamableHttp")
+	sse := startNode(t, "sse")
+	cases := []struct {
+		name    string
+		url     string
+		want    Transport
+		errWant []string // for a server that cannot connect
+	}{
+		{name: "streamable HTTP server", url: streamable + "/mcp", want: StreamableHTTP},
+		{name: "SSE-only server", url: sse + "/sse", want: SSE},
+		{name: "nothing at the url", url: sse + "/nowhere",
+			errWant: []string{"both transports were tried", "Streamable HTTP, whose POST was answered 404 Not Found", "then SSE, where", `set "type"`}},
+		{name: "nothing listening", url: "http://127.0.0.1:1/mcp",
+			errWant: []string{"over Streamable HTTP (tried first", "SSE was not tried, as no HTTP answer came back"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			servers, warnings := ParseConfig([]byte(`{"mcpServers":{"everything":{"url":"`+tc.url+`"}}}`), "mcp.json", nil)
+			if len(servers) != 1 || len(warnings) != 0 {
+				t.Fatalf("config: %+v %v", servers, warnings)
+			}
+			f := mount(t, Options{}, servers...)
+			st := statusOf(t, f, "everything")
+			if !st.TransportDetected {
+				t.Errorf("status %+v does not say the transport was detected", st)
+			}
+			if tc.errWant != nil {
+				if st.State != Failed {
+					t.Fatalf("status %+v, want failed", st)
+				}
+				t.Log(st.LastError)
+				for _, w := range tc.errWant {
+					if !strings.Contains(st.LastError, w) {
+						t.Errorf("error %q does not say %q", st.LastError, w)
+					}
+				}
+				return
+			}
+			if st.Transport != tc.want {
+				t.Errorf("connected over %s, want %s", st.Transport, tc.want)
+			}
+			exerciseEverything(t, f)
+		})
+	}
 }

@@ -128,7 +128,9 @@ func (p *parser) row(id, key string, raw json.RawMessage) {
 	case "":
 		switch {
 		case r.URL != "":
-			s.Transport = SSE
+			// What Claude Code and Cursor users write for a current
+			// server; an SSE-only server is found by the fallback.
+			s.Transport, s.DetectTransport = StreamableHTTP, true
 		case r.Command != "":
 			s.Transport = Stdio
 		}
@@ -173,7 +175,7 @@ func (p *parser) row(id, key string, raw json.RawMessage) {
 		s.URL = exp.expand(r.URL)
 		s.Headers = p.pairs(id, "headers", r.Headers, &exp)
 		if r.Command != "" && kind == "" {
-			p.warn(id, `server %q has both "url" and "command"; set "type" to choose, using %s`, name, s.Transport)
+			p.warn(id, `server %q has both "url" and "command"; set "type" to choose, using the url`, name)
 		}
 	default:
 		p.warn(id, `server %q has neither "url" nor "command"; skipped`, name)
