@@ -3,7 +3,10 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -208,4 +211,54 @@ func TestLegacyServerIgnoringDiscover(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 	wantText(t, call(t, f, "legacy__echo", `{"message":"old"}`), "echo: old")
+}
+
+// Real servers log JSON to stdout: objects without "jsonrpc" and arrays.
+// They are dropped to the server's log like banners, and the session goes
+// on.
+func TestFaultJSONLogsOnStdout(t *testing.T) {
+	t.Parallel()
+	f := mount(t, Options{}, fake("jsonlog", "-jsonlogs"))
+	st := statusOf(t, f, "jsonlog")
+	if st.State != Ready || st.Tools != 7 {
+		t.Fatalf("status %+v", st)
+	}
+	for _, msg := range []string{"one", "two"} {
+		wantText(t, call(t, f, "jsonlog__echo", `{"message":"`+msg+`"}`), "echo: "+msg)
+	}
+	// Two lines before each of: initialize, tools/list, two calls.
+	if st := statusOf(t, f, "jsonlog"); st.State != Ready || st.DroppedLines < 8 {
+		t.Errorf("status %+v, want ready with 8 dropped lines", st)
+	}
+	waitLog(t, st.Log, `(not JSON-RPC, dropped) {"level":"info"`, time.Second)
+	waitLog(t, st.Log, `(not JSON-RPC, dropped) ["log", 1,`, time.Second)
+}
+
+// An answer over the frame limit fails its call at once, with the size
+// and the limit, instead of leaving it to its timeout; the session and
+// other calls go on.
+func TestFaultResponseOverFrameLimit(t *testing.T) {
+	t.Parallel()
+	f := mount(t, Options{}, fake("big", "-big"))
+	const size = 20 << 20
+	start := time.Now()
+	res := call(t, f, "big__big", fmt.Sprintf(`{"bytes":%d}`, size))
+	took := time.Since(start)
+	wantError(t, res, "big__big failed", `MCP server "big"`, "over the 16777216-byte limit on one message", "ask for less")
+	m := regexp.MustCompile(`the answer was (\d+) bytes`).FindStringSubmatch(res.PlainText())
+	if m == nil {
+		t.Fatalf("the error does not give the size: %q", res.PlainText())
+	}
+	if n, _ := strconv.Atoi(m[1]); n < size || n > size+200 {
+		t.Errorf("the error gives %d bytes for a %d-byte text", n, size)
+	}
+	if took > 10*time.Second {
+		t.Errorf("the call failed after %v, not at once", took)
+	}
+	// Under the limit is fine, and the session survived.
+	wantText(t, call(t, f, "big__big", `{"bytes":1000}`), strings.Repeat("x", 1000))
+	wantText(t, call(t, f, "big__echo", `{"message":"after"}`), "echo: after")
+	if st := statusOf(t, f, "big"); st.State != Ready || st.Restarts != 0 {
+		t.Errorf("status %+v", st)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -24,6 +25,10 @@ var (
 	extra = flag.Int("tools", 0, "extra tools t0..tN-1")
 	flood = flag.Int("flood", 5000, "tools/list_changed notifications to send in flood mode")
 	delay = flag.Duration("delay", 0, "wait this long before answering initialize")
+	// Real servers print structured logs to stdout: JSON that is not
+	// JSON-RPC.
+	jsonLogs = flag.Bool("jsonlogs", false, "print a JSON log object and a JSON array on stdout before every message")
+	big      = flag.Bool("big", false, `add a tool "big" that answers with a text of {"bytes": N} bytes`)
 )
 
 type message struct {
@@ -51,6 +56,10 @@ func send(m message) {
 	defer outMu.Unlock()
 	if *mode == "garbage" {
 		fmt.Fprintln(out, "garbage: this line is not JSON-RPC")
+	}
+	if *jsonLogs {
+		fmt.Fprintf(out, `{"level":"info","time":%q,"msg":"sending a message","id":7}`+"\n", time.Now().Format(time.RFC3339))
+		fmt.Fprintln(out, `["log", 1, {"jsonrpc": "not in an array of messages"}]`)
 	}
 	out.Write(b)
 	out.WriteByte('\n')
@@ -213,6 +222,9 @@ func tools() []map[string]any {
 			map[string]any{"name": "a.b", "inputSchema": schema(nil)},
 			map[string]any{"name": "a_b", "inputSchema": schema(nil)})
 	}
+	if *big {
+		ts = append(ts, map[string]any{"name": "big", "description": "Answer with a large text.", "inputSchema": schema(map[string]any{"bytes": num})})
+	}
 	for i := range *extra {
 		ts = append(ts, map[string]any{"name": "t" + strconv.Itoa(i), "inputSchema": schema(nil)})
 	}
@@ -273,6 +285,12 @@ func call(id json.RawMessage, name string, args json.RawMessage) {
 		send(message{ID: id, Result: map[string]any{"content": []any{text("it failed on purpose")}, "isError": true}})
 	case "fresh":
 		send(message{ID: id, Result: map[string]any{"content": []any{text("fresh tool")}}})
+	case "big":
+		var a struct {
+			Bytes int `json:"bytes"`
+		}
+		json.Unmarshal(args, &a)
+		send(message{ID: id, Result: map[string]any{"content": []any{text(strings.Repeat("x", a.Bytes))}}})
 	default:
 		send(message{ID: id, Result: map[string]any{"content": []any{text("unknown tool " + name)}, "isError": true}})
 	}
