@@ -51,6 +51,10 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string) {
 		if note != "" {
 			faults = append(faults, fmt.Sprintf("tool %q: %s", t.Name, note))
 		}
+		outSchema, note := outputSchema(t.OutputSchema)
+		if note != "" {
+			faults = append(faults, fmt.Sprintf("tool %q: %s", t.Name, note))
+		}
 		var annTitle string
 		if t.Annotations != nil {
 			annTitle = t.Annotations.Title
@@ -60,6 +64,7 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string) {
 		want = append(want, &capability{fleet: f, server: s.cfg.Name, name: t.Name, spec: tool.Spec{
 			Name: exposed, Label: label(t.Title, annTitle, t.Name),
 			Description: describe(t.Description, s.cfg.Name, t.Name), InputSchema: schema,
+			OutputSchema: outSchema,
 		}})
 	}
 
@@ -117,7 +122,8 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string) {
 // bytes the log stored, which may differ in spacing and escapes.
 func sameSpec(a, b tool.Spec) bool {
 	return a.Name == b.Name && a.Label == b.Label && a.Description == b.Description &&
-		sameJSON(a.InputSchema, b.InputSchema) && a.ReadOnly == b.ReadOnly
+		sameJSON(a.InputSchema, b.InputSchema) && a.ReadOnly == b.ReadOnly &&
+		sameJSON(a.OutputSchema, b.OutputSchema)
 }
 
 func sameJSON(a, b json.RawMessage) bool {

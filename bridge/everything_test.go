@@ -2,6 +2,8 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
+	"maps"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -129,5 +131,47 @@ func TestTransportDetection(t *testing.T) {
 			}
 			exerciseEverything(t, f)
 		})
+	}
+}
+
+// server-everything's get-structured-content declares an output schema
+// and answers with structured content beside its text: both survive the
+// graft.
+func TestEverythingStructuredContent(t *testing.T) {
+	t.Parallel()
+	f := mount(t, Options{}, everythingStdio(t))
+	spec := toolNamed(t, f, "everything__get-structured-content").Spec()
+	var schema struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(spec.OutputSchema, &schema); err != nil || schema.Type != "object" {
+		t.Fatalf("output schema %s (%v)", spec.OutputSchema, err)
+	}
+	for _, p := range []string{"temperature", "conditions", "humidity"} {
+		if _, ok := schema.Properties[p]; !ok {
+			t.Errorf("output schema %s lacks %q", spec.OutputSchema, p)
+		}
+	}
+	if s := toolNamed(t, f, "everything__echo").Spec(); s.OutputSchema != nil {
+		t.Errorf("echo has no output schema, got %s", s.OutputSchema)
+	}
+
+	res := call(t, f, "everything__get-structured-content", `{"location":"Chicago"}`)
+	if res.IsError || len(res.Blocks) != 2 || res.Blocks[0].Kind != tool.KindText || res.Blocks[1].Kind != tool.KindJSON {
+		t.Fatalf("result %+v, want a text block then a JSON block", res)
+	}
+	var weather map[string]any
+	if err := json.Unmarshal(res.Blocks[1].JSON, &weather); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"temperature": 36.0, "conditions": "Light rain / drizzle", "humidity": 82.0}
+	if !maps.Equal(weather, want) {
+		t.Errorf("structured content %v, want %v", weather, want)
+	}
+	// As `indusr call --json` prints it.
+	b, err := json.Marshal(res.Blocks[1])
+	if err != nil || !strings.Contains(string(b), `"type":"json","json":{"conditions":"Light rain / drizzle"`) {
+		t.Errorf("JSON form %s (%v)", b, err)
 	}
 }

@@ -30,7 +30,31 @@ type frameScanner struct {
 const maxIDBytes = 256
 
 func (sc *frameScanner) feed(b []byte) {
-	for _, c := range b {
+	for i := 0; i < len(b); i++ {
+		// Most of a large message is the inside of strings; skip to the
+		// next byte that matters with bytes.IndexByte (assembly), and
+		// outside strings to the next structural byte.
+		if sc.inString && !sc.escaped && !sc.inKey && !sc.inID {
+			j := bytes.IndexByte(b[i:], '"')
+			rest := b[i:]
+			if j >= 0 {
+				rest = rest[:j]
+			}
+			if k := bytes.IndexByte(rest, '\\'); k >= 0 {
+				j = k
+			}
+			if j < 0 {
+				return
+			}
+			i += j
+		} else if !sc.inString && !sc.inID {
+			j := bytes.IndexAny(b[i:], `"{}[]:,`)
+			if j < 0 {
+				return
+			}
+			i += j
+		}
+		c := b[i]
 		if sc.inString {
 			switch {
 			case sc.escaped:

@@ -55,18 +55,21 @@ func TestLedgerIsPersisted(t *testing.T) {
 	}
 }
 
-// Ten commands in a row with an unchanged configuration write the ledger
-// once: the first enrolls every tool, the others find them there.
+// Commands in a row with an unchanged configuration (ten of them) write
+// the ledger once: the first enrolls every tool, the others find them
+// there.
 func TestLedgerUnchangedConfigWritesNothing(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name    string
+		runs    int
 		servers func(t *testing.T) []ServerConfig
 	}{
-		{"fake", func(*testing.T) []ServerConfig { return []ServerConfig{fake("p"), fake("q", "-mode", "notype")} }},
-		// A real server: its schemas and descriptions must survive the
-		// trip through the log byte for byte, or every command re-enrolls.
-		{"server-everything", func(t *testing.T) []ServerConfig { return []ServerConfig{everythingStdio(t)} }},
+		{"fake", 10, func(*testing.T) []ServerConfig { return []ServerConfig{fake("p"), fake("q", "-mode", "notype")} }},
+		// A real server: its schemas (output schemas too) and descriptions
+		// must compare equal after the trip through the log, or every
+		// command re-enrolls. Three runs show it; Node costs a second each.
+		{"server-everything", 3, func(t *testing.T) []ServerConfig { return []ServerConfig{everythingStdio(t)} }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,7 +81,7 @@ func TestLedgerUnchangedConfigWritesNothing(t *testing.T) {
 				names[i] = s.Name
 			}
 			var first []byte
-			for run := range 10 {
+			for run := range tc.runs {
 				f := mount(t, Options{LedgerPath: path, Configured: names}, servers...)
 				if len(f.Tools()) == 0 || len(f.Warnings()) != 0 {
 					t.Fatalf("run %d: %d tools, warnings %q, status %+v", run, len(f.Tools()), f.Warnings(), f.Status())
@@ -238,7 +241,7 @@ func TestLedgerIsCompacted(t *testing.T) {
 			compactions++
 		}
 		if n := len(f.Tools()); n != 7+extra {
-			t.Fatalf("session %d: %d tools, want %d", session, n, 7+extra)
+			t.Fatalf("session %d: %d tools, want %d (status %+v, warnings %q)", session, n, 7+extra, f.Status(), f.Warnings())
 		}
 		f.Close()
 		entries, warnings, err := ledger.ReadLog(path)

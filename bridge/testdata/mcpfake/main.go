@@ -215,7 +215,8 @@ func tools() []map[string]any {
 	switch *mode {
 	case "notype":
 		ts = append(ts,
-			map[string]any{"name": "loose", "description": "Schema without a type.", "inputSchema": map[string]any{"properties": map[string]any{"x": str}}},
+			map[string]any{"name": "loose", "description": "Schema without a type.", "inputSchema": map[string]any{"properties": map[string]any{"x": str}},
+				"outputSchema": map[string]any{"type": "array"}},
 			map[string]any{"name": "bare", "description": "No schema at all."})
 	case "collide":
 		ts = append(ts,
