@@ -71,6 +71,35 @@ func TestParseConfig(t *testing.T) {
 			},
 		},
 		{
+			name: "shell forms: alternatives, unset-only defaults, nested defaults",
+			json: `{"servers":{"s":{"command":"run","args":[
+				"${TOKEN:+--token=${TOKEN}}", "${NOPE:+--never}", "${EMPTY:+--never}", "${EMPTY+set-but-empty}",
+				"${EMPTY-unused}", "${NOPE-dflt}", "${NOPE:-${HOST}}", "${NOPE:-${ALSO_NOPE:-deep}}", "${NOPE:=x}",
+				"${TOKEN:?never shown}", "${1X}", "${A B}", "${NOPE:-a}}"]}}}`,
+			want: []ServerConfig{{Name: "s", Transport: Stdio, Command: "run", Args: []string{
+				"--token=s3cret", "", "", "set-but-empty",
+				"", "dflt", "example.test", "deep", "x",
+				"s3cret", "${1X}", "${A B}", "a}"}, Row: `servers["s"]`}},
+		},
+		{
+			name: "${VAR:?message} fails its row with the message",
+			json: `{"servers":{
+				"gh":{"command":"gh-mcp","env":{"GITHUB_TOKEN":"${GH_TOKEN:?set GH_TOKEN to a token with repo scope}"}},
+				"empty":{"url":"https://${EMPTY:?}/mcp"},
+				"unsetonly":{"url":"https://h${EMPTY?must be set}/mcp"},
+				"nested":{"command":"x","args":["${NOPE:?${HOST} needs NOPE}"]},
+				"ok":{"command":"ok"}}}`,
+			want: []ServerConfig{
+				{Name: "unsetonly", Transport: StreamableHTTP, DetectTransport: true, URL: "https://h/mcp", Row: `servers["unsetonly"]`},
+				{Name: "ok", Transport: Stdio, Command: "ok", Row: `servers["ok"]`},
+			},
+			warnings: []string{
+				`servers["gh"]: server "gh" is skipped: ${GH_TOKEN} is not set: set GH_TOKEN to a token with repo scope`,
+				`servers["empty"]: server "empty" is skipped: ${EMPTY} is empty: the config requires it`,
+				`servers["nested"]: server "nested" is skipped: ${NOPE} is not set: example.test needs NOPE`,
+			},
+		},
+		{
 			name:     "an unset variable expands to nothing, with a warning",
 			json:     `{"servers":{"s":{"command":"run","args":["${NOPE}"]}}}`,
 			want:     []ServerConfig{{Name: "s", Transport: Stdio, Command: "run", Args: []string{""}, Row: `servers["s"]`}},
@@ -241,6 +270,8 @@ func FuzzParseConfig(f *testing.F) {
 		`{"servers":[1,"x",null,{}]}`,
 		`{"servers":{"a":1,"a":{"command":"z"}}}`,
 		`{`,
+		`{"servers":{"e":{"command":"${NOPE:-${A:-${H}}}","args":["${A:+x${H}y}","${A:?}","${B?${A}}"]}}}`,
+		`{"servers":{"f":{"url":"${NOPE:?set NOPE}","cwd":"${A:-${"}}}`,
 	} {
 		f.Add([]byte(s))
 	}

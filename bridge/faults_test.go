@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -266,5 +268,57 @@ func TestFaultResponseOverFrameLimit(t *testing.T) {
 	wantText(t, call(t, f, "big__echo", `{"message":"after"}`), "echo: after")
 	if st := statusOf(t, f, "big"); st.State != Ready || st.Restarts != 0 {
 		t.Errorf("status %+v", st)
+	}
+}
+
+// A stdio server that cannot start says what is missing: its working
+// directory, or its command; exec alone reports both as a missing file.
+func TestStartFailureNamesTheCause(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		cfg    func() ServerConfig
+		want   []string
+		unwant string
+	}{
+		{"cwd missing", func() ServerConfig {
+			c := fake("s")
+			c.Dir, c.Source, c.Row = filepath.Join(dir, "missing"), "/p/.mcp.json", `mcpServers["s"]`
+			return c
+		}, []string{"its working directory " + filepath.Join(dir, "missing"), `("cwd" in /p/.mcp.json mcpServers["s"]) does not exist`, "was not run"}, "fork/exec"},
+		{"cwd is a file", func() ServerConfig {
+			c := fake("s")
+			c.Dir = file
+			return c
+		}, []string{"its working directory " + file, "is not a directory"}, "fork/exec"},
+		{"command missing", func() ServerConfig {
+			c := fake("s")
+			c.Command, c.Dir = filepath.Join(dir, "no-such-server"), dir
+			return c
+		}, []string{"the command " + filepath.Join(dir, "no-such-server") + " was not found", `correct "command" in test`}, "working directory"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := mount(t, Options{}, tc.cfg())
+			st := statusOf(t, f, "s")
+			if st.State != Failed {
+				t.Fatalf("status %+v", st)
+			}
+			t.Log(st.LastError)
+			for _, w := range tc.want {
+				if !strings.Contains(st.LastError, w) {
+					t.Errorf("error %q does not say %q", st.LastError, w)
+				}
+			}
+			if strings.Contains(st.LastError, tc.unwant) {
+				t.Errorf("error %q mentions %q", st.LastError, tc.unwant)
+			}
+		})
 	}
 }

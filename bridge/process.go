@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -50,6 +51,11 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 	if cfg.Dir != "" {
 		cmd.Dir = cfg.Dir
 	}
+	// A missing working directory makes exec report the command as not
+	// found; say what is really missing.
+	if err := checkDir(cmd.Dir, cfg); err != nil {
+		return nil, err
+	}
 	if len(cfg.Env) > 0 {
 		env := os.Environ()
 		for _, p := range cfg.Env {
@@ -79,6 +85,9 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := cmd.Start(); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("starting %s: the command %s was not found (%v); install it or correct \"command\" in %s", commandLine(cfg), cfg.Command, err, where(cfg))
+		}
 		return nil, fmt.Errorf("starting %s: %w", commandLine(cfg), err)
 	}
 	closeAll(inR, outW, errW) // the child's ends
@@ -98,6 +107,39 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 	}()
 	go p.reap(outR, errR, stderrDone)
 	return p, nil
+}
+
+// checkDir reports a working directory that cannot be used, naming where
+// it came from.
+func checkDir(dir string, cfg ServerConfig) error {
+	if dir == "" {
+		return nil
+	}
+	what := fmt.Sprintf("the session directory %s, where stdio servers start,", dir)
+	if cfg.Dir != "" {
+		what = fmt.Sprintf("its working directory %s (\"cwd\" in %s)", dir, where(cfg))
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist; create it or correct the path (the command %s was not run)", what, cfg.Command)
+	case err != nil:
+		return fmt.Errorf("%s cannot be used: %v", what, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory; correct the path", what)
+	}
+	return nil
+}
+
+// where names the config row of a server, for messages.
+func where(cfg ServerConfig) string {
+	switch {
+	case cfg.Source != "" && cfg.Row != "":
+		return cfg.Source + " " + cfg.Row
+	case cfg.Source != "":
+		return cfg.Source
+	}
+	return "its config"
 }
 
 // reap waits for the child, then clears out its process group and drains

@@ -256,6 +256,7 @@ func (f *File) Close() error {
 	if f.f == nil {
 		return nil
 	}
+	unlock(f.f)
 	err := f.f.Close()
 	f.f = nil
 	return err

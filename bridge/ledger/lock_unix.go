@@ -17,3 +17,10 @@ func lock(f *os.File) error {
 	}
 	return err
 }
+
+// unlock releases the lock before f is closed. Closing alone is not
+// enough at once: a process forked meanwhile (to start a server) shares
+// the open file until it execs, and with it the lock.
+func unlock(f *os.File) {
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+}
