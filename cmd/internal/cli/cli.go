@@ -105,6 +105,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newMCPCmd(&opts),
 		newServeCmd(&opts),
 	)
+	guardParents(root)
 	return root
 }
 
