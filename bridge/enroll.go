@@ -15,8 +15,10 @@ import (
 // tool the ledger already holds for this server with the same spec (from
 // this process or, replayed from the log, an earlier one) writes nothing,
 // so mounting, restarting or refreshing an unchanged server records no
-// event.
-func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string) {
+// event. After a restart (restarted) the OnChange watchers are called even
+// so, as [Fleet.OnChange] promises: a client that saw calls fail during the
+// outage learns the server's tools are back.
+func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, restarted bool) {
 	changed := false
 	// Registered before the unlock, so it runs after it: listeners may
 	// call back into the fleet.
@@ -30,6 +32,7 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string) {
 	if f.closed || f.find(s.cfg.Name) != s {
 		return
 	}
+	changed = restarted
 	var want []*capability
 	taken := make(map[string]string) // exposed name -> the server's tool name
 	for _, t := range tools {

@@ -267,7 +267,7 @@ func (f *Fleet) Attach(ctx context.Context, servers ...ServerConfig) []ServerSta
 		default:
 			s.state, s.link = Ready, r.l
 			s.mu.Unlock()
-			f.setTools(s, r.tools, r.faults)
+			f.setTools(s, r.tools, r.faults, false)
 		}
 		out = append(out, s.status())
 	}

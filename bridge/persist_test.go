@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/indusagi/induscode/bridge/ledger"
@@ -32,9 +33,16 @@ func TestLedgerIsPersisted(t *testing.T) {
 		}
 	}
 
-	// A crash and restart lists the same tools: nothing is written.
+	// A crash and restart lists the same tools: nothing is written, but
+	// watchers hear that the server's tools are back.
+	var notified atomic.Int32
+	stop := f.OnChange(func() { notified.Add(1) })
+	defer stop()
 	wantError(t, call(t, f, "p__crash", ""), "went away")
 	wantText(t, call(t, f, "p__echo", `{"message":"x"}`), "echo: x")
+	if notified.Load() == 0 {
+		t.Error("OnChange was not called after the restart")
+	}
 	if l := f.Ledger(); l.Len() != 7 || l.Snapshot().Len() != 7 {
 		t.Errorf("after a restart the ledger has %d events and %d live tools, want 7 and 7", l.Len(), l.Snapshot().Len())
 	}

@@ -322,7 +322,7 @@ func (s *server) reconnect() error {
 	s.link = l
 	s.state = Ready
 	s.mu.Unlock()
-	s.fleet.setTools(s, tools, faults)
+	s.fleet.setTools(s, tools, faults, true)
 	s.mu.Lock()
 	return nil
 }

@@ -99,7 +99,7 @@ func (l *link) refresher() {
 			continue
 		}
 		if current {
-			s.fleet.setTools(s, tools, faults)
+			s.fleet.setTools(s, tools, faults, false)
 		}
 	}
 }
