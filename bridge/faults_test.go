@@ -322,3 +322,20 @@ func TestStartFailureNamesTheCause(t *testing.T) {
 		})
 	}
 }
+
+// A stderr line longer than any buffer is logged by its start, and the
+// pipe keeps being read: the server, which goes on writing to stderr,
+// never blocks on it.
+func TestFaultHugeStderrLine(t *testing.T) {
+	t.Parallel()
+	srv := fake("loud", "-stderrline", strconv.Itoa(maxFrame+1<<20))
+	srv.StartupTimeout = 5 * time.Second
+	f := mount(t, Options{}, srv)
+	st := statusOf(t, f, "loud")
+	if st.State != Ready {
+		t.Fatalf("status %+v", st)
+	}
+	wantText(t, call(t, f, "loud__echo", `{"message":"heard"}`), "echo: heard")
+	waitLog(t, st.Log, fmt.Sprintf("stderr: %s… (%d more bytes)", strings.Repeat("e", maxLogLine), maxFrame+1<<20-maxLogLine), 5*time.Second)
+	waitLog(t, st.Log, "stderr: after the long line 1999 ", 5*time.Second)
+}

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -99,11 +100,7 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
-		sc := bufio.NewScanner(errR)
-		sc.Buffer(make([]byte, 4096), maxFrame)
-		for sc.Scan() {
-			log.line("stderr", sc.Text())
-		}
+		drainStderr(errR, log)
 	}()
 	go p.reap(outR, errR, stderrDone)
 	return p, nil
@@ -140,6 +137,35 @@ func where(cfg ServerConfig) string {
 		return cfg.Source
 	}
 	return "its config"
+}
+
+// drainStderr logs a server's stderr line by line until the pipe ends. A
+// line of any length is read through, its start kept: a bufio.Scanner
+// stops at an overlong line, the pipe is then read no more, and the server
+// blocks on its next write to stderr.
+func drainStderr(r io.Reader, log *serverLog) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	cut := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		keep := min(max(maxLogLine-len(line), 0), len(chunk))
+		line = append(line, chunk[:keep]...)
+		cut += len(chunk) - keep
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if len(chunk) > 0 || len(line) > 0 {
+			if cut > 0 && bytes.HasSuffix(chunk, []byte("\n")) {
+				cut-- // the newline is not part of the line
+			}
+			log.lineCut("stderr", string(line), cut)
+		}
+		if err != nil {
+			return
+		}
+		line, cut = line[:0], 0
+	}
 }
 
 // reap waits for the child, then clears out its process group and drains

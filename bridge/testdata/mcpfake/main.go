@@ -29,6 +29,9 @@ var (
 	// JSON-RPC.
 	jsonLogs = flag.Bool("jsonlogs", false, "print a JSON log object and a JSON array on stdout before every message")
 	big      = flag.Bool("big", false, `add a tool "big" that answers with a text of {"bytes": N} bytes`)
+	// A server that dumps a huge line to stderr (a minified stack, a
+	// blob) and goes on writing there.
+	stderrLine = flag.Int("stderrline", 0, "at start, write a stderr line of this many bytes, then 2,000 short ones")
 )
 
 type message struct {
@@ -71,6 +74,14 @@ func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args
 func main() {
 	flag.Parse()
 	logf("mcpfake %s pid %d", *mode, os.Getpid())
+	if *stderrLine > 0 {
+		w := bufio.NewWriter(os.Stderr)
+		w.WriteString(strings.Repeat("e", *stderrLine) + "\n")
+		for i := range 2000 {
+			fmt.Fprintf(w, "after the long line %d %s\n", i, strings.Repeat(".", 70))
+		}
+		w.Flush()
+	}
 	switch *mode {
 	case "hang":
 		// Read requests, answer none, and outlive stdin and SIGTERM:
