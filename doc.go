@@ -6,14 +6,20 @@
 //
 //   - tool: the callable currency (Tool, Spec, Result, Env, ReadState) and
 //     the typed constructor that infers a tool's schema from a Go struct.
-//   - internal/atomicfile, internal/linediff: leaf helpers shared by the
-//     layers above (atomic file replacement, plain or through an os.Root;
-//     line diffs rendered as unified diffs).
+//   - internal/atomicfile, internal/linediff, internal/flock,
+//     internal/childproc: leaf helpers shared by the layers above (atomic
+//     file replacement, plain or through an os.Root, and the sweep of
+//     temp files a killed writer left; line diffs rendered as unified
+//     diffs; advisory locks, for the ledger, the checkpoint store and the
+//     per-file locks of write, edit and rewind; children that die with the
+//     session, also when indusr is killed).
 //   - workspace: every path under <workspace>/.indusvx/, created on demand
 //     with a .gitignore so the state folder ignores itself.
 //   - tools/files (read, write, edit, ls), tools/search (grep, find),
-//     tools/shell (bash, process), tools/checklist (todo_read, todo_set).
-//   - deck/cards (the bg-process app card), deck/checkpoint (the write/edit
+//     tools/shell (bash, process), tools/checklist (todo_read, todo_set),
+//     tools/web (websearch, webfetch).
+//   - deck/cards (the seven app cards: todo, bg-process, task, saas-action,
+//     memory, enter_plan_mode, exit_plan_mode), deck/checkpoint (the write/edit
 //     checkpoint wrapper, stores and rewind), deck (the catalog, profiles,
 //     provisioning and the Box that runs calls by name).
 //   - bridge/ledger (the event-sourced enrollment ledger) and bridge (MCP
@@ -32,5 +38,8 @@
 // *deck.Fault; DeckContext/DeckFramework are deck.Context/deck.Framework;
 // ToolResult is tool.Result; BridgeLedger/reduce_ledger/BridgeKey are
 // ledger.Ledger/ledger.Reduce/ledger.Key; mount_protocol_bridge/ServerFleet
-// are bridge.Mount/bridge.Fleet.
+// are bridge.Mount/bridge.Fleet; DelegateRunner/SaasGatewayPort/MemoryStore
+// are cards.DelegateRunner/SaasGateway/MemoryStore, InMemoryStore is
+// cards.InMemoryStore, and plan_slug/write_plan/read_plan/plan_file_path are
+// cards.PlanSlug/WritePlan/ReadPlan/PlanFilePath.
 package induscode

@@ -70,6 +70,8 @@ type ServerConfig struct {
 	// with 400, 404 or 405, as the MCP specification's backwards
 	// compatibility rule says. [ServerStatus] shows the one that was used.
 	DetectTransport bool
+	// Tools chooses which of the server's tools are grafted.
+	Tools ToolFilter
 	// StartupTimeout bounds connecting, the handshake and listing the
 	// tools; zero means the fleet's default.
 	StartupTimeout time.Duration

@@ -40,6 +40,9 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, restarte
 			faults = append(faults, "a listed tool has no name; it is ignored")
 			continue
 		}
+		if !s.cfg.Tools.Admits(t.Name) {
+			continue // left out by the config's "tools" filter, as asked
+		}
 		exposed := Qualify(s.cfg.Name, t.Name)
 		if first, dup := taken[exposed]; dup {
 			faults = append(faults, fmt.Sprintf("tools %q and %q both become %q; only the first is grafted (rename one on the server)", first, t.Name, exposed))
@@ -59,14 +62,16 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, restarte
 			faults = append(faults, fmt.Sprintf("tool %q: %s", t.Name, note))
 		}
 		var annTitle string
+		readOnly := false
 		if t.Annotations != nil {
 			annTitle = t.Annotations.Title
+			// The server's own claim: read-only and not destructive. The
+			// read-only profile grafts only such tools.
+			readOnly = t.Annotations.ReadOnlyHint && (t.Annotations.DestructiveHint == nil || !*t.Annotations.DestructiveHint)
 		}
-		// ReadOnly stays false: readOnlyHint is the server's claim, and a
-		// permission gate must not wave a remote tool through on it.
 		want = append(want, &capability{fleet: f, server: s.cfg.Name, name: t.Name, spec: tool.Spec{
 			Name: exposed, Label: label(t.Title, annTitle, t.Name),
-			Description: describe(t.Description, s.cfg.Name, t.Name), InputSchema: schema,
+			Description: describe(t.Description, s.cfg.Name, t.Name), InputSchema: schema, ReadOnly: readOnly,
 			OutputSchema: outSchema,
 		}})
 	}

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -205,38 +204,7 @@ func startNode(t testing.TB, mode string) string {
 	}
 	cmd := exec.Command("node", "--require", loopback, everything, mode)
 	cmd.Env = append(os.Environ(), "PORT=0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		found := false
-		for sc.Scan() {
-			if a, ok := strings.CutPrefix(sc.Text(), "loopback-listening "); ok && !found {
-				found = true
-				addr <- a
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		if !strings.HasPrefix(a, "127.0.0.1:") {
-			t.Fatalf("server-everything listens on %s, not loopback", a)
-		}
-		return "http://" + a
-	case <-time.After(20 * time.Second):
-		t.Fatal("server-everything did not start listening within 20s")
-	}
-	return ""
+	return "http://" + testpeer.Listen(t, cmd)
 }
 
 func stopProcess(t testing.TB, p *process) {

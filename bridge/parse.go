@@ -92,6 +92,7 @@ type rawRow struct {
 	Cwd            string          `json:"cwd"`
 	URL            string          `json:"url"`
 	Headers        json.RawMessage `json:"headers"`
+	Tools          json.RawMessage `json:"tools"`
 	Enabled        *bool           `json:"enabled"`
 	Disabled       bool            `json:"disabled"`
 	StartupTimeout json.RawMessage `json:"startupTimeout"`
@@ -189,6 +190,12 @@ func (p *parser) row(id, key string, raw json.RawMessage) {
 	for _, v := range exp.missing {
 		p.warn(id, "server %q uses ${%s}, which is not set; it expands to an empty string (write ${%s:-default} to give one)", name, v, v)
 	}
+	filter, err := parseToolFilter(r.Tools)
+	if err != nil {
+		p.warn(id, "server %q: %v; skipped", name, err)
+		return
+	}
+	s.Tools = filter
 	s.StartupTimeout = p.duration(id, "startupTimeout", r.StartupTimeout)
 	s.CallTimeout = p.duration(id, "callTimeout", r.CallTimeout)
 	p.out = append(p.out, s)

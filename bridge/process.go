@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/indusagi/induscode/internal/childproc"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // Teardown of a stdio server follows the MCP spec's order: close its stdin,
@@ -35,6 +38,8 @@ const (
 // server's log.
 type process struct {
 	cmd    *exec.Cmd
+	ward   *childproc.Ward // the server dies with indusr, also under SIGKILL
+	unward func()
 	stdin  *os.File
 	stdout *lineFilter
 	log    *serverLog
@@ -65,6 +70,8 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 		cmd.Env = env // later entries win, so the config overrides
 	}
 	ownProcessGroup(cmd)
+	ward := childproc.NewWard(workspace.At(dir).Procs())
+	ward.Prepare(cmd)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -84,7 +91,8 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 	// goroutines, and Wait returns when the child exits even if a
 	// grandchild still holds the pipes.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
+	unward, err := ward.Start(cmd, true)
+	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("starting %s: the command %s was not found (%v); install it or correct \"command\" in %s", commandLine(cfg), cfg.Command, err, where(cfg))
@@ -93,7 +101,7 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 	}
 	closeAll(inR, outW, errW) // the child's ends
 	p := &process{
-		cmd: cmd, stdin: inW, stdout: newLineFilter(outR, log), log: log,
+		cmd: cmd, ward: ward, unward: unward, stdin: inW, stdout: newLineFilter(outR, log), log: log,
 		exited: make(chan struct{}), done: make(chan struct{}),
 	}
 	log.printf("started %s (pid %d)", commandLine(cfg), cmd.Process.Pid)
@@ -172,9 +180,11 @@ func drainStderr(r io.Reader, log *serverLog) {
 // the pipes, closing them itself if a stray descendant keeps them open.
 func (p *process) reap(outR, errR *os.File, stderrDone chan struct{}) {
 	p.exitErr = p.cmd.Wait()
+	p.unward()
 	close(p.exited)
 	p.log.printf("exited: %v", exitText(p.exitErr))
 	killGroup(p.cmd, true)
+	p.ward.Close() // what left the group (setsid)
 	select {
 	case <-stderrDone:
 	case <-time.After(drainGrace):

@@ -7,6 +7,7 @@ import (
 	"github.com/indusagi/induscode/tools/files"
 	"github.com/indusagi/induscode/tools/search"
 	"github.com/indusagi/induscode/tools/shell"
+	"github.com/indusagi/induscode/tools/web"
 )
 
 // builtin is one row of the built-in table: a native tool and its catalog
@@ -21,8 +22,7 @@ type builtin struct {
 }
 
 // builtins is the built-in table in the spec's order: read, ls, grep, find,
-// websearch, webfetch, todo_read, write, edit, bash, process, todo_set. Rows
-// join as their tools are authored; a new row goes in its spec position.
+// websearch, webfetch, todo_read, write, edit, bash, process, todo_set.
 func builtins() []builtin {
 	return []builtin{
 		{id: "read", title: "Read file", readOnly: true,
@@ -37,6 +37,12 @@ func builtins() []builtin {
 		{id: "find", title: "Find files by name", readOnly: true,
 			summary: "Find files whose path matches a glob, newest first.",
 			build:   func(Context) tool.Tool { return search.FindTool(search.Options{}) }},
+		{id: "websearch", title: "Web search", readOnly: true,
+			summary: "Search the web (SearXNG, Brave, Tavily or DuckDuckGo) for titles, URLs and snippets.",
+			build:   func(c Context) tool.Tool { return web.SearchTool(c.Framework.Web) }},
+		{id: "webfetch", title: "Fetch URL", readOnly: true,
+			summary: "Fetch a web page as Markdown, text or HTML; binary bodies are saved to a file.",
+			build:   func(c Context) tool.Tool { return web.FetchTool(c.Framework.Web) }},
 		{id: "todo_read", title: "Read checklist", readOnly: true,
 			summary: "Show the session checklist and each item's status.",
 			build:   func(Context) tool.Tool { return checklist.ReadTool() }},
@@ -60,12 +66,30 @@ func builtins() []builtin {
 
 // appCards is the app-card table in the spec's order: todo, bg-process,
 // task, saas-action, memory, enter_plan_mode, exit_plan_mode. Each joins
-// only the All profile. Rows join as their cards are authored.
+// only the All profile.
 func appCards() []Card {
 	return []Card{
+		{ID: "todo", Title: "Todo list", Profiles: appCardMembership,
+			Summary: "A weighted todo list with pending, active, done and dropped items (apart from the checklist).",
+			Build:   func(Context) tool.Tool { return cards.Todo() }},
 		{ID: "bg-process", Title: "Background processes", Profiles: appCardMembership,
 			Summary: "Start, poll, stop and list background processes (shared with process).",
 			Build:   func(Context) tool.Tool { return cards.BgProcess() }},
+		{ID: "task", Title: "Delegate task", Profiles: appCardMembership,
+			Summary: "Hand a self-contained objective to a sub-agent through the host's delegate runner.",
+			Build:   func(c Context) tool.Tool { return cards.Task(c.Framework.Delegate) }},
+		{ID: "saas-action", Title: "SaaS actions", Profiles: appCardMembership,
+			Summary: "Discover and execute third-party service actions through the host's gateway.",
+			Build:   func(c Context) tool.Tool { return cards.SaasActionCard(c.Framework.Saas) }},
+		{ID: "memory", Title: "Working memory", Profiles: appCardMembership,
+			Summary: "Read, replace or append to the agent's working-memory notes.",
+			Build:   func(c Context) tool.Tool { return cards.Memory(c.Framework.Memory) }},
+		{ID: "enter_plan_mode", Title: "Enter plan mode", Profiles: appCardMembership,
+			Summary: "Ask to explore read-only and plan before changing anything.",
+			Build:   func(Context) tool.Tool { return cards.EnterPlanMode() }},
+		{ID: "exit_plan_mode", Title: "Exit plan mode", Profiles: appCardMembership,
+			Summary: "Submit a plan for the user's approval.",
+			Build:   func(Context) tool.Tool { return cards.ExitPlanMode() }},
 	}
 }
 

@@ -16,25 +16,42 @@ var specAppCards = []string{"todo", "bg-process", "task", "saas-action", "memory
 // readOnlyBuiltins are the observe-only built-ins of the spec.
 var readOnlyBuiltins = []string{"read", "ls", "grep", "find", "websearch", "webfetch", "todo_read"}
 
+// TestCatalogOrder pins the catalog: exactly the spec's 12 built-ins and 7
+// app cards, in the spec's order, nothing more.
 func TestCatalogOrder(t *testing.T) {
 	t.Parallel()
-	ids := IDs()
-	want := slices.Concat(specBuiltins, specAppCards)
-	pos := -1
-	for _, id := range ids {
-		i := slices.Index(want, id)
-		if i < 0 {
-			t.Fatalf("catalog row %q is not a spec tool", id)
-		}
-		if i < pos {
-			t.Fatalf("catalog order %v breaks spec order %v at %q", ids, want, id)
-		}
-		pos = i
+	if got, want := IDs(), slices.Concat(specBuiltins, specAppCards); !reflect.DeepEqual(got, want) {
+		t.Errorf("catalog = %v\nwant     %v", got, want)
 	}
-	for _, id := range []string{"todo_read", "todo_set"} {
-		if !slices.Contains(ids, id) {
-			t.Errorf("catalog lacks %s", id)
-		}
+}
+
+// TestProfileCounts checks what each profile provisions: all 19, survey
+// the 12 built-ins, authoring the 7 read-only built-ins.
+func TestProfileCounts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		p    Profile
+		want []string
+	}{
+		{All, slices.Concat(specBuiltins, specAppCards)},
+		{Survey, specBuiltins},
+		{Authoring, readOnlyBuiltins},
+	} {
+		t.Run(tc.p.String(), func(t *testing.T) {
+			t.Parallel()
+			d, err := Provision(tc.p, Context{Dir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			var got []string
+			for _, tl := range d.Tools() {
+				got = append(got, tl.Spec().Name)
+			}
+			if len(got) != len(tc.want) || !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%s provisions %d tools %v, want %d %v", tc.p, len(got), got, len(tc.want), tc.want)
+			}
+		})
 	}
 }
 
@@ -111,13 +128,10 @@ func TestProfileInversion(t *testing.T) {
 		}
 		return out
 	}
-	present := func(want []string) []string {
-		return slices.DeleteFunc(slices.Clone(want), func(id string) bool { return !Has(id) })
-	}
-	if got, want := ids(CardsFor(Authoring)), present(readOnlyBuiltins); !reflect.DeepEqual(got, want) {
+	if got, want := ids(CardsFor(Authoring)), readOnlyBuiltins; !reflect.DeepEqual(got, want) {
 		t.Errorf("Authoring = %v, want the read-only built-ins %v", got, want)
 	}
-	if got, want := ids(CardsFor(Survey)), present(specBuiltins); !reflect.DeepEqual(got, want) {
+	if got, want := ids(CardsFor(Survey)), specBuiltins; !reflect.DeepEqual(got, want) {
 		t.Errorf("Survey = %v, want every built-in %v", got, want)
 	}
 	if got, want := ids(CardsFor(All)), IDs(); !reflect.DeepEqual(got, want) {

@@ -3,8 +3,10 @@ package deck
 import (
 	"log/slog"
 
+	"github.com/indusagi/induscode/deck/cards"
 	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/web"
 )
 
 // Context is what a card's Build receives: where the session works and the
@@ -33,6 +35,21 @@ type Framework struct {
 	// Log receives what the deck reports outside results (a tool that
 	// panicked, with its stack). Nil means slog.Default().
 	Log *slog.Logger
+	// Web configures webfetch and websearch: the address policy (set
+	// Web.RefusePrivate when the deck serves anyone but the local user)
+	// and the search backends. The zero value fetches any address and
+	// reads the search settings from the environment.
+	Web web.Options
+	// Delegate runs the task card's sub-agents (for example a
+	// cards.CommandRunner). Nil: task answers "not configured".
+	Delegate cards.DelegateRunner
+	// Saas reaches third-party services for the saas-action card (for
+	// example a cards.HTTPGateway). Nil: saas-action answers "not
+	// configured".
+	Saas cards.SaasGateway
+	// Memory backs the memory card (cards.NewFileMemory keeps it in the
+	// workspace). Nil: each session gets its own in-process memory.
+	Memory cards.MemoryStore
 }
 
 func (f Framework) log() *slog.Logger {

@@ -3,6 +3,8 @@ package serve
 import (
 	"context"
 	"io"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,4 +42,35 @@ func BenchmarkReadOverPipes(b *testing.B) {
 	cs.Close()
 	cancel()
 	<-done
+}
+
+// BenchmarkReadOverHTTP is read through the Streamable HTTP endpoint with
+// 8 client sessions calling at once, in process (loopback TCP).
+func BenchmarkReadOverHTTP(b *testing.B) {
+	dir := workspace(b, map[string]string{"small.txt": "a small file\nof two lines\n"})
+	url, _ := startHTTP(b, sessionOptions(dir), HTTPOptions{})
+	const clients = 8
+	sessions := make([]*mcp.ClientSession, clients)
+	for i := range sessions {
+		sessions[i] = connect(b, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	}
+	params := &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"path": "small.txt"}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for _, cs := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(b.N) {
+				res, err := cs.CallTool(context.Background(), params)
+				if err != nil || res.IsError {
+					b.Error(err, res)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -153,7 +153,8 @@ func checkAddr(addr, token string) error {
 // ServeHTTP listens on o.Addr and serves until ctx ends; then every
 // session is closed (their processes stopped, the grafted servers torn
 // down) and it returns nil. ready, when set, is called with the endpoint
-// URL once the port is bound.
+// URL once the port is bound. On an address beyond loopback the sessions'
+// webfetch refuses private, loopback and link-local addresses.
 func (s *Server) ServeHTTP(ctx context.Context, o HTTPOptions, ready func(url string)) error {
 	defer s.Close()
 	if o.Addr == "" {
@@ -161,6 +162,11 @@ func (s *Server) ServeHTTP(ctx context.Context, o HTTPOptions, ready func(url st
 	}
 	if err := checkAddr(o.Addr, o.Token); err != nil {
 		return err
+	}
+	if host, _, _ := net.SplitHostPort(o.Addr); !isLoopbackHost(host) {
+		// Others can reach the deck: webfetch must not become their way
+		// into this machine's network. Set before any session opens.
+		s.opts.Session.Framework.Web.RefusePrivate = true
 	}
 	ln, err := net.Listen("tcp", o.Addr)
 	if err != nil {

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -215,40 +214,11 @@ func startGateway(t *testing.T, node, loopback, gateway, stdio string) string {
 	return startListening(t, cmd)
 }
 
-// startListening starts cmd (with the loopback preload) and waits for the
-// address it announces on stderr.
+// startListening starts cmd (with the loopback preload) and returns the
+// base URL it announces.
 func startListening(t *testing.T, cmd *exec.Cmd) string {
 	t.Helper()
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	sc := bufio.NewScanner(stderr)
-	addr := make(chan string, 1)
-	go func() {
-		for sc.Scan() {
-			if a, ok := strings.CutPrefix(sc.Text(), "loopback-listening "); ok {
-				select {
-				case addr <- a:
-				default:
-				}
-			}
-		}
-	}()
-	select {
-	case a := <-addr:
-		return "http://" + a
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server did not start listening within 30s")
-	}
-	return ""
+	return "http://" + testpeer.Listen(t, cmd)
 }
 
 func waitTool(t *testing.T, cs *mcp.ClientSession, name string) {

@@ -20,10 +20,13 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/deck/checkpoint"
+	"github.com/indusagi/induscode/internal/atomicfile"
+	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/checklist"
 	"github.com/indusagi/induscode/workspace"
@@ -47,6 +50,24 @@ type Options struct {
 	// MCP are config files or directories to read servers from, in order;
 	// empty means the configuration discovered for Dir.
 	MCP []string
+	// Mount says which configured servers the session starts: all of them
+	// (the zero value), none, or only those named in Servers. A command
+	// that calls a built-in tool needs none; one that calls A__tool only A.
+	Mount Mount
+	// Servers are the servers MountListed starts, by config name.
+	Servers []string
+	// UseCache lets the session list a server's tools from the workspace's
+	// tool-list cache, when it holds a fresh entry for the server's exact
+	// config row, and start the server only when one of them is called.
+	// Ignored with a shared Fleet.
+	UseCache bool
+	// TrustProjectMCP starts the servers of the workspace's own configs
+	// (.indusvx/mcp.json, .mcp.json) even if the user has not approved
+	// them (see ProjectConfig). Servers named by MCP paths and user-level
+	// configs are always trusted: the user chose them.
+	TrustProjectMCP bool
+	// TrustStore, when set, replaces the user's store of approvals.
+	TrustStore *bridge.TrustStore
 	// Fleet, when set, is a fleet mounted by the host (see [MountFleet])
 	// and shared with other sessions: the session grafts its tools, follows
 	// its changes and leaves it running at Close. When nil the session
@@ -64,7 +85,26 @@ type Options struct {
 	Warn func(msg string)
 	// ClientName and ClientVersion identify the session to MCP servers.
 	ClientName, ClientVersion string
+	// Extra are the host's own tools (intent tools, a program's tools),
+	// grafted after the MCP tools in every session opened with these
+	// options. They are the caller's explicit choice, so Profile, Tools
+	// and NoTools do not filter them; one whose name is already taken is
+	// left out with a warning. serve opens one session per MCP client with
+	// the same options, so these tool values are shared by those sessions;
+	// a tool that keeps per-client state keeps it in the *tool.Env (as
+	// intent.ToolsPerEnv does).
+	Extra []tool.Tool
 }
+
+// Mount is which configured MCP servers a session starts.
+type Mount uint8
+
+// The mount policies.
+const (
+	MountAll    Mount = iota // every configured server
+	MountNone                // no server
+	MountListed              // only Options.Servers
+)
 
 // Session is one open session: a deck, its runner and whatever it
 // mounted. It is safe for concurrent use.
@@ -76,10 +116,15 @@ type Session struct {
 	owns  bool // the session mounted fleet and closes it
 	stop  func()
 
+	// mountMu serialises mounting deferred servers.
+	mountMu sync.Mutex
+
 	mu       sync.Mutex
 	box      *deck.Box
 	tools    []tool.Tool
+	omitted  []Omission
 	stale    bool
+	deferred map[string]deferredServer // listed from the cache, not mounted
 	watchers map[*func()]struct{}
 	closed   bool
 }
@@ -102,6 +147,7 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if fw.Checkpoints == nil {
 		fw.Checkpoints = checkpoint.ForWorkspace(dir)
 	}
+	housekeep(dir, fw.Checkpoints)
 	var todos []checklist.Item
 	if opts.Name != "" {
 		saved, err := loadSaved(dir, opts.Name)
@@ -133,7 +179,8 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if !opts.NoMCP {
 		s.fleet = opts.Fleet
 		if s.fleet == nil {
-			s.fleet, s.owns = mountOwn(ctx, dir, opts, s.warn), true
+			s.owns = true
+			s.fleet = s.mountOwn(ctx)
 		}
 		if s.fleet != nil {
 			s.stop = s.fleet.OnChange(s.graftsChanged)
@@ -169,6 +216,15 @@ func (s *Session) Tools() []tool.Tool {
 	return append([]tool.Tool(nil), s.tools...)
 }
 
+// Omitted returns the grafted tools the session left out (by profile or
+// --tools), with the reason for each.
+func (s *Session) Omitted() []Omission {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refresh()
+	return append([]Omission(nil), s.omitted...)
+}
+
 // Run calls the named tool with input in this session (see deck.Box.Run).
 func (s *Session) Run(ctx context.Context, name string, input []byte) tool.Result {
 	return s.Box().Run(ctx, name, input)
@@ -181,11 +237,31 @@ func (s *Session) refresh() {
 	}
 	s.stale = false
 	d := s.base
+	s.omitted = nil
 	if s.fleet != nil {
+		var grafts []tool.Tool
+		for _, t := range s.fleet.Tools() {
+			if ok, why := admitGraft(t, s.opts.Profile, s.opts.Tools); ok {
+				grafts = append(grafts, t)
+			} else {
+				s.omitted = append(s.omitted, Omission{Name: t.Spec().Name, Reason: why})
+			}
+		}
 		var err error
-		d, err = s.base.With(s.fleet.Tools()...)
+		d, err = s.base.With(grafts...)
 		if err != nil {
 			s.warn(fmt.Sprintf("mcp: %v", err))
+		}
+	}
+	if len(s.deferred) > 0 {
+		d = s.withDeferred(d)
+	}
+	if len(s.opts.Extra) > 0 {
+		// With, not Graft: d may be s.base, which must keep only the
+		// session's own tools for the next refresh.
+		var err error
+		if d, err = d.With(s.opts.Extra...); err != nil {
+			s.warn(fmt.Sprintf("extra tools: %v", err))
 		}
 	}
 	s.tools = d.Tools()
@@ -235,15 +311,23 @@ func (s *Session) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	var errs []error
-	if s.stop != nil {
-		s.stop()
+	s.mu.Lock()
+	stop := s.stop
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
 	}
 	if s.opts.Name != "" {
 		errs = append(errs, save(s.base.Env(), s.opts.Name))
 	}
 	errs = append(errs, s.base.Close())
-	if s.owns && s.fleet != nil {
-		errs = append(errs, s.fleet.Close())
+	s.mountMu.Lock() // a deferred mount under way finishes first
+	s.mu.Lock()
+	f := s.fleet
+	s.mu.Unlock()
+	s.mountMu.Unlock()
+	if s.owns && f != nil {
+		errs = append(errs, f.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -256,6 +340,21 @@ func warnTo(warn func(string), msg string) {
 		return
 	}
 	slog.Default().Warn(msg)
+}
+
+// housekeep is the work a session does when it starts, for what sessions
+// killed before they could clean up left behind: temp files of writes
+// interrupted mid-way, at the workspace root and in the checkpoint store;
+// checkpoints past their age and size limits; processes of sessions that
+// were killed (SIGKILL) before they could stop them. It never fails a
+// session.
+func housekeep(dir string, store checkpoint.Store) {
+	atomicfile.Sweep(dir)
+	childproc.Reap(workspace.At(dir).Procs())
+	if ds, ok := store.(*checkpoint.DiskStore); ok {
+		ds.Sweep()
+		_, _ = ds.Prune(checkpoint.DefaultMaxAge, checkpoint.DefaultMaxBytes, time.Now())
+	}
 }
 
 // OptionError is an option the caller must fix: a working directory that

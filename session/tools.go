@@ -2,8 +2,12 @@ package session
 
 import (
 	"fmt"
+
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/tool"
 )
@@ -39,8 +43,26 @@ func MatchName(want string, names []string) (string, bool) {
 	return "", false
 }
 
+// isGraftPattern tells the --tools entries that name grafted tools
+// (SERVER__TOOL, or a glob such as fs__read_*) from built-in ids.
+func isGraftPattern(name string) bool {
+	return strings.Contains(name, bridge.Separator) || strings.ContainsAny(name, "*?[")
+}
+
+// graftPatterns are the --tools entries that name grafted tools.
+func graftPatterns(requested []string) []string {
+	var out []string
+	for _, r := range requested {
+		if r = strings.TrimSpace(r); r != "" && isGraftPattern(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // keepTools applies the Tools allow-list to the deck's built-in tools.
-// Every requested name must be a catalog id that the profile provides.
+// Every requested built-in must be a catalog id that the profile provides;
+// entries that name grafted tools are applied to the grafts instead.
 func keepTools(d *deck.Deck, requested []string, profile deck.Profile) error {
 	if len(requested) == 0 {
 		return nil
@@ -51,12 +73,12 @@ func keepTools(d *deck.Deck, requested []string, profile deck.Profile) error {
 	}
 	keep := make(map[string]bool)
 	for _, r := range requested {
-		if strings.TrimSpace(r) == "" {
+		if strings.TrimSpace(r) == "" || isGraftPattern(r) {
 			continue
 		}
 		id, ok := MatchName(r, deck.IDs())
 		if !ok {
-			return &OptionError{Option: "tools", Msg: fmt.Sprintf("unknown tool %q in --tools; valid ids: %s", r, strings.Join(deck.IDs(), ", "))}
+			return &OptionError{Option: "tools", Msg: fmt.Sprintf("unknown tool %q in --tools; valid ids: %s (and grafted tools as SERVER__TOOL or a glob such as fs__read_*)", r, strings.Join(deck.IDs(), ", "))}
 		}
 		if _, ok := MatchName(id, onDeck); !ok {
 			return &OptionError{Option: "tools", Msg: fmt.Sprintf("tool %q is not in profile %s; use --profile survey or all, or choose from: %s", id, profile, strings.Join(onDeck, ", "))}
@@ -65,4 +87,29 @@ func keepTools(d *deck.Deck, requested []string, profile deck.Profile) error {
 	}
 	d.Retain(func(t tool.Tool) bool { return keep[t.Spec().Name] })
 	return nil
+}
+
+// Omission is a grafted tool the session left out, and why.
+type Omission struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
+}
+
+// admitGraft decides whether a grafted tool joins the session: the
+// read-only profile takes only tools their server marks read-only, and a
+// --tools list that names grafted tools takes only those.
+func admitGraft(t tool.Tool, profile deck.Profile, requested []string) (bool, string) {
+	sp := t.Spec()
+	if profile == deck.Authoring && !sp.ReadOnly {
+		return false, "profile authoring takes only read-only tools, and its server does not mark it readOnlyHint (without destructiveHint)"
+	}
+	if len(requested) == 0 {
+		return true, ""
+	}
+	for _, p := range graftPatterns(requested) {
+		if ok, _ := doublestar.Match(p, sp.Name); ok || canonical(p) == canonical(sp.Name) {
+			return true, ""
+		}
+	}
+	return false, "not named by --tools"
 }

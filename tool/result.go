@@ -4,7 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Kind tells what a [Block] carries.
@@ -192,4 +195,17 @@ func (r *Result) UnmarshalJSON(data []byte) error {
 	}
 	*r = Result{Blocks: w.Content, IsError: w.IsError}
 	return nil
+}
+
+// PlainName renders a file name for a message or a listing. A name that is
+// valid UTF-8 without control characters is itself; any other is quoted
+// with Go escapes ("bad\xffname", "two\nlines"). Tool output reaches the
+// model as JSON, which would turn invalid bytes into U+FFFD and make two
+// different names look alike; escaped, each name stays distinct and can
+// be typed back into a shell ($'bad\xffname').
+func PlainName(name string) string {
+	if utf8.ValidString(name) && strings.IndexFunc(name, unicode.IsControl) < 0 {
+		return name
+	}
+	return strconv.Quote(name)
 }

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -141,6 +143,9 @@ func Decode[In any](schema *jsonschema.Resolved, input json.RawMessage) (In, err
 	if len(input) == 0 || bytes.Equal(input, []byte("null")) {
 		input = []byte("{}")
 	}
+	if !utf8.Valid(input) {
+		return in, invalidUTF8(input)
+	}
 	var generic any
 	if err := json.Unmarshal(input, &generic); err != nil {
 		return in, fmt.Errorf("input is not valid JSON: %v", err)
@@ -155,6 +160,42 @@ func Decode[In any](schema *jsonschema.Resolved, input json.RawMessage) (In, err
 		return in, fmt.Errorf("decoding input: %v", err)
 	}
 	return in, nil
+}
+
+// invalidUTF8 explains input that is not UTF-8, naming the top-level
+// field that holds the bad bytes. Go's decoder would turn each into
+// U+FFFD, so a write would silently put other bytes on disk than were
+// sent; refusing is the only faithful answer.
+func invalidUTF8(input []byte) error {
+	at := len(input)
+	for i := 0; i < len(input); {
+		r, n := utf8.DecodeRune(input[i:])
+		if r == utf8.RuneError && n == 1 {
+			at = i
+			break
+		}
+		i += n
+	}
+	where := "the input"
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(input, &fields) == nil {
+		names := make([]string, 0, len(fields))
+		for k, v := range fields {
+			if !utf8.Valid(v) {
+				names = append(names, fmt.Sprintf("%q", k))
+			}
+		}
+		slices.Sort(names)
+		switch len(names) {
+		case 0:
+			where = "a property name"
+		case 1:
+			where = "field " + names[0]
+		default:
+			where = "fields " + strings.Join(names, ", ")
+		}
+	}
+	return fmt.Errorf("%s holds bytes that are not valid UTF-8 (the first at byte %d of the input). JSON text is UTF-8 and cannot carry raw invalid bytes; decoding would replace them with U+FFFD, so the input is refused rather than changed. Send text as UTF-8; to put other bytes in a file, use bash (printf '\\xNN', base64 -d)", where, at)
 }
 
 func jsonKind(v any) string {

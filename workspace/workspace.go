@@ -96,6 +96,11 @@ func (l Layout) Memory() string { return l.in("memory.md") }
 // Downloads holds bodies fetched from the web that are not text.
 func (l Layout) Downloads() string { return l.in("downloads") }
 
+// Procs holds one small record per live session that started processes
+// (owner, token, process groups), so a later session can kill what a
+// session killed with SIGKILL left running.
+func (l Layout) Procs() string { return l.in("procs") }
+
 // Locks holds advisory lock files (one per target, never on the target).
 func (l Layout) Locks() string { return l.in("locks") }
 

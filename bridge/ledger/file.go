@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/indusagi/induscode/workspace"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
+
+	"github.com/indusagi/induscode/internal/flock"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // maxLogBytes bounds the log file read into memory on replay. A log of a
@@ -47,8 +49,11 @@ func OpenFile(path string) (f *File, entries []Entry, warnings []string, err err
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("ledger log: %w", err)
 	}
-	if err := lock(osf); err != nil {
+	if err := flock.TryLock(osf); err != nil {
 		osf.Close()
+		if errors.Is(err, flock.ErrLocked) {
+			err = ErrLocked
+		}
 		return nil, nil, nil, fmt.Errorf("ledger log %s: %w", path, err)
 	}
 	data, err := readAll(osf)
@@ -256,7 +261,10 @@ func (f *File) Close() error {
 	if f.f == nil {
 		return nil
 	}
-	unlock(f.f)
+	// Unlock first: a process forked meanwhile (to start a server) shares
+	// the open file until it execs, and closing alone would leave it the
+	// lock.
+	_ = flock.Unlock(f.f)
 	err := f.f.Close()
 	f.f = nil
 	return err

@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,15 +14,17 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/internal/atomicfile"
+	"github.com/indusagi/induscode/internal/flock"
 	"github.com/indusagi/induscode/workspace"
 )
 
 // Layout of a store directory.
 const (
-	indexName = "index.json"          // the index, replaced atomically on every change
-	blobsName = "blobs"               // contents, one file per SHA-256, named by its hex
-	lockName  = "lock"                // flock target serialising processes
-	tmpPrefix = atomicfile.TempPrefix // files being written; never read
+	indexName  = "index.json"          // the index, replaced atomically on every change
+	blobsName  = "blobs"               // contents, one file per SHA-256, named by its hex
+	aftersName = "after"               // links to content nodes left, by SHA-256; shown only once verified
+	lockName   = "lock"                // flock target serialising processes
+	tmpPrefix  = atomicfile.TempPrefix // files being written; never read
 )
 
 // DiskStore is a Store in a directory: every content once, in a file named
@@ -38,7 +39,9 @@ const (
 type DiskStore struct {
 	dir  string
 	base string // "" keeps every path absolute
-	mu   sync.Mutex
+	// compactAt overrides compactBytes (tests).
+	compactAt int64
+	mu        sync.Mutex
 }
 
 var _ Store = (*DiskStore)(nil)
@@ -66,51 +69,49 @@ func (s *DiskStore) Record(node, tool, path string, prior Prior) (Entry, bool, e
 		got   Entry
 		added bool
 	)
-	err := s.update(true, false, func(x *index) (bool, error) {
+	err := s.update(create, func(x *index) ([]string, error) {
 		if n := x.node(node); n != nil {
 			if e, ok := n.File(path); ok {
 				got = e
-				return false, nil
+				return nil, nil
 			}
 		}
 		e := Entry{Path: path, Exists: prior.Exists}
 		if prior.Exists {
-			if prior.Content == nil {
-				return false, fmt.Errorf("checkpoint %s: prior content is missing", path)
-			}
-			hash, size, err := s.putBlob(prior.Content)
+			hash, size, err := s.priorBlob(prior)
 			if err != nil {
-				return false, fmt.Errorf("checkpoint %s: %w", path, err)
+				return nil, fmt.Errorf("checkpoint %s: %w", path, err)
 			}
 			e.Hash, e.Size, e.Mode = hash, size, prior.Mode.Perm()
 		}
 		x.add(node, tool, e, time.Now())
 		got, added = e, true
-		return true, nil
+		return []string{node}, nil
 	})
 	return got, added, err
 }
 
 // Forget implements Store.
 func (s *DiskStore) Forget(node, path string) error {
-	return s.update(false, true, func(x *index) (bool, error) {
-		before := len(x.Nodes)
+	return s.update(gc, func(x *index) ([]string, error) {
 		n := x.node(node)
 		if n == nil {
-			return false, nil
+			return nil, nil
 		}
-		files := len(n.Files)
+		if _, ok := n.File(path); !ok {
+			return nil, nil
+		}
 		x.forget(node, path)
-		return len(x.Nodes) != before || len(n.Files) != files, nil
+		return []string{node}, nil
 	})
 }
 
 // Nodes implements Store.
 func (s *DiskStore) Nodes() ([]Node, error) {
 	var out []Node
-	err := s.update(false, false, func(x *index) (bool, error) {
+	err := s.update(readOnly, func(x *index) ([]string, error) {
 		out = cloneNodes(x.Nodes)
-		return false, nil
+		return nil, nil
 	})
 	return out, err
 }
@@ -130,23 +131,117 @@ func (s *DiskStore) Content(e Entry) ([]byte, error) {
 	return b, verify(e, b)
 }
 
-// Drop implements Store.
-func (s *DiskStore) Drop(ids ...string) error {
-	return s.update(false, true, func(x *index) (bool, error) {
-		before := len(x.Nodes)
-		x.drop(ids)
-		return len(x.Nodes) != before, nil
+// Settle implements Store. The content is kept as a copy under after/
+// (written, not synced: it only ever serves to show a drift as a diff, and
+// is shown only when its hash checks out, so a copy lost to a crash shows
+// as "not kept", never as wrong content).
+func (s *DiskStore) Settle(node, path string, o Outcome) error {
+	after := AfterNone
+	if o.Exists {
+		if !validHash(o.Hash) {
+			return fmt.Errorf("checkpoint %s: bad after hash %q", path, o.Hash)
+		}
+		after = o.Hash
+	}
+	return s.update(lazy, func(x *index) ([]string, error) {
+		if !x.settle(node, path, after) {
+			return nil, nil
+		}
+		if o.Exists && o.File != "" {
+			s.keepAfter(o.File, after)
+		}
+		return []string{node}, nil
 	})
 }
 
-// update runs f on the index while holding the store's locks and saves the
-// index if f reports a change; with gc it then removes the contents no node
-// refers to any more. Without create, a store that has no directory yet
-// gives f an empty index and stays absent.
-func (s *DiskStore) update(create, gc bool, f func(*index) (bool, error)) error {
+// MaxKeptAfterBytes is the largest content a node left that the disk store
+// keeps a copy of, for showing a drift as a diff. The copy is written on
+// every change, so it is bounded: 4 MiB holds any source file, and keeps
+// an edit of a 10 MB file from paying for a second 10 MB write. A larger
+// file that drifted is still refused; it is listed without a diff.
+const MaxKeptAfterBytes = 4 << 20
+
+// keepAfter copies file to after/<hash> (AfterContent checks the hash).
+func (s *DiskStore) keepAfter(file, hash string) {
+	dir := filepath.Join(s.dir, aftersName)
+	final := filepath.Join(dir, hash)
+	if _, err := os.Lstat(final); err == nil {
+		return
+	}
+	if workspace.MkdirAll(dir, 0o700) != nil {
+		return
+	}
+	src, err := os.Open(file)
+	if err != nil {
+		return
+	}
+	defer src.Close()
+	if fi, err := src.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxKeptAfterBytes {
+		return
+	}
+	tmp, err := atomicfile.CreateTemp(dir)
+	if err != nil {
+		return
+	}
+	defer os.Remove(tmp.Name()) // a no-op once renamed
+	// Not hashed here: AfterContent checks the hash before showing it.
+	_, err = io.Copy(tmp, src)
+	if cerr := tmp.Close(); err != nil || cerr != nil {
+		return
+	}
+	_ = os.Rename(tmp.Name(), final)
+}
+
+// AfterContent implements Store.
+func (s *DiskStore) AfterContent(e Entry) ([]byte, error) {
+	if !validHash(e.After) {
+		return nil, fmt.Errorf("the content %s had after the change is not recorded", e.Path)
+	}
+	p := filepath.Join(s.dir, aftersName, e.After)
+	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("the content %s had after the change is not kept", e.Path)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("the content %s had after the change is not kept", e.Path)
+	}
+	return b, verifyAfter(e, b)
+}
+
+// Drop implements Store.
+func (s *DiskStore) Drop(ids ...string) error {
+	return s.update(gc, func(x *index) ([]string, error) {
+		var gone []string
+		for _, id := range ids {
+			if x.node(id) != nil {
+				gone = append(gone, id)
+			}
+		}
+		x.drop(gone)
+		return gone, nil
+	})
+}
+
+// updateMode says what an update may do beyond reading the index.
+type updateMode uint8
+
+const (
+	readOnly updateMode = 0
+	create   updateMode = 1 << iota // create the store if it does not exist
+	gc                              // then remove contents nothing refers to
+	lazy                            // append without fsync: the change is a hint, not history
+)
+
+// update runs f on the index while holding the store's locks. f returns
+// the ids of the nodes it changed (added, changed or removed); their new
+// state is appended to the journal (see journal.go). With gc it then
+// removes the contents no node refers to any more. Without create, a store
+// that has no directory yet gives f an empty index and stays absent.
+func (s *DiskStore) update(mode updateMode, f func(*index) ([]string, error)) error {
+	creating, collecting := mode&create != 0, mode&gc != 0
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if create {
+	if creating {
 		if err := workspace.MkdirAll(filepath.Join(s.dir, blobsName), 0o700); err != nil {
 			return fmt.Errorf("creating the checkpoint directory: %w", err)
 		}
@@ -159,94 +254,95 @@ func (s *DiskStore) update(create, gc bool, f func(*index) (bool, error)) error 
 		return fmt.Errorf("opening the checkpoint lock: %w", err)
 	}
 	defer lf.Close()
-	if err := lockFile(lf); err != nil {
+	if err := flock.Lock(lf); err != nil {
 		return fmt.Errorf("locking the checkpoint store: %w", err)
 	}
-	defer unlockFile(lf)
+	defer flock.Unlock(lf)
 
-	x, err := s.load()
+	st, err := s.load()
 	if err != nil {
 		return err
 	}
-	changed, err := f(&x)
-	if err != nil || !changed {
+	touched, err := f(&st.x)
+	if err != nil || len(touched) == 0 {
 		return err
 	}
-	data, err := s.encode(x)
-	if err != nil {
+	if err := s.save(&st, touched, mode&lazy == 0); err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(s.dir, indexName), append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("saving the checkpoint index: %w", err)
-	}
-	if gc {
-		s.collect(x.hashes())
+	if collecting {
+		s.collect(blobsName, st.x.hashes())
+		s.collect(aftersName, st.x.afters())
 	}
 	return nil
 }
 
-func (s *DiskStore) load() (index, error) {
-	path := filepath.Join(s.dir, indexName)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return index{Version: indexVersion}, nil
-	}
-	if err != nil {
-		return index{}, fmt.Errorf("reading the checkpoint index: %w", err)
-	}
-	x, err := parseIndex(data, s.base)
-	if err != nil {
-		return index{}, fmt.Errorf("%s: %w; move it aside to start a fresh history", path, err)
-	}
-	return x, nil
-}
-
-// encode renders the index file, paths under base made relative.
-func (s *DiskStore) encode(x index) ([]byte, error) {
-	if s.base != "" {
-		x.Nodes = cloneNodes(x.Nodes)
-		for i := range x.Nodes {
-			for j, e := range x.Nodes[i].Files {
-				if rel, err := filepath.Rel(s.base, e.Path); err == nil && rel != "." && rel != ".." &&
-					!strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-					x.Nodes[i].Files[j].Path = filepath.ToSlash(rel)
+// priorBlob stores a prior content and returns its hash and size. When the
+// caller knows the hash (the read gate hashed the file when it was read),
+// a content already stored under it costs nothing, and one kept as the
+// content a node left (after/) is made durable and linked instead of
+// written again; the tool that runs next refuses a file that no longer
+// has that hash, and the record is then forgotten.
+func (s *DiskStore) priorBlob(prior Prior) (string, int64, error) {
+	if validHash(prior.Hash) {
+		dir := filepath.Join(s.dir, blobsName)
+		final := filepath.Join(dir, prior.Hash)
+		if fi, err := os.Stat(final); err == nil && fi.Size() == prior.Size {
+			return prior.Hash, prior.Size, nil
+		}
+		// The file itself is durable already (an atomic write synced
+		// it): a second name for its inode stores it without a copy. The
+		// tool then replaces the path with a new inode, leaving this one
+		// to the store; a tool that refuses (content no longer matching
+		// the hash) has its record, and so this name, taken back.
+		if f, ok := prior.Content.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() == prior.Size {
+				if err := linkFile(f, final); err == nil || errors.Is(err, fs.ErrExist) {
+					return prior.Hash, prior.Size, atomicfile.SyncDir(dir)
 				}
 			}
 		}
-	}
-	return json.MarshalIndent(&x, "", " ")
-}
-
-// parseIndex decodes and checks an index file; relative paths, which must
-// stay inside base, are joined to it.
-func parseIndex(data []byte, base string) (index, error) {
-	var x index
-	if err := json.Unmarshal(data, &x); err != nil {
-		return index{}, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	for i := range x.Nodes {
-		for j, e := range x.Nodes[i].Files {
-			if e.Path == "" || filepath.IsAbs(e.Path) {
-				continue
-			}
-			rel := filepath.FromSlash(e.Path)
-			if base == "" || !filepath.IsLocal(rel) {
-				return index{}, fmt.Errorf("%w: node %s has a relative path %q that cannot be placed", ErrCorrupt, x.Nodes[i].ID, e.Path)
-			}
-			x.Nodes[i].Files[j].Path = filepath.Join(base, rel)
+		if s.promoteAfter(prior.Hash, prior.Size) {
+			return prior.Hash, prior.Size, nil
 		}
 	}
-	if err := x.check(); err != nil {
-		return index{}, err
+	if prior.Content == nil {
+		return "", 0, errors.New("prior content is missing")
 	}
-	return x, nil
+	return s.putBlob(prior.Content)
+}
+
+// promoteAfter links after/<hash> into blobs/ once its content checks
+// out and is synced; false when there is none or it does not check out.
+func (s *DiskStore) promoteAfter(hash string, size int64) bool {
+	src := filepath.Join(s.dir, aftersName, hash)
+	f, err := os.Open(src)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() != size {
+		return false
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil || hex.EncodeToString(h.Sum(nil)) != hash {
+		return false
+	}
+	if f.Sync() != nil {
+		return false
+	}
+	dir := filepath.Join(s.dir, blobsName)
+	if err := os.Link(src, filepath.Join(dir, hash)); err != nil && !errors.Is(err, fs.ErrExist) {
+		return false
+	}
+	return atomicfile.SyncDir(dir) == nil
 }
 
 // putBlob stores r's bytes under their SHA-256 and returns the hex hash
 // and size. Contents already stored are not written twice.
 func (s *DiskStore) putBlob(r io.Reader) (string, int64, error) {
 	dir := filepath.Join(s.dir, blobsName)
-	tmp, err := os.CreateTemp(dir, tmpPrefix+"*")
+	tmp, err := atomicfile.CreateTemp(dir)
 	if err != nil {
 		return "", 0, err
 	}
@@ -270,13 +366,22 @@ func (s *DiskStore) putBlob(r io.Reader) (string, int64, error) {
 	if err := os.Rename(tmp.Name(), final); err != nil {
 		return "", 0, fmt.Errorf("storing prior content: %w", err)
 	}
+	atomicfile.SweepSometimes(dir)
 	return hash, n, atomicfile.SyncDir(dir)
+}
+
+// Sweep removes the temp files that writers killed mid-write left in the
+// store (see atomicfile.Sweep), and returns how many. A session calls it
+// when it starts; later writes sweep now and then on their own.
+func (s *DiskStore) Sweep() int {
+	return atomicfile.Sweep(s.dir) + atomicfile.Sweep(filepath.Join(s.dir, blobsName)) +
+		atomicfile.Sweep(filepath.Join(s.dir, aftersName))
 }
 
 // collect removes contents not in live, and temp files a crashed writer
 // left behind (writers hold the lock, so none is in progress).
-func (s *DiskStore) collect(live map[string]bool) {
-	dir := filepath.Join(s.dir, blobsName)
+func (s *DiskStore) collect(sub string, live map[string]bool) {
+	dir := filepath.Join(s.dir, sub)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

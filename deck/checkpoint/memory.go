@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -15,16 +16,17 @@ import (
 // MemStore is a Store in memory, for library hosts that keep their own
 // session state. Contents are shared between entries with the same hash.
 type MemStore struct {
-	mu    sync.Mutex
-	idx   index
-	blobs map[string][]byte
+	mu     sync.Mutex
+	idx    index
+	blobs  map[string][]byte
+	afters map[string][]byte // content nodes left, by hash
 }
 
 var _ Store = (*MemStore)(nil)
 
 // NewMemStore returns an empty in-memory store.
 func NewMemStore() *MemStore {
-	return &MemStore{idx: index{Version: indexVersion}, blobs: make(map[string][]byte)}
+	return &MemStore{idx: index{Version: indexVersion}, blobs: make(map[string][]byte), afters: make(map[string][]byte)}
 }
 
 // Record implements Store.
@@ -104,6 +106,47 @@ func (s *MemStore) gc() {
 			delete(s.blobs, h)
 		}
 	}
+	live = s.idx.afters()
+	for h := range s.afters {
+		if !live[h] {
+			delete(s.afters, h)
+		}
+	}
+}
+
+// Settle implements Store. The content is kept (in memory) when File
+// still holds it.
+func (s *MemStore) Settle(node, path string, o Outcome) error {
+	after := AfterNone
+	if o.Exists {
+		after = o.Hash
+	}
+	var kept []byte
+	if o.Exists && o.File != "" {
+		if b, err := os.ReadFile(o.File); err == nil && verifyAfter(Entry{Path: path, After: after}, b) == nil {
+			kept = b
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.idx.settle(node, path, after) || kept != nil {
+		if kept != nil {
+			s.afters[after] = kept
+		}
+		s.gc()
+	}
+	return nil
+}
+
+// AfterContent implements Store.
+func (s *MemStore) AfterContent(e Entry) ([]byte, error) {
+	s.mu.Lock()
+	b, ok := s.afters[e.After]
+	s.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("the content %s had after the change is not kept", e.Path)
+	}
+	return slices.Clone(b), nil
 }
 
 func cloneNodes(ns []Node) []Node {

@@ -2,6 +2,8 @@ package checkpoint
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/indusagi/induscode/internal/atomicfile"
+	"github.com/indusagi/induscode/internal/flock"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // Op is what a rewind does to one file.
@@ -47,7 +51,16 @@ type Change struct {
 	Path  string
 	Op    Op
 	Prior Entry // the recorded state the file goes back to
+	// Drift is set when the file is not as the last undone node left it:
+	// something else changed it since. Apply refuses such a file unless
+	// the plan is forced.
+	Drift bool
+	// Outside is set when the path lies outside every workspace root (a
+	// record from elsewhere, or a tampered index): it is neither read nor
+	// shown, and Apply refuses it.
+	Outside bool
 
+	last          Entry // the entry of the last undone node that touched the file
 	current       []byte
 	currentExists bool
 	prior         []byte
@@ -60,7 +73,17 @@ type Plan struct {
 	Target  Node     // the node rewound to the start of
 	Undone  []Node   // Target and every later node, oldest first
 	Changes []Change // one per file, sorted by path
+	// Force makes Apply rewind files that drifted (changed since the
+	// node left them), throwing those outside changes away.
+	Force bool
+
+	store Store
+	roots []string
 }
+
+// ErrDrift is returned (wrapped) by Apply when files changed since the
+// nodes it would undo left them, and the plan is not forced.
+var ErrDrift = errors.New("files changed since the checkpoint recorded them")
 
 // LastNode names the newest node wherever a node id is asked for.
 const LastNode = "last"
@@ -99,7 +122,10 @@ func FindNode(nodes []Node, id string) (int, error) {
 
 // NewPlan works out the rewind to just before node id (an id or a unique
 // prefix of one) from the store's records and the files as they are now.
-func NewPlan(s Store, id string) (*Plan, error) {
+// Files are read only through the workspace roots (an os.Root each), so
+// neither a path outside them nor a symlink swapped in can make the plan
+// read, or show, a file outside the workspace.
+func NewPlan(s Store, id string, roots []string) (*Plan, error) {
 	nodes, err := s.Nodes()
 	if err != nil {
 		return nil, err
@@ -108,13 +134,15 @@ func NewPlan(s Store, id string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Target: nodes[i], Undone: nodes[i:]}
+	p := &Plan{Target: nodes[i], Undone: nodes[i:], store: s, roots: roots}
 	first := make(map[string]Entry)
+	last := make(map[string]Entry)
 	for _, n := range p.Undone {
 		for _, e := range n.Files {
 			if _, ok := first[e.Path]; !ok {
 				first[e.Path] = e
 			}
+			last[e.Path] = e
 		}
 	}
 	paths := make([]string, 0, len(first))
@@ -123,7 +151,7 @@ func NewPlan(s Store, id string) (*Plan, error) {
 	}
 	slices.Sort(paths)
 	for _, path := range paths {
-		c, err := planFile(s, first[path])
+		c, err := planFile(s, roots, first[path], last[path])
 		if err != nil {
 			return nil, err
 		}
@@ -132,15 +160,31 @@ func NewPlan(s Store, id string) (*Plan, error) {
 	return p, nil
 }
 
-func planFile(s Store, e Entry) (Change, error) {
-	c := Change{Path: e.Path, Prior: e}
-	cur, err := os.ReadFile(e.Path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+func planFile(s Store, roots []string, e, last Entry) (Change, error) {
+	c := Change{Path: e.Path, Prior: e, last: last}
+	root, rel, ok := within(roots, e.Path)
+	if !ok {
+		c.Op, c.Outside = Keep, true
+		return c, nil
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
 		return c, fmt.Errorf("cannot rewind %s: %w", e.Path, err)
+	}
+	cur, exists, err := readIn(r, rel)
+	r.Close()
+	if err != nil {
+		return c, fmt.Errorf("cannot rewind %s: %w", e.Path, err)
+	}
+	c.current, c.currentExists = cur, exists
+	switch last.After {
+	case "":
+		// Recorded by an older version: nothing to compare with.
+	case AfterNone:
+		c.Drift = exists
 	default:
-		c.current, c.currentExists = cur, true
+		sum := sha256.Sum256(cur)
+		c.Drift = !exists || hex.EncodeToString(sum[:]) != last.After
 	}
 	if !e.Exists {
 		c.Op = Keep
@@ -161,6 +205,46 @@ func planFile(s Store, e Entry) (Change, error) {
 	return c, nil
 }
 
+// Drifted returns the changes whose files something else changed since
+// the last undone node left them.
+func (p *Plan) Drifted() []Change {
+	var out []Change
+	for _, c := range p.Changes {
+		if c.Drift {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// DriftDiff shows, file by file, how each drifted file differs from the
+// content the last undone node left: the outside changes a forced rewind
+// would throw away. When the store no longer has that content it says so.
+func (p *Plan) DriftDiff(name func(string) string) string {
+	if name == nil {
+		name = func(s string) string { return s }
+	}
+	var sb strings.Builder
+	for _, c := range p.Drifted() {
+		n := filepath.ToSlash(name(c.Path))
+		from, to := "a/"+n, "b/"+n
+		if !c.currentExists {
+			to = "/dev/null"
+		}
+		if c.last.After == AfterNone {
+			sb.WriteString(Unified("/dev/null", to, nil, c.current))
+			continue
+		}
+		left, err := p.store.AfterContent(c.last)
+		if err != nil {
+			fmt.Fprintf(&sb, "%s: changed since the checkpoint (the content the checkpoint left is not kept, so no diff can be shown)\n", n)
+			continue
+		}
+		sb.WriteString(Unified(from, to, left, c.current))
+	}
+	return sb.String()
+}
+
 // Diff is a unified diff of what Apply would change, file by file; name
 // turns an absolute path into the name shown (nil shows it as is).
 func (p *Plan) Diff(name func(string) string) string {
@@ -169,6 +253,9 @@ func (p *Plan) Diff(name func(string) string) string {
 	}
 	var sb strings.Builder
 	for _, c := range p.Changes {
+		if c.Outside {
+			continue
+		}
 		n := filepath.ToSlash(name(c.Path))
 		switch c.Op {
 		case Restore:
@@ -205,6 +292,22 @@ func (p *Plan) Counts() (restored, deleted int) {
 func (p *Plan) Apply(s Store, roots []string) error {
 	var errs []error
 	for _, c := range p.Changes {
+		if c.Outside {
+			errs = append(errs, fmt.Errorf("not rewinding %s: it is outside the workspace (%s)", c.Path, strings.Join(roots, ", ")))
+		}
+	}
+	if d := p.Drifted(); len(d) > 0 && !p.Force {
+		names := make([]string, len(d))
+		for i, c := range d {
+			names[i] = c.Path
+		}
+		errs = append(errs, fmt.Errorf("%w: %s; nothing was rewound. Look at the diff (--dry-run), then keep those changes or rewind with --force to throw them away",
+			ErrDrift, strings.Join(names, ", ")))
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for _, c := range p.Changes {
 		if c.Op == Keep {
 			continue
 		}
@@ -232,6 +335,24 @@ func apply(c Change, roots []string) error {
 		return err
 	}
 	defer r.Close()
+	// The file's lock (the one write and edit take) spans the compare
+	// and the replacement, so an edit landing in between is not lost.
+	real, err := flock.RealPath(c.Path)
+	if err != nil {
+		return fmt.Errorf("not rewinding %s: %w", c.Path, err)
+	}
+	held, err := flock.AcquireTarget(workspace.At(root).Locks(), real, workspace.MkdirAll)
+	if err != nil {
+		return fmt.Errorf("not rewinding %s: %w", c.Path, err)
+	}
+	defer held.Release()
+	cur, exists, err := readIn(r, rel)
+	if err != nil {
+		return fmt.Errorf("not rewinding %s: %w", c.Path, err)
+	}
+	if exists != c.currentExists || !bytes.Equal(cur, c.current) {
+		return fmt.Errorf("not rewinding %s: it changed since it was read for this rewind; run the rewind again to see the current difference", c.Path)
+	}
 	switch c.Op {
 	case Delete:
 		if err := r.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -257,4 +378,19 @@ func within(roots []string, path string) (root, rel string, ok bool) {
 		return root, rel, true
 	}
 	return "", "", false
+}
+
+// readIn reads rel inside r; exists is false when there is no such file.
+func readIn(r *os.Root, rel string) (data []byte, exists bool, err error) {
+	if fi, err := r.Stat(rel); err == nil && !fi.Mode().IsRegular() {
+		return nil, true, fmt.Errorf("it is %v, not a regular file", fi.Mode().Type())
+	}
+	data, err = r.ReadFile(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, atomicfile.Bare(err)
+	}
+	return data, true, nil
 }

@@ -37,7 +37,7 @@ func TestRewindRestoresCreatedModifiedAndDeletedFiles(t *testing.T) {
 			runTool(turn, t, w, env, map[string]any{"path": "deleted.txt", "delete": true})
 			os.Chmod(path("modified.txt"), 0o644)
 
-			plan, err := NewPlan(store, "n1")
+			plan, err := NewPlan(store, "n1", env.Roots)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +107,7 @@ func TestRewindUndoesLaterNodesToo(t *testing.T) {
 		runTool(WithNode(ctx, "n"+string(rune('1'+i))), t, w, env, map[string]any{"path": "f", "content": v})
 	}
 	runTool(WithNode(ctx, "n3"), t, w, env, map[string]any{"path": "g", "content": "g"})
-	plan, err := NewPlan(store, "n2")
+	plan, err := NewPlan(store, "n2", env.Roots)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,11 +135,12 @@ func TestRewindRefusesPathsOutsideTheRoots(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "x")
 	os.WriteFile(outside, []byte("now"), 0o644)
 	store.Record("n1", "write", outside, prior("then"))
-	plan, err := NewPlan(store, "n1")
+	roots := []string{t.TempDir()}
+	plan, err := NewPlan(store, "n1", roots)
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = plan.Apply(store, []string{t.TempDir()})
+	err = plan.Apply(store, roots)
 	if err == nil || !strings.Contains(err.Error(), "outside the workspace") {
 		t.Fatalf("apply: %v", err)
 	}
@@ -186,5 +187,45 @@ func TestOpsHandled(t *testing.T) {
 		if strings.HasPrefix(op.String(), "Op(") {
 			t.Errorf("op %d has no name", op)
 		}
+	}
+}
+
+// A change that lands between planning a rewind and applying it is not
+// thrown away: the rewind of that file is refused and the file kept.
+func TestRewindRefusesAFileChangedSincePlanned(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		change func(path string)
+	}{
+		{"rewritten", func(p string) { os.WriteFile(p, []byte("someone else's work"), 0o644) }},
+		{"deleted", func(p string) { os.Remove(p) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			env := tool.NewEnv(dir)
+			store := ForWorkspace(dir)
+			w := Wrap(writeTool("write"), store)
+			path := filepath.Join(dir, "f")
+			os.WriteFile(path, []byte("v1"), 0o644)
+			runTool(WithNode(context.Background(), "n1"), t, w, env, map[string]any{"path": "f", "content": "v2"})
+			plan, err := NewPlan(store, "n1", env.Roots)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.change(path)
+			want, _ := os.ReadFile(path)
+			err = plan.Apply(store, env.Roots)
+			if err == nil || !strings.Contains(err.Error(), "changed since it was read") {
+				t.Fatalf("apply: %v, want a refusal", err)
+			}
+			if got, _ := os.ReadFile(path); string(got) != string(want) {
+				t.Errorf("the outside change was overwritten: %q, want %q", got, want)
+			}
+			if nodes, _ := store.Nodes(); len(nodes) != 1 {
+				t.Errorf("a refused rewind must keep its nodes")
+			}
+		})
 	}
 }

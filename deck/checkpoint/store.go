@@ -34,7 +34,27 @@ type Store interface {
 	// Drop removes the nodes with these ids, and every stored content
 	// that no remaining node refers to.
 	Drop(ids ...string) error
+	// Settle records the state the node's call left path in, so a rewind
+	// can tell a file changed since (by someone else) from one that is as
+	// the node left it. A (node, path) with no record is ignored.
+	Settle(node, path string, o Outcome) error
+	// AfterContent returns the content an entry's node left, when the
+	// store still has it (it keeps it best effort, for showing a drift as
+	// a diff), checked against the entry's After hash.
+	AfterContent(e Entry) ([]byte, error)
 }
+
+// Outcome is the state a call left a file in.
+type Outcome struct {
+	Exists bool   // false: the call left no file
+	Hash   string // hex SHA-256 of the content, when Exists
+	// File, when set, is the file (absolute) whose content a store may
+	// keep a link to; the store checks it against Hash before showing it.
+	File string
+}
+
+// AfterNone is the After of an entry whose node left no file.
+const AfterNone = "none"
 
 // Prior is the state of a file before a change.
 type Prior struct {
@@ -44,6 +64,11 @@ type Prior struct {
 	Content io.Reader
 	// Mode holds the permission bits to restore.
 	Mode fs.FileMode
+	// Hash and Size, when Hash is set, are the hex SHA-256 and size the
+	// content is known to have (the read gate hashed it): a store that
+	// already holds that content need not read Content at all.
+	Hash string
+	Size int64
 }
 
 // Entry is the record of one file under one node.
@@ -53,6 +78,9 @@ type Entry struct {
 	Hash   string      `json:"hash,omitempty"` // hex SHA-256 of the content
 	Size   int64       `json:"size,omitempty"`
 	Mode   fs.FileMode `json:"mode,omitempty"` // permission bits
+	// After is the hex SHA-256 of the content the node left (AfterNone:
+	// no file); "" when unknown (records of older versions).
+	After string `json:"after,omitempty"`
 }
 
 // Node is one rewindable step: the files its calls changed, each with the
@@ -98,11 +126,13 @@ var ErrCorrupt = errors.New("checkpoint data is corrupt")
 // as its index file.
 type index struct {
 	Version int    `json:"version"`
+	Gen     int64  `json:"gen,omitempty"` // the journal generation that continues it
 	Nodes   []Node `json:"nodes"`
 }
 
-// indexVersion is the index format this package writes and reads.
-const indexVersion = 1
+// indexVersion is the index format this package writes; version 1 (no
+// journal) is still read.
+const indexVersion = 2
 
 func (x *index) node(id string) *Node {
 	for i := range x.Nodes {
@@ -124,6 +154,44 @@ func (x *index) add(node, tool string, e Entry, now time.Time) {
 		n.Tools = append(n.Tools, tool)
 	}
 	n.Files = append(n.Files, e)
+}
+
+// upsert replaces the node with n's id by n, or appends n.
+func (x *index) upsert(n Node) {
+	if old := x.node(n.ID); old != nil {
+		*old = n
+		return
+	}
+	x.Nodes = append(x.Nodes, n)
+}
+
+// settle sets the After of (node, path); false when there is no record.
+func (x *index) settle(node, path, after string) bool {
+	n := x.node(node)
+	if n == nil {
+		return false
+	}
+	for i := range n.Files {
+		if n.Files[i].Path == path {
+			changed := n.Files[i].After != after
+			n.Files[i].After = after
+			return changed
+		}
+	}
+	return false
+}
+
+// afters returns every After hash the index refers to.
+func (x *index) afters() map[string]bool {
+	m := make(map[string]bool)
+	for _, n := range x.Nodes {
+		for _, e := range n.Files {
+			if validHash(e.After) {
+				m[e.After] = true
+			}
+		}
+	}
+	return m
 }
 
 func (x *index) forget(node, path string) {
@@ -157,7 +225,7 @@ func (x *index) hashes() map[string]bool {
 // check validates an index read from outside: every id non-empty and
 // unique, every path absolute and clean, every hash well formed.
 func (x *index) check() error {
-	if x.Version != indexVersion {
+	if x.Version != indexVersion && x.Version != 1 {
 		return fmt.Errorf("%w: index version %d, this build reads version %d", ErrCorrupt, x.Version, indexVersion)
 	}
 	seen := make(map[string]bool, len(x.Nodes))
@@ -174,6 +242,9 @@ func (x *index) check() error {
 			paths[e.Path] = true
 			if e.Exists && !validHash(e.Hash) {
 				return fmt.Errorf("%w: node %s, %s: bad content hash %q", ErrCorrupt, n.ID, e.Path, e.Hash)
+			}
+			if e.After != "" && e.After != AfterNone && !validHash(e.After) {
+				return fmt.Errorf("%w: node %s, %s: bad after hash %q", ErrCorrupt, n.ID, e.Path, e.After)
 			}
 			if e.Size < 0 {
 				return fmt.Errorf("%w: node %s, %s: negative size", ErrCorrupt, n.ID, e.Path)
@@ -193,6 +264,15 @@ func validHash(h string) bool {
 		}
 	}
 	return true
+}
+
+// verifyAfter checks content against an entry's After hash.
+func verifyAfter(e Entry, b []byte) error {
+	sum := sha256.Sum256(b)
+	if hex.EncodeToString(sum[:]) != e.After {
+		return fmt.Errorf("the content %s had after the change is no longer kept", e.Path)
+	}
+	return nil
 }
 
 // verify checks content against an entry.

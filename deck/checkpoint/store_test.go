@@ -170,8 +170,8 @@ func TestWorkspaceStoreIsRelocatable(t *testing.T) {
 	if _, _, err := s.Record("n1", "write", "/elsewhere/b", Prior{}); err != nil {
 		t.Fatal(err)
 	}
-	idx, _ := os.ReadFile(filepath.Join(workspace.At(old).Checkpoints(), indexName))
-	if !strings.Contains(string(idx), `"path": "src/a.go"`) || !strings.Contains(string(idx), `"path": "/elsewhere/b"`) {
+	idx, _ := os.ReadFile(filepath.Join(workspace.At(old).Checkpoints(), journalName))
+	if !strings.Contains(string(idx), `"path":"src/a.go"`) || !strings.Contains(string(idx), `"path":"/elsewhere/b"`) {
 		t.Fatalf("index paths:\n%s", idx)
 	}
 	moved := filepath.Join(filepath.Dir(old), "moved")

@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/indusagi/induscode/internal/flock"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -19,6 +20,12 @@ import (
 // process are left out: what a shell command changes cannot be known
 // before it runs.
 var CheckpointedTools = []string{"write", "edit"}
+
+// MaxPriorBytes is the largest prior content the wrapper files: the
+// largest file write and edit change (files.MaxEditBytes, 32 MiB). A
+// larger file is not read, so a call the tool is about to refuse for its
+// size costs a stat, not a copy of gigabytes.
+const MaxPriorBytes = 32 << 20
 
 // Wrap returns t wrapped so that, before each call, the current content of
 // the file the call names in its "path" input is filed in s. The wrapper's
@@ -62,15 +69,68 @@ func (w *wrapped) Run(ctx context.Context, input json.RawMessage, env *tool.Env)
 	name := w.inner.Spec().Name
 	entry, added, err := w.record(node, name, path, env)
 	res := w.inner.Run(ctx, input, env)
-	if err != nil {
+	if err != nil && !res.IsError {
 		res.Blocks = append(res.Blocks, tool.TextBlock(fmt.Sprintf(
 			"Note: the earlier content of %s was not checkpointed (%v), so this change cannot be rewound.", env.Rel(path), err)))
 		return res
 	}
+	if err != nil {
+		return res // a refused call changed nothing: no note needed
+	}
 	if added && res.IsError && unchanged(path, entry) {
 		_ = w.store.Forget(node, path) // best effort: a leftover record restores the same content
+		return res
+	}
+	if !res.IsError {
+		w.settle(node, path, env)
 	}
 	return res
+}
+
+// settle records what the call left at path, so a rewind can tell later
+// outside changes from the node's own. The hash the tool left in the
+// session's read state is used when size and time still match (no need
+// to read the file again); otherwise the file is hashed. Best effort: a
+// file it cannot tell about stays "unknown", which a rewind does not
+// check.
+func (w *wrapped) settle(node, path string, env *tool.Env) {
+	root, rel, err := env.WorkspaceRoot(path)
+	if err != nil {
+		return
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	fi, err := r.Lstat(rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		_ = w.store.Settle(node, path, Outcome{})
+		return
+	case err != nil || !fi.Mode().IsRegular():
+		return
+	}
+	var hash string
+	if real, err := flock.RealPath(path); err == nil {
+		if rec, ok := env.Reads.Lookup(real); ok && rec.Size == fi.Size() && rec.ModTime.Equal(fi.ModTime()) {
+			hash = hex.EncodeToString(rec.Hash[:])
+		}
+	}
+	if hash == "" {
+		f, err := r.Open(rel)
+		if err != nil {
+			return
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return
+		}
+		hash = hex.EncodeToString(h.Sum(nil))
+	}
+	_ = w.store.Settle(node, path, Outcome{Exists: true, Hash: hash, File: path})
 }
 
 // record files the current state of path. A target the inner tool will
@@ -88,8 +148,12 @@ func (w *wrapped) record(node, name, path string, env *tool.Env) (Entry, bool, e
 	defer r.Close()
 	// Stat before opening: opening a named pipe for reading blocks until
 	// a writer comes, which would hang the call before the tool refuses it.
+	// Stat before reading, too: a file over MaxPriorBytes is not read at
+	// all (the tools refuse to change one that large anyway).
 	if fi, err := r.Stat(rel); err == nil && !fi.Mode().IsRegular() {
 		return Entry{}, false, nil
+	} else if err == nil && fi.Size() > MaxPriorBytes {
+		return Entry{}, false, fmt.Errorf("it is %d bytes, over the %d MiB a checkpoint keeps", fi.Size(), MaxPriorBytes>>20)
 	}
 	f, err := r.Open(rel)
 	switch {
@@ -108,7 +172,16 @@ func (w *wrapped) record(node, name, path string, env *tool.Env) (Entry, bool, e
 	if !fi.Mode().IsRegular() {
 		return Entry{}, false, nil
 	}
-	return w.store.Record(node, name, path, Prior{Exists: true, Content: f, Mode: fi.Mode()})
+	prior := Prior{Exists: true, Content: f, Mode: fi.Mode()}
+	// The read gate hashed the file when the session read it: with that
+	// hash the store can skip content it already holds. Should the file
+	// have changed since, the tool refuses the call and the record goes.
+	if real, err := flock.RealPath(path); err == nil {
+		if rec, ok := env.Reads.Lookup(real); ok && rec.Size == fi.Size() {
+			prior.Hash, prior.Size = hex.EncodeToString(rec.Hash[:]), rec.Size
+		}
+	}
+	return w.store.Record(node, name, path, prior)
 }
 
 // target reads the "path" input and resolves it; ok is false when the

@@ -15,17 +15,40 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // TempPrefix starts the name of every temp file this package creates, so
 // a sweep can tell leftovers of a crash from real files.
 const TempPrefix = ".tmp-"
 
+// TempName returns a fresh name for a temp file: TempPrefix, the writer's
+// process id and 12 random hex digits, at most 28 bytes whatever the name
+// of the file it will replace, so a target with a name of the longest
+// length a file system allows (255 bytes) can still be replaced. The pid
+// lets a sweep tell a live writer's file from a dead one's (see Sweep).
+func TempName() string {
+	var suffix [6]byte
+	_, _ = rand.Read(suffix[:])
+	return TempPrefix + strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(suffix[:])
+}
+
+// CreateTemp creates a new temp file (named by TempName) in dir.
+func CreateTemp(dir string) (*os.File, error) {
+	for {
+		f, err := os.OpenFile(filepath.Join(dir, TempName()), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue // 48 random bits collided; draw again
+		}
+		return f, err
+	}
+}
+
 // WriteFile atomically replaces path with data, creating it with perm if
 // it does not exist.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, TempPrefix+"*")
+	tmp, err := CreateTemp(dir)
 	if err != nil {
 		return err
 	}
@@ -46,6 +69,7 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
+	SweepSometimes(dir)
 	return SyncDir(dir)
 }
 
@@ -76,9 +100,7 @@ func WriteInRoot(root *os.Root, rel string, data []byte, perm fs.FileMode) error
 	if err := root.MkdirAll(dir, 0o777); err != nil {
 		return fmt.Errorf("cannot create directory %s: %w", dir, Bare(err))
 	}
-	var suffix [6]byte
-	_, _ = rand.Read(suffix[:])
-	tmp := filepath.Join(dir, TempPrefix+filepath.Base(rel)+"-"+hex.EncodeToString(suffix[:]))
+	tmp := filepath.Join(dir, TempName())
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return fmt.Errorf("cannot create a temporary file: %w", Bare(err))
@@ -108,6 +130,7 @@ func WriteInRoot(root *os.Root, rel string, data []byte, perm fs.FileMode) error
 		_ = d.Sync() // best effort: some file systems cannot sync a directory
 		d.Close()
 	}
+	sweepSometimes(filepath.Join(root.Name(), dir), func() int { return SweepInRoot(root, dir) })
 	return nil
 }
 

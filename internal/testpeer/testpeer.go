@@ -6,11 +6,14 @@
 package testpeer
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Missing skips t, or fails it when the CI environment variable is set,
@@ -88,4 +91,45 @@ func Loopback(t testing.TB) string {
 		t.Fatalf("the loopback preload %s is missing from the repository: %v", p, err)
 	}
 	return p
+}
+
+// Listen starts cmd, a Node server run with the Loopback preload, and
+// returns the address it announces on stderr ("loopback-listening
+// 127.0.0.1:PORT"), failing t when none comes within 30 s or the address
+// is not loopback. The process is killed when the test ends.
+func Listen(t testing.TB, cmd *exec.Cmd) string {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "loopback-listening "); ok {
+				select {
+				case addr <- a:
+				default:
+				}
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		if !strings.HasPrefix(a, "127.0.0.1:") {
+			t.Fatalf("%s listens on %s, not loopback", cmd.Path, a)
+		}
+		return a
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not start listening within 30s", cmd.Path)
+	}
+	return ""
 }

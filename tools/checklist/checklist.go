@@ -141,7 +141,8 @@ var readTool = sync.OnceValue(func() tool.Tool {
 		Name:  "todo_read",
 		Label: "Read checklist",
 		Description: "Show the session's checklist: every item with its status ([ ] pending, [~] in progress, [x] completed). " +
-			"Read it before picking the next task or when resuming work. Takes no input.",
+			"Read it before picking the next task or when resuming work. Takes no input. (The todo card, where present, " +
+			"is a separate backlog list; this checklist is the plan of the task at hand.)",
 		ReadOnly: true,
 	}, func(_ context.Context, _ readInput, env *tool.Env) tool.Result {
 		items := Of(env).Items()
@@ -178,7 +179,8 @@ var setTool = sync.OnceValue(func() tool.Tool {
 		Label: "Update checklist",
 		Description: "Replace the session's checklist with the given items. Use it to plan multi-step work and to keep " +
 			"progress visible: mark an item in_progress before starting it and completed as soon as it is done. " +
-			"At most one item may be in_progress. Send the whole list every time; items left out are dropped.",
+			"At most one item may be in_progress. Send the whole list every time; items left out are dropped. " +
+			"Use this for the steps of the current task; the todo card, where present, keeps a separate backlog.",
 		InputSchema: mustJSON(s),
 	}, func(_ context.Context, in setInput, env *tool.Env) tool.Result {
 		list := Of(env)

@@ -44,6 +44,12 @@ const (
 	// MaxEditBytes is the largest file edit rewrites. edit holds the old
 	// text, the new text and the diff in memory at once; 32 MiB keeps one
 	// call well under a few hundred MB, and source files are far smaller.
+	//
+	// write refuses to replace an existing file above it too: its old
+	// content would be checkpointed whole, and a file that large is data,
+	// not source. Both check the size with a stat before reading or
+	// hashing anything, so refusing a 5 GB file costs no more than a
+	// small one.
 	MaxEditBytes = 32 << 20
 
 	// SnippetContext is how many unchanged lines edit shows around each

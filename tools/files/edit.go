@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/internal/linediff"
@@ -80,6 +81,9 @@ func runEdit(ctx context.Context, in editInput, env *tool.Env) tool.Result {
 	}
 	defer t.Close()
 	shown := env.Rel(t.abs)
+	if err := t.lock(); err != nil {
+		return tool.Errorf("%s was not edited: %v.", shown, err)
+	}
 	exists, err := t.exists()
 	if err != nil {
 		return tool.Errorf("%v.", err)
@@ -98,6 +102,9 @@ func runEdit(ctx context.Context, in editInput, env *tool.Env) tool.Result {
 	case edits[0].OldString == "":
 		return tool.Errorf("%s already exists; an empty old_string only creates a file that does not exist yet. To change it, give the exact text to replace (read the file first), or replace it whole with write.", shown)
 	default:
+		if err := t.checkSize(env, MaxEditBytes, "edit rewrites", "change"); err != nil {
+			return tool.Errorf("%s was not edited: %v.", shown, err)
+		}
 		data, err := t.readAll(MaxEditBytes)
 		if err != nil {
 			return tool.Errorf("%s was not edited: %v.", shown, atomicfile.Bare(err))
@@ -108,7 +115,10 @@ func runEdit(ctx context.Context, in editInput, env *tool.Env) tool.Result {
 		if err := checkRead(env, t, sha256.Sum256(data), int64(len(data)), "edit"); err != nil {
 			return tool.Errorf("%s was not edited: %v.", shown, err)
 		}
-		before = string(data)
+		// data is this call's own buffer and is never written again, so
+		// the string can share it: a copy of a 10 MB file costs as much
+		// as reading it.
+		before = unsafe.String(unsafe.SliceData(data), len(data))
 	}
 
 	after, n := before, 0
@@ -121,10 +131,12 @@ func runEdit(ctx context.Context, in editInput, env *tool.Env) tool.Result {
 	if err := ctx.Err(); err != nil {
 		return tool.Errorf("edit of %s was cancelled before writing: %v", shown, context.Cause(ctx))
 	}
-	if err := t.write([]byte(after)); err != nil {
+	// Both only read the bytes, so they share after's memory (see above).
+	out := unsafe.Slice(unsafe.StringData(after), len(after))
+	if err := t.write(out); err != nil {
 		return tool.Errorf("%s was not edited: %v", shown, err)
 	}
-	t.remember(env, []byte(after))
+	t.remember(env, out)
 	return editReport(shown, before, after, n, created)
 }
 

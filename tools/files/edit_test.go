@@ -87,7 +87,7 @@ func TestEdit(t *testing.T) {
 			content: goFile,
 			between: func(t *testing.T, p string) { writeFile(t, p, strings.Replace(goFile, "42", "99", 1)) },
 			in:      map[string]any{"old_string": "func helper", "new_string": "func helper2"},
-			wantErr: []string{"changed on disk since you read it"},
+			wantErr: []string{"changed since it was read"},
 			after:   strings.Replace(goFile, "42", "99", 1)},
 		{name: "empty old_string creates a missing file",
 			content: "-",

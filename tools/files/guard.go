@@ -1,6 +1,7 @@
 package files
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -12,7 +13,9 @@ import (
 	"syscall"
 
 	"github.com/indusagi/induscode/internal/atomicfile"
+	"github.com/indusagi/induscode/internal/flock"
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // target is a file that write or edit is about to change, located inside a
@@ -20,12 +23,14 @@ import (
 // operating system confines: a symlink swapped in after locate looked cannot
 // carry the write outside.
 type target struct {
-	abs  string      // the path the model named, resolved
-	name string      // abs as messages show it (relative to the working directory)
-	real string      // the same path with symlinks followed: the ReadState key
-	root *os.Root    // the workspace root that holds real
-	rel  string      // real relative to root
-	info fs.FileInfo // the file as it is now; nil when it does not exist
+	abs     string      // the path the model named, resolved
+	name    string      // abs as messages show it (relative to the working directory)
+	real    string      // the same path with symlinks followed: the ReadState key
+	root    *os.Root    // the workspace root that holds real
+	rootDir string      // root's directory
+	held    *flock.Held // the advisory lock, once taken
+	rel     string      // real relative to root
+	info    fs.FileInfo // the file as it is now; nil when it does not exist
 }
 
 // locate resolves path for a change. It refuses, with a message the model
@@ -54,32 +59,58 @@ func locate(env *tool.Env, path string) (*target, error) {
 	rootDir, rel, ok := realRoot(env, real)
 	if !ok {
 		return nil, fmt.Errorf("%w: %s leads through a symlink to %s, outside %s; only files inside the workspace can be changed",
-			tool.ErrOutsideWorkspace, abs, real, strings.Join(env.Roots, ", "))
+			tool.ErrOutsideWorkspace, abs, tool.PlainName(real), strings.Join(env.Roots, ", "))
 	}
 	root, err := os.OpenRoot(rootDir)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open workspace root %s: %w", rootDir, err)
 	}
-	t := &target{abs: abs, name: env.Rel(abs), real: real, root: root, rel: rel}
-	info, err := root.Lstat(rel)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
+	t := &target{abs: abs, name: env.Rel(abs), real: real, root: root, rootDir: rootDir, rel: rel}
+	if err := t.inspect(); err != nil {
 		root.Close()
-		return nil, fmt.Errorf("cannot inspect %s: %w", abs, err)
-	case info.Mode()&fs.ModeSymlink != 0:
-		// realPath followed every link that resolves, so this one
-		// dangles; writing would replace the link with a file.
-		link, _ := root.Readlink(rel)
-		root.Close()
-		return nil, fmt.Errorf("%s is a symlink to %s, which does not exist; name the file you mean directly", abs, link)
-	default:
-		t.info = info
+		return nil, err
 	}
 	return t, nil
 }
 
-func (t *target) Close() error { return t.root.Close() }
+// inspect (re)reads the target's file information.
+func (t *target) inspect() error {
+	t.info = nil
+	info, err := t.root.Lstat(t.rel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("cannot inspect %s: %w", t.abs, err)
+	case info.Mode()&fs.ModeSymlink != 0:
+		// realPath followed every link that resolves, so this one
+		// dangles; writing would replace the link with a file.
+		link, _ := t.root.Readlink(t.rel)
+		return fmt.Errorf("%s is a symlink to %s, which does not exist; name the file you mean directly", t.abs, tool.PlainName(link))
+	default:
+		t.info = info
+	}
+	return nil
+}
+
+// lock takes the target's advisory lock (a lock file under the state
+// folder of its workspace, keyed by its real path, never the file itself)
+// and inspects the file afresh under it. Held from the hash compare to the
+// rename, it makes the read-before-edit check and the replacement one
+// step: of two sessions changing one file at once, the second waits, then
+// sees the first one's content and is refused. Close releases it.
+func (t *target) lock() error {
+	h, err := flock.AcquireTarget(workspace.At(t.rootDir).Locks(), t.real, workspace.MkdirAll)
+	if err != nil {
+		return fmt.Errorf("cannot lock %s against other writers: %w", t.name, err)
+	}
+	t.held = h
+	return t.inspect()
+}
+
+func (t *target) Close() error {
+	_ = t.held.Release()
+	return t.root.Close()
+}
 
 // exists reports whether the file is there; it must then be a regular file.
 func (t *target) exists() (bool, error) {
@@ -99,26 +130,9 @@ func (t *target) exists() (bool, error) {
 	return true, nil
 }
 
-// realPath follows the symlinks of abs. For a path that does not exist yet
-// it follows those of the longest prefix that does and appends the rest.
-func realPath(abs string) (string, error) {
-	p, rest := abs, ""
-	for {
-		r, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			return filepath.Join(r, rest), nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return abs, nil
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
-}
+// realPath follows the symlinks of abs, also of a path that does not
+// exist yet (see flock.RealPath).
+func realPath(abs string) (string, error) { return flock.RealPath(abs) }
 
 // realRoot finds the workspace root that really contains real (both with
 // symlinks followed) and returns it with real relative to it.
@@ -163,7 +177,21 @@ func checkRead(env *tool.Env, t *target, now [sha256.Size]byte, size int64, verb
 		return gateErrorf(errNotRead, "it already exists and this session has not read it. Read it first with the read tool, then %s it", verb)
 	}
 	if rec.Hash != now {
-		return gateErrorf(errChanged, "it changed on disk since you read it (%d bytes then, %d now), so something else edited it. Read it again and redo your change on the current content", rec.Size, size)
+		return gateErrorf(errChanged, "it changed since it was read (%d bytes then, %d now), so something else edited it. Read it again and redo your change on the current content", rec.Size, size)
+	}
+	return nil
+}
+
+// checkSize refuses, from the stat alone, a file over limit, and one whose
+// size differs from what the session read (it changed: no need to hash it
+// to know). what names the limit ("edit rewrites"), verb the change.
+func (t *target) checkSize(env *tool.Env, limit int64, what, verb string) error {
+	size := t.info.Size()
+	if size > limit {
+		return fmt.Errorf("%s is %s, over the %s that %s; %s it with bash (sed, a script) instead", t.name, humanBytes(size), humanBytes(limit), what, verb)
+	}
+	if rec, ok := env.Reads.Lookup(t.real); ok && rec.Size != size {
+		return gateErrorf(errChanged, "it changed since it was read (%d bytes then, %d now), so something else edited it. Read it again and redo your change on the current content", rec.Size, size)
 	}
 	return nil
 }
@@ -209,10 +237,14 @@ func (t *target) readAll(limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	// One buffer of the size the stat gave (plus room to notice growth),
+	// not io.ReadAll's series of doubling copies: on a 10 MB file those
+	// cost as much as the read.
+	buf := bytes.NewBuffer(make([]byte, 0, t.info.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("%s grew past the %s that edit rewrites while being read", t.name, humanBytes(limit))
 	}

@@ -146,17 +146,20 @@ func runLs(ctx context.Context, in lsInput, env *tool.Env) tool.Result {
 	return tool.Text(strings.TrimRight(sb.String(), "\n"))
 }
 
-// describe renders one entry: "name", "name/" for a directory, and
+// describe renders one entry (a name that is not UTF-8, or holds control
+// characters, is shown quoted with Go escapes, as tool.PlainName does): "name", "name/" for a directory, and
 // "name -> target" for a symlink, with "/" after a target that is a
 // directory and "(broken)" after one that does not exist.
 func describe(dir string, e fs.DirEntry) string {
-	name := e.Name()
+	raw := e.Name()
+	name := tool.PlainName(raw)
 	switch t := e.Type(); {
 	case t.IsDir():
 		return name + "/"
 	case t&fs.ModeSymlink != 0:
-		full := filepath.Join(dir, name)
+		full := filepath.Join(dir, raw)
 		target, err := os.Readlink(full)
+		target = tool.PlainName(target)
 		if err != nil {
 			return name + " -> ?"
 		}

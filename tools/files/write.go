@@ -21,6 +21,7 @@ const writeDescription = `Write a file, replacing it entirely if it exists.
 - Missing parent directories are created.
 - To overwrite an existing file you must have read it in this session, and it must not have changed since; otherwise write refuses, so that you never clobber content you have not seen. Read it (again) and retry.
 - The write is atomic: the file is replaced in one step, never left half-written, and keeps its permissions.
+- An existing file over 32 MiB is not replaced (its old content would be checkpointed whole); use bash for such files.
 - To change part of a file, prefer edit: it sends only the change and shows a diff. Use write for new files and complete rewrites.
 - Do not create files the task does not need (notes, summaries, READMEs) unless asked.`
 
@@ -44,12 +45,18 @@ func runWrite(ctx context.Context, in writeInput, env *tool.Env) tool.Result {
 	}
 	defer t.Close()
 	shown := env.Rel(t.abs)
+	if err := t.lock(); err != nil {
+		return tool.Errorf("%s was not written: %v.", shown, err)
+	}
 	exists, err := t.exists()
 	if err != nil {
 		return tool.Errorf("%v.", err)
 	}
 	var before int64
 	if exists {
+		if err := t.checkSize(env, MaxEditBytes, "write replaces", "replace"); err != nil {
+			return tool.Errorf("%s was not written: %v.", shown, err)
+		}
 		sum, size, err := t.hashFile()
 		if err != nil {
 			return tool.Errorf("cannot read %s to check it before overwriting: %v", shown, atomicfile.Bare(err))

@@ -68,7 +68,7 @@ func TestWrite(t *testing.T) {
 				os.Chtimes(p, stamp, stamp)
 			},
 			in:      map[string]any{"path": "x.txt", "content": "mine\n"},
-			wantErr: []string{"changed on disk since you read it", "Read it again"},
+			wantErr: []string{"changed since it was read", "Read it again"},
 			check: func(t *testing.T, f fixture) {
 				if got := readFile(t, filepath.Join(f.dir, "x.txt")); got != "bbbb\n" {
 					t.Errorf("the other writer's content was lost: %q", got)

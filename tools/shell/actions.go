@@ -285,8 +285,12 @@ func renderStream(s *stream, u unread, re *regexp.Regexp, budget int) string {
 	if n := len(texts); len(u.pending) > 0 && n > start && texts[n-1] == string(u.pending) {
 		sb.WriteString("[the last line is unfinished; the rest follows in a later read]\n")
 	}
-	if _, _, err := s.stats(); err != nil {
+	outBytes, _, err := s.stats()
+	if err != nil {
 		fmt.Fprintf(&sb, "[the capture file is incomplete: %v]\n", err)
+	}
+	if note := capNote(capture, s.captureCap, outBytes); note != "" {
+		fmt.Fprintf(&sb, "[%s]\n", note)
 	}
 	return strings.TrimSuffix(strings.ToValidUTF8(sb.String(), "\uFFFD"), "\n")
 }

@@ -126,6 +126,8 @@ wait:
 	}
 	if out.truncated() {
 		switch {
+		case out.logPath != "" && out.logErr == nil && capNote(out.logPath, out.logCap, out.total) != "":
+			fmt.Fprintf(&sb, "[output was %d bytes in %d lines; %s]\n", out.total, out.lines, capNote(out.logPath, out.logCap, out.total))
 		case out.logPath != "" && out.logErr == nil:
 			fmt.Fprintf(&sb, "[output was %d bytes in %d lines; the full output is in %s]\n", out.total, out.lines, out.logPath)
 		case out.logErr != nil:

@@ -37,6 +37,7 @@ type clip struct {
 	log     io.WriteCloser
 	logPath string
 	logErr  error
+	logCap  int64 // the log's size cap (0: none)
 }
 
 func (c *clip) write(p []byte) {
@@ -67,6 +68,7 @@ func (c *clip) spill() {
 	c.keepTail(c.all[len(c.head):])
 	if c.openLog != nil {
 		c.log, c.logPath, c.logErr = c.openLog()
+		c.logCap = capOf(c.log)
 		if c.log != nil {
 			if _, err := c.log.Write(c.all); err != nil {
 				c.logErr = err

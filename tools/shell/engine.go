@@ -13,6 +13,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -38,11 +39,14 @@ var ErrClosed = errors.New("the session has ended; its processes were stopped")
 // keeps in a table until the session ends, and the foreground commands of
 // bash, which it tracks while they run. [Engine.Close] stops them all.
 type Engine struct {
-	dir string
+	dir  string
+	ward *childproc.Ward // marks, records and finally kills the children
 
 	// create opens a new output file in dir; tests swap it to measure
 	// memory without writing gigabytes to disk.
 	create func(name string) (io.WriteCloser, string, error)
+	// spillCap caps each output file: MaxSpillBytes, smaller in tests.
+	spillCap int64
 
 	mu     sync.Mutex
 	closed bool
@@ -71,7 +75,12 @@ type engineKey struct{}
 // session's Env is closed.
 func EngineOf(env *tool.Env) *Engine {
 	return tool.Shared(env, engineKey{}, func() *Engine {
-		e := NewEngine(workspace.At(env.Dir).Background())
+		l := workspace.At(env.Dir)
+		// A session start: first kill what sessions killed with SIGKILL
+		// left running in this workspace.
+		childproc.Reap(l.Procs())
+		e := NewEngine(l.Background())
+		e.ward = childproc.NewWard(l.Procs())
 		_ = env.OnClose(e.Close) // Close never fails
 		return e
 	})
@@ -80,7 +89,7 @@ func EngineOf(env *tool.Env) *Engine {
 // NewEngine returns an engine that keeps its output files in dir. The
 // directory is made on first need.
 func NewEngine(dir string) *Engine {
-	e := &Engine{dir: dir, fg: make(map[*group]struct{})}
+	e := &Engine{dir: dir, ward: childproc.NewWard(""), fg: make(map[*group]struct{}), spillCap: MaxSpillBytes}
 	e.create = e.createFile
 	return e
 }
@@ -99,11 +108,12 @@ func (e *Engine) createFile(name string) (io.WriteCloser, string, error) {
 		return nil, "", e.dirErr
 	}
 	path := filepath.Join(e.dir, name)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// Read-write: a capped file reads its ring back to put it in order.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, "", err
 	}
-	return f, path, nil
+	return newCappedFile(f, path, e.spillCap), path, nil
 }
 
 // pruneOld deletes the engine's own files (*.log) last changed before cutoff.
@@ -163,7 +173,7 @@ func (e *Engine) Start(command, dir string) (*Proc, error) {
 		}
 		streams[i] = newStream(name, w, path)
 	}
-	g, err := spawn(command, dir, streams[0], streams[1])
+	g, err := spawn(e.ward, command, dir, streams[0], streams[1])
 	if err != nil {
 		for _, s := range streams {
 			s.close()
@@ -233,7 +243,7 @@ func (e *Engine) runForeground(command, dir string, s sink) (*group, error) {
 	if closed {
 		return nil, ErrClosed
 	}
-	g, err := spawn(command, dir, s)
+	g, err := spawn(e.ward, command, dir, s)
 	if err != nil {
 		return nil, err
 	}
@@ -276,6 +286,8 @@ func (e *Engine) Close() error {
 		wg.Go(g.stop)
 	}
 	wg.Wait()
+	// What left its group (setsid) was not reached by the group signals.
+	e.ward.Close()
 	return nil
 }
 

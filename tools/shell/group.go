@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/indusagi/induscode/internal/childproc"
 )
 
 // StopGrace is how long a process group gets between SIGTERM and SIGKILL.
@@ -50,6 +52,7 @@ type group struct {
 	drained chan struct{} // every output pipe reached EOF or was cut off
 	done    chan struct{} // the leader is reaped and status is set
 	pipes   []*os.File    // read ends
+	release func()        // tells the ward the leader is reaped
 
 	mu        sync.Mutex
 	final     bool // the leader is being reaped: signal no more
@@ -63,13 +66,14 @@ type group struct {
 // spawn starts command in dir with the given output sinks: with one sink,
 // stdout and stderr share one pipe, so their order is kept; with two, each
 // stream has its own.
-func spawn(command, dir string, sinks ...sink) (*group, error) {
+func spawn(ward *childproc.Ward, command, dir string, sinks ...sink) (*group, error) {
 	sh := shellPath()
 	cmd := exec.Command(sh, "-c", command)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "INDUSR=1")
 	// Stdin nil: os/exec connects the null device.
 	setGroup(cmd)
+	ward.Prepare(cmd)
 
 	g := &group{cmd: cmd, exited: make(chan struct{}), drained: make(chan struct{}), done: make(chan struct{})}
 	var writeEnds []*os.File
@@ -100,10 +104,12 @@ func spawn(command, dir string, sinks ...sink) (*group, error) {
 		closeAll()
 		return nil, errors.New("spawn needs one or two output sinks")
 	}
-	if err := cmd.Start(); err != nil {
+	release, err := ward.Start(cmd, true)
+	if err != nil {
 		closeAll()
 		return nil, fmt.Errorf("starting %s: %w", sh, err)
 	}
+	g.release = release
 	for _, w := range writeEnds {
 		w.Close() // the child holds its own copies
 	}
@@ -163,6 +169,7 @@ func (g *group) supervise() {
 	if !reaped {
 		err = g.cmd.Wait()
 	}
+	g.release()
 	for _, p := range g.pipes {
 		p.Close()
 	}

@@ -36,6 +36,7 @@ type stream struct {
 	name        string // "stdout" or "stderr"
 	capture     io.WriteCloser
 	capturePath string
+	captureCap  int64 // the capture file's size cap (0: none)
 
 	mu         sync.Mutex
 	ring       []line // the latest lines; oldest at start once full
@@ -50,7 +51,7 @@ type stream struct {
 }
 
 func newStream(name string, capture io.WriteCloser, path string) *stream {
-	return &stream{name: name, capture: capture, capturePath: path}
+	return &stream{name: name, capture: capture, capturePath: path, captureCap: capOf(capture)}
 }
 
 // write takes one chunk of output. Work is proportional to the chunk's

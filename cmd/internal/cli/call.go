@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/session"
 	"github.com/indusagi/induscode/tool"
@@ -37,7 +38,9 @@ With --batch, read JSON lines {"tool": NAME, "input": {...}} from stdin and
 write one JSON result per line; all calls share one session, so todo_set
 followed by todo_read sees the new list.
 
-Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
+Exit status: 0 success, 1 the tool reported an error (with --batch: any
+call did; stderr says how many), 2 usage error (also a --batch line over
+the 64 MiB limit of one line).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if batch {
 				if len(args) != 0 {
@@ -50,17 +53,43 @@ Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := boot(cmd.Context(), opts, cmd.ErrOrStderr())
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			// Absent means no limit; a limit of zero or less given on
+			// purpose is a mistake, not a request for none.
+			if cmd.Flags().Changed("timeout") && timeout <= 0 {
+				return usagef("--timeout must be more than zero (e.g. 30s); leave it out for no limit")
+			}
+			ctx := cmd.Context()
+			var (
+				input json.RawMessage
+				mount = session.MountAll
+				only  []string
+			)
+			if !batch {
+				// Input and the tool's origin are settled before anything
+				// starts: bad JSON is refused at once, a built-in call
+				// mounts no MCP server and SERVER__TOOL mounts only SERVER.
+				if input, err = readInput(args, cmd.InOrStdin()); err != nil {
+					return err
+				}
+				if mount, only, err = mountFor(opts, args[0]); err != nil {
+					return err
+				}
+			}
+			sopts := sessionOptions(opts, cmd.ErrOrStderr())
+			sopts.Mount, sopts.Servers = mount, only
+			// A batch starts a server whose tools are cached only when a
+			// line calls one of them.
+			sopts.UseCache = batch
+			s, err := session.Open(ctx, sopts)
 			if err != nil {
-				return err
+				return bootError(err)
 			}
 			box := s.Box()
-			ctx := cmd.Context()
 			if batch {
 				err = runBatch(ctx, box, timeout, cmd.InOrStdin(), cmd.OutOrStdout())
 			} else {
-				err = runOne(ctx, box, timeout, args, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), opts.JSON)
+				err = runOne(ctx, box, timeout, args[0], input, cmd.OutOrStdout(), cmd.ErrOrStderr(), opts.JSON)
 			}
 			// Close saves a named session and stops what the calls started.
 			if cerr := s.Close(); cerr != nil {
@@ -70,7 +99,7 @@ Exit status: 0 success, 1 the tool reported an error, 2 usage error.`,
 		},
 	}
 	cmd.Flags().BoolVar(&batch, "batch", false, "read JSON-lines calls from stdin, write JSON-lines results")
-	cmd.Flags().DurationVar(&timeout, "timeout", 0, "stop each call after this long (e.g. 30s; 0 means no limit)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "stop each call after this long (e.g. 30s); without it calls have no limit")
 	return cmd
 }
 
@@ -82,31 +111,69 @@ func specNames(box *deck.Box) []string {
 	return names
 }
 
-func runOne(ctx context.Context, box *deck.Box, timeout time.Duration, args []string, stdin io.Reader, stdout, stderr io.Writer, asJSON bool) error {
+// readInput returns the call's JSON input: the argument, stdin for "-",
+// or {} when there is none. Input that is not JSON is a usage error.
+func readInput(args []string, stdin io.Reader) (json.RawMessage, error) {
+	input := json.RawMessage(`{}`)
+	if len(args) < 2 {
+		return input, nil
+	}
+	raw := []byte(args[1])
+	if args[1] == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, &failure{fmt.Errorf("reading input from stdin: %w", err)}
+		}
+		raw = b
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return input, nil
+	}
+	if !json.Valid(raw) {
+		return nil, usagef("input for %s is not valid JSON: %v", args[0], jsonError(raw))
+	}
+	return raw, nil
+}
+
+// mountFor decides which MCP servers a call of tool needs: none for a
+// catalog tool, and for SERVER__TOOL only the server whose name is its
+// prefix. A SERVER__TOOL whose server is not configured is refused here,
+// before anything starts; any other unknown name is reported by the call.
+func mountFor(opts *options, name string) (session.Mount, []string, error) {
+	if _, ok := session.MatchName(name, deck.IDs()); ok || opts.NoMCP || opts.NoTools {
+		return session.MountNone, nil, nil
+	}
+	prefix, _, found := strings.Cut(name, bridge.Separator)
+	if !found {
+		return session.MountNone, nil, nil
+	}
+	sopts := sessionOptions(opts, io.Discard)
+	sopts.Warn = func(string) {} // the boot that follows warns once
+	servers, err := session.Configured(sopts)
+	if err != nil {
+		return session.MountNone, nil, bootError(err)
+	}
+	var names []string
+	for _, s := range servers {
+		if strings.EqualFold(bridge.Qualify(s.Name, ""), prefix+bridge.Separator) {
+			return session.MountListed, []string{s.Name}, nil
+		}
+		names = append(names, s.Name)
+	}
+	if len(names) == 0 {
+		return 0, nil, usagef("unknown tool %q: no MCP server is configured (or trusted) here; see indusr mcp status", name)
+	}
+	return 0, nil, usagef("unknown tool %q: no configured MCP server is named %q; servers: %s", name, prefix, strings.Join(names, ", "))
+}
+
+func runOne(ctx context.Context, box *deck.Box, timeout time.Duration, want string, input json.RawMessage, stdout, stderr io.Writer, asJSON bool) error {
 	names := specNames(box)
-	name, ok := session.MatchName(args[0], names)
+	name, ok := session.MatchName(want, names)
 	if !ok {
 		if len(names) == 0 {
-			return usagef("unknown tool %q: the session has no tools", args[0])
+			return usagef("unknown tool %q: the session has no tools", want)
 		}
-		return usagef("unknown tool %q; available: %s", args[0], strings.Join(names, ", "))
-	}
-	input := json.RawMessage(`{}`)
-	if len(args) == 2 {
-		raw := []byte(args[1])
-		if args[1] == "-" {
-			b, err := io.ReadAll(stdin)
-			if err != nil {
-				return &failure{fmt.Errorf("reading input from stdin: %w", err)}
-			}
-			raw = b
-		}
-		if len(bytes.TrimSpace(raw)) > 0 {
-			if !json.Valid(raw) {
-				return usagef("input for %s is not valid JSON: %v", name, jsonError(raw))
-			}
-			input = raw
-		}
+		return usagef("unknown tool %q; available: %s", want, strings.Join(names, ", "))
 	}
 	res := callWithTimeout(ctx, box, timeout, name, input)
 	if asJSON {
@@ -208,10 +275,11 @@ func parseBatchLine(raw []byte) (batchCall, error) {
 func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin io.Reader, stdout io.Writer) error {
 	enc := json.NewEncoder(stdout)
 	names := specNames(box)
-	failed := false
+	calls, failed := 0, 0
 	emit := func(line int, name string, res tool.Result) error {
+		calls++
 		if res.IsError {
-			failed = true
+			failed++
 		}
 		content := res.Blocks
 		if content == nil {
@@ -234,6 +302,9 @@ func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin i
 		case l = <-lines:
 		}
 		if l.done {
+			if errors.Is(l.err, bufio.ErrTooLong) {
+				return usagef("batch line %d is longer than %d MiB, the limit of one --batch line; it and the lines after it were not run. Write a large file with a shorter call (split it, or put its content in place with bash)", line+1, maxBatchLine>>20)
+			}
 			if l.err != nil {
 				return &failure{fmt.Errorf("reading batch input at line %d: %w", line+1, l.err)}
 			}
@@ -259,8 +330,8 @@ func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin i
 			return &failure{err}
 		}
 	}
-	if failed {
-		return errToolFailed
+	if failed > 0 {
+		return &failure{fmt.Errorf("%d of %d %s failed (see the lines with \"isError\": true)", failed, calls, plural(calls, "call", "calls"))}
 	}
 	return nil
 }

@@ -43,6 +43,15 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// own, so when the terminal goes away nobody else would stop them.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// A reader that goes away (indusr call … | head) must not kill indusr
+	// with SIGPIPE before the deck is closed: what the session started
+	// would be orphaned. Asking for SIGPIPE (rather than ignoring it,
+	// which children would inherit) turns a write to a closed pipe into
+	// an EPIPE error; the command then ends the usual way, closing the
+	// deck and killing every process group it started.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 	return run(ctx, args, stdin, stdout, stderr)
 }
 
@@ -88,7 +97,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "indusr",
 		Short:         "induscode: the tool layer of a coding agent",
-		Long:          "indusr lists and calls induscode's tools: the built-in file, search, shell and checklist tools, app cards and the tools of grafted MCP servers.",
+		Long:          "indusr lists and calls induscode's tools: the built-in file, search, shell and checklist tools, app cards and the tools of grafted MCP servers.\n\n" + handlesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -97,6 +106,13 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	bindFlags(root.PersistentFlags(), &opts)
+	// The environment that wires the app cards and the web policy is read
+	// once, before any command, so a bad value is a usage error up front.
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		h, err := parseHandles(os.Getenv)
+		opts.handles = h
+		return err
+	}
 	root.AddCommand(
 		newToolsCmd(&opts),
 		newCallCmd(&opts),
@@ -127,16 +143,20 @@ func boot(ctx context.Context, opts *options, stderr io.Writer) (*session.Sessio
 // to stderr as "indusr: ...".
 func sessionOptions(opts *options, stderr io.Writer) session.Options {
 	return session.Options{
-		Dir:           opts.Dir,
-		Profile:       opts.Profile,
-		Tools:         opts.Tools,
-		NoTools:       opts.NoTools,
-		NoMCP:         opts.NoMCP,
-		MCP:           opts.MCP,
-		Name:          opts.Session,
-		Warn:          func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) },
-		ClientName:    "indusr",
-		ClientVersion: versionString(),
+		Dir:     opts.Dir,
+		Profile: opts.Profile,
+		Tools:   opts.Tools,
+		NoTools: opts.NoTools,
+		NoMCP:   opts.NoMCP,
+		MCP:     opts.MCP,
+		Name:    opts.Session,
+		// CI and other unattended runs can trust the checkout's own MCP
+		// config for one run.
+		TrustProjectMCP: os.Getenv("INDUSR_TRUST_PROJECT_MCP") == "1",
+		Warn:            func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) },
+		ClientName:      "indusr",
+		ClientVersion:   versionString(),
+		Framework:       opts.handles.framework(opts.Dir),
 	}
 }
 

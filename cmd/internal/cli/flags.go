@@ -16,6 +16,10 @@ type options struct {
 	MCP     []string
 	JSON    bool
 	Session string
+
+	// handles are the card handles and web policy read from the
+	// environment (see parseHandles); they have no flags.
+	handles handles
 }
 
 func defaultOptions() options { return options{Profile: deck.All} }

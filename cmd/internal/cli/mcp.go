@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -28,7 +29,7 @@ $XDG_CONFIG_HOME/indusvx/mcp.json, ~/.indusvx/agent/mcp.json and
 grafted as SERVER__TOOL: see them with "indusr tools", call one with
 "indusr call SERVER__TOOL".`,
 	}
-	cmd.AddCommand(newMCPStatusCmd(opts), newMCPLedgerCmd(opts))
+	cmd.AddCommand(newMCPStatusCmd(opts), newMCPLedgerCmd(opts), newMCPTrustCmd(opts))
 	return cmd
 }
 
@@ -70,6 +71,13 @@ one is not.`,
 				}
 			} else if err := writeStatus(out, status, dir); err != nil {
 				return &failure{err}
+			}
+			if len(opts.MCP) == 0 && !sopts.TrustProjectMCP {
+				if p, err := session.ProjectConfig(sopts); err == nil && !p.Trusted && len(p.Servers) > 0 {
+					for _, s := range p.Servers {
+						fmt.Fprintf(out, "%s: untrusted: declared by %s and not started; review it and run: indusr mcp trust\n", s.Name, s.Source)
+					}
+				}
 			}
 			down := 0
 			for _, st := range status {
@@ -213,4 +221,75 @@ func writeLedger(w io.Writer, shown, all []ledger.Entry, path string, live int) 
 	}
 	_, err := fmt.Fprintf(w, "%d of %d events shown; %d tools live at the end of the log\n", len(shown), len(all), live)
 	return err
+}
+
+func newMCPTrustCmd(opts *options) *cobra.Command {
+	var revoke bool
+	cmd := &cobra.Command{
+		Use:   "trust",
+		Short: "Approve the MCP servers of this workspace's own config",
+		Long: `A repository can carry an MCP config (.indusvx/mcp.json, .mcp.json) whose
+servers are commands that run as you. indusr starts them only once you have
+approved the config: "indusr mcp trust" shows every server (the command
+line or URL) and records your approval of the files as they are now, in
+$XDG_CONFIG_HOME/indusvx/trusted-mcp.json. Any later change to the files
+needs a new approval. --revoke withdraws it. Servers from --mcp paths and
+from your user-level configs need no approval; INDUSR_TRUST_PROJECT_MCP=1
+trusts the workspace's config for one run (CI).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			sopts := sessionOptions(opts, cmd.ErrOrStderr())
+			if revoke {
+				had, err := session.RevokeProject(sopts)
+				if err != nil {
+					return bootError(err)
+				}
+				if had {
+					fmt.Fprintln(out, "approval withdrawn: this workspace's MCP servers will not start until you run indusr mcp trust again")
+				} else {
+					fmt.Fprintln(out, "this workspace had no approval to withdraw")
+				}
+				return nil
+			}
+			p, err := session.ProjectConfig(sopts)
+			if err != nil {
+				return bootError(err)
+			}
+			if len(p.Servers) == 0 {
+				fmt.Fprintf(out, "this workspace's config declares no MCP server (%s); nothing to approve\n", strings.Join(p.Files, ", "))
+				return nil
+			}
+			fmt.Fprintln(out, "These servers run as you whenever indusr mounts them in this workspace:")
+			for _, s := range p.Servers {
+				fmt.Fprintf(out, "  %s (%s, from %s): %s\n", s.Name, s.Transport, s.Source, serverTarget(s))
+			}
+			if p, err = session.TrustProject(sopts); err != nil {
+				return &failure{err}
+			}
+			fmt.Fprintf(out, "approved for %s (%s); a change to the config needs a new approval\n", p.Workspace, p.Fingerprint[:len("sha256:")+12])
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&revoke, "revoke", false, "withdraw the approval of this workspace's MCP config")
+	return cmd
+}
+
+// serverTarget is what a server runs or reaches: its command line or URL.
+// Environment values and headers are left out: they may hold secrets.
+func serverTarget(s bridge.ServerConfig) string {
+	if s.Transport == bridge.Stdio {
+		parts := append([]string{s.Command}, s.Args...)
+		for i, p := range parts {
+			if strings.ContainsAny(p, " \t'\"$") {
+				parts[i] = fmt.Sprintf("%q", p)
+			}
+		}
+		line := strings.Join(parts, " ")
+		if s.Dir != "" {
+			line += " (in " + s.Dir + ")"
+		}
+		return line
+	}
+	return s.URL
 }

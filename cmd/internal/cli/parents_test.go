@@ -15,9 +15,9 @@ func TestUnknownSubcommand(t *testing.T) {
 		stderr string // a substring; "" means stderr must be empty
 		stdout string
 	}{
-		{[]string{"mcp", "stauts"}, ExitUsage, `unknown command "stauts" for "indusr mcp"; did you mean "status"? (its commands: ledger, status; see "indusr mcp --help")`, ""},
+		{[]string{"mcp", "stauts"}, ExitUsage, `unknown command "stauts" for "indusr mcp"; did you mean "status"? (its commands: ledger, status`, ""},
 		{[]string{"mcp", "led"}, ExitUsage, `did you mean "ledger"?`, ""},
-		{[]string{"mcp", "frobnicate"}, ExitUsage, `unknown command "frobnicate" for "indusr mcp" (its commands: ledger, status;`, ""},
+		{[]string{"mcp", "frobnicate"}, ExitUsage, `unknown command "frobnicate" for "indusr mcp" (its commands: ledger, status`, ""},
 		{[]string{"mcp", "status", "extra"}, ExitUsage, `unknown command "extra" for "indusr mcp status"`, ""},
 		{[]string{"tols"}, ExitUsage, "Did you mean this?\n\ttools", ""},
 		// The group alone still shows its help.

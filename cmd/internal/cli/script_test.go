@@ -28,6 +28,12 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		// Approvals of workspace MCP configs go to a config folder of the
+		// script's own, never the user's.
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.xdg")
+			return nil
+		},
 		// [tool:NAME] holds when the catalog has a tool NAME, so a script
 		// can cover a tool that joins the catalog in another branch.
 		Condition: func(cond string) (bool, error) {

@@ -38,7 +38,8 @@ Over stdio (the default) the client starts indusr itself:
 With --http the server listens on 127.0.0.1:8765 (or the address given) at
 /mcp and prints a client config on stderr. An address beyond loopback needs
 --token (or INDUSR_TOKEN); every request must then carry
-"Authorization: Bearer <token>".`,
+"Authorization: Bearer <token>", and webfetch then refuses private,
+loopback and link-local addresses.`,
 		// --http takes an optional value, so "--http 127.0.0.1:9000" arrives
 		// as the flag's default plus one argument: that argument is the
 		// address.
@@ -76,6 +77,7 @@ With --http the server listens on 127.0.0.1:8765 (or the address given) at
 			if token == "" {
 				token = os.Getenv(tokenEnv)
 			}
+
 			err = srv.ServeHTTP(ctx, serve.HTTPOptions{Addr: addr, Token: token, SessionTimeout: timeout}, func(url string) {
 				printClientConfig(stderr, url, token != "")
 			})

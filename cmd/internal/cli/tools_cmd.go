@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/session"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -25,14 +26,21 @@ type toolRow struct {
 }
 
 func newToolsCmd(opts *options) *cobra.Command {
-	return &cobra.Command{
+	var refresh bool
+	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "List the tools of the session",
-		Args:  cobra.NoArgs,
+		Long: `List the session's tools: built-ins, app cards and the tools of the MCP
+servers. A server whose tool list was cached (in .indusvx/mcp-cache, less
+than a day ago, for its exact config row) is not started; --refresh starts
+every server and lists afresh.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := boot(cmd.Context(), opts, cmd.ErrOrStderr())
+			sopts := sessionOptions(opts, cmd.ErrOrStderr())
+			sopts.UseCache = !refresh
+			s, err := session.Open(cmd.Context(), sopts)
 			if err != nil {
-				return err
+				return bootError(err)
 			}
 			defer s.Close()
 			if err := interrupted(cmd.Context()); err != nil {
@@ -40,14 +48,27 @@ func newToolsCmd(opts *options) *cobra.Command {
 				return err
 			}
 			rows := rowsOf(s.Tools())
+			// Grafted tools the profile or --tools left out are named with
+			// the reason: on stdout under the table, on stderr beside JSON.
+			omitted := cmd.OutOrStdout()
 			if opts.JSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
+				if err := enc.Encode(rows); err != nil {
+					return err
+				}
+				omitted = cmd.ErrOrStderr()
+			} else if err := writeTable(cmd.OutOrStdout(), rows); err != nil {
+				return err
 			}
-			return writeTable(cmd.OutOrStdout(), rows)
+			for _, o := range s.Omitted() {
+				fmt.Fprintf(omitted, "left out: %s: %s\n", o.Name, o.Reason)
+			}
+			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&refresh, "refresh", false, "start every MCP server and list its tools afresh, ignoring the cache")
+	return cmd
 }
 
 func rowsOf(tools []tool.Tool) []toolRow {

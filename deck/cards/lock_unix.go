@@ -1,15 +1,15 @@
 //go:build unix
 
-package checkpoint
+package cards
 
 import (
 	"os"
 	"syscall"
 )
 
-// lockFile takes an exclusive advisory lock on f, waiting for it, so that
-// two indusr processes working in one workspace do not interleave their
-// read-modify-write of the index.
+// lockFile takes an exclusive advisory lock on f, waiting for it. flock
+// locks belong to the open file, so two FileMemory values in one process
+// exclude each other as two processes do.
 func lockFile(f *os.File) error {
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX)

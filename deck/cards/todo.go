@@ -1,0 +1,183 @@
+package cards
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/indusagi/induscode/tool"
+)
+
+// TodoState is where a todo item stands.
+type TodoState string
+
+// The todo states, in display order.
+const (
+	TodoPending TodoState = "pending"
+	TodoActive  TodoState = "active"
+	TodoDone    TodoState = "done"
+	TodoDropped TodoState = "dropped"
+)
+
+// TodoStates lists every TodoState.
+var TodoStates = []TodoState{TodoPending, TodoActive, TodoDone, TodoDropped}
+
+// glyph is the box a state renders as.
+func (s TodoState) glyph() string {
+	switch s {
+	case TodoPending:
+		return "[ ]"
+	case TodoActive:
+		return "[~]"
+	case TodoDone:
+		return "[x]"
+	case TodoDropped:
+		return "[-]"
+	}
+	return "[?]"
+}
+
+// TodoWeight is how much an item matters.
+type TodoWeight string
+
+// The weights; normal is the default.
+const (
+	WeightLow    TodoWeight = "low"
+	WeightNormal TodoWeight = "normal"
+	WeightHigh   TodoWeight = "high"
+)
+
+// TodoWeights lists every TodoWeight.
+var TodoWeights = []TodoWeight{WeightLow, WeightNormal, WeightHigh}
+
+// maxTodos bounds the list so a runaway model cannot grow session memory;
+// it matches the checklist's bound.
+const maxTodos = 200
+
+// TodoItem is one entry of the todo card's list.
+type TodoItem struct {
+	Content string     `json:"content" jsonschema:"What the item is about."`
+	State   TodoState  `json:"state" jsonschema:"pending, active, done or dropped."`
+	Weight  TodoWeight `json:"weight,omitempty" jsonschema:"low, normal (default) or high."`
+}
+
+// TodoLedger is the list of one session. It is not the checklist of
+// todo_read and todo_set: the two never see each other's items.
+type TodoLedger struct {
+	mu    sync.Mutex
+	items []TodoItem
+}
+
+// Items returns a copy of the list.
+func (l *TodoLedger) Items() []TodoItem {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.items)
+}
+
+func (l *TodoLedger) set(items []TodoItem) {
+	l.mu.Lock()
+	l.items = slices.Clone(items)
+	l.mu.Unlock()
+}
+
+type todoKey struct{}
+
+// LedgerOf returns the todo list of the session env belongs to.
+func LedgerOf(env *tool.Env) *TodoLedger {
+	return tool.Shared(env, todoKey{}, func() *TodoLedger { return new(TodoLedger) })
+}
+
+type todoInput struct {
+	Action string     `json:"action" jsonschema:"read or set."`
+	Items  []TodoItem `json:"items,omitempty" jsonschema:"set: the whole list, in order; it replaces the current one. Send [] to clear it."`
+}
+
+// Todo returns the todo card.
+func Todo() tool.Tool { return todoOnce() }
+
+var todoOnce = sync.OnceValue(func() tool.Tool {
+	s, err := tool.Schema[todoInput]()
+	if err != nil {
+		panic(err)
+	}
+	s.Properties["action"].Enum = []any{"read", "set"}
+	items := s.Properties["items"]
+	items.Types, items.Type = nil, "array"
+	for _, st := range TodoStates {
+		items.Items.Properties["state"].Enum = append(items.Items.Properties["state"].Enum, string(st))
+	}
+	for _, w := range TodoWeights {
+		items.Items.Properties["weight"].Enum = append(items.Items.Properties["weight"].Enum, string(w))
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return tool.Must(tool.New(tool.Spec{
+		Name:  "todo",
+		Label: "Todo list",
+		Description: "A weighted todo list for this session, separate from the checklist of todo_read/todo_set. Use todo_set " +
+			"for the step-by-step plan of the task at hand (what you are doing now); use todo for a backlog you want to " +
+			"keep track of: follow-ups, ideas, things you decided to drop. action=read shows it ([ ] pending, [~] active, " +
+			"[x] done, [-] dropped); action=set with items replaces the whole list. Each item has content, a state and an " +
+			"optional weight (low, normal, high).",
+		InputSchema: raw,
+	}, runTodo))
+})
+
+func runTodo(_ context.Context, in todoInput, env *tool.Env) tool.Result {
+	ledger := LedgerOf(env)
+	switch in.Action {
+	case "read":
+		items := ledger.Items()
+		return todoResult(RenderTodos(items), items)
+	case "set":
+		if in.Items == nil {
+			return tool.Errorf("todo action=set needs items: the whole list (send [] to clear it)")
+		}
+		if len(in.Items) > maxTodos {
+			return tool.Errorf("todo holds at most %d items, got %d; merge items or drop finished ones", maxTodos, len(in.Items))
+		}
+		for i := range in.Items {
+			it := &in.Items[i]
+			if strings.TrimSpace(it.Content) == "" {
+				return tool.Errorf("todo list not changed: items[%d].content is empty; say what the item is", i)
+			}
+			if it.Weight == "" {
+				it.Weight = WeightNormal
+			}
+		}
+		ledger.set(in.Items)
+		return todoResult(fmt.Sprintf("Todo list replaced (%d items).\n%s", len(in.Items), RenderTodos(in.Items)), in.Items)
+	}
+	return tool.Errorf("todo: unknown action %q; use read or set", in.Action)
+}
+
+func todoResult(text string, items []TodoItem) tool.Result {
+	if items == nil {
+		items = []TodoItem{}
+	}
+	res := tool.Text(text)
+	res.Blocks = append(res.Blocks, tool.JSONBlock(map[string]any{"items": items}))
+	return res
+}
+
+// RenderTodos draws the list one line per item: the state's glyph, the
+// content, and the weight when it is not normal.
+func RenderTodos(items []TodoItem) string {
+	if len(items) == 0 {
+		return "The todo list is empty."
+	}
+	lines := make([]string, len(items))
+	for i, it := range items {
+		lines[i] = it.State.glyph() + " " + it.Content
+		if it.Weight != "" && it.Weight != WeightNormal {
+			lines[i] += " (" + string(it.Weight) + ")"
+		}
+	}
+	return strings.Join(lines, "\n")
+}
