@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -96,6 +97,9 @@ func (s *server) callFailed(ctx, callCtx context.Context, l *link, exposed strin
 		return tool.Errorf("call to %s was cancelled (%v); MCP server %q was told to stop it.", exposed, context.Cause(ctx), name)
 	}
 	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) && rpc.Code == codeFrameTooLarge && strings.HasPrefix(rpc.Message, frameTooLargePrefix) {
+		return tool.Errorf("%s failed: MCP server %q sent an answer the bridge cannot take: %s. It was dropped; ask for less per call (a smaller range, page or file).", exposed, name, rpc.Message)
+	}
 	if errors.As(err, &rpc) {
 		return tool.Errorf("MCP server %q refused the call to %s: %s (JSON-RPC error %d). Check the input against the tool's schema.", name, exposed, rpc.Message, rpc.Code)
 	}

@@ -64,6 +64,12 @@ type ServerConfig struct {
 	// URL and Headers reach an SSE or StreamableHTTP server.
 	URL     string
 	Headers []Pair
+	// DetectTransport is set for a row that gives a url but no type
+	// (Transport is then StreamableHTTP): the bridge tries Streamable HTTP
+	// first and falls back to SSE when the server answers the first POST
+	// with 400, 404 or 405, as the MCP specification's backwards
+	// compatibility rule says. [ServerStatus] shows the one that was used.
+	DetectTransport bool
 	// Tools chooses which of the server's tools are grafted.
 	Tools ToolFilter
 	// StartupTimeout bounds connecting, the handshake and listing the

@@ -33,7 +33,7 @@ func TestParseConfig(t *testing.T) {
 				{"name":"off","command":"x","enabled":false}]}`,
 			want: []ServerConfig{
 				{Name: "github", Transport: Stdio, Command: "npx", Args: []string{"-y", "@scope/server-github"}, Env: []Pair{{"B", "2"}, {"A", "1"}}, Row: "servers[0]"},
-				{Name: "remote", Transport: SSE, URL: "http://localhost:8080/mcp", Headers: []Pair{{"Authorization", "Bearer t"}}, Row: "servers[1]"},
+				{Name: "remote", Transport: StreamableHTTP, DetectTransport: true, URL: "http://localhost:8080/mcp", Headers: []Pair{{"Authorization", "Bearer t"}}, Row: "servers[1]"},
 			},
 		},
 		{
@@ -41,7 +41,7 @@ func TestParseConfig(t *testing.T) {
 			json: `{"servers":{"zeta":{"command":"z"},"alpha":{"url":"http://a/sse"},"mid":{"command":"m","name":"ignored"}}}`,
 			want: []ServerConfig{
 				{Name: "zeta", Transport: Stdio, Command: "z", Row: `servers["zeta"]`},
-				{Name: "alpha", Transport: SSE, URL: "http://a/sse", Row: `servers["alpha"]`},
+				{Name: "alpha", Transport: StreamableHTTP, DetectTransport: true, URL: "http://a/sse", Row: `servers["alpha"]`},
 				{Name: "mid", Transport: Stdio, Command: "m", Row: `servers["mid"]`},
 			},
 		},
@@ -68,6 +68,35 @@ func TestParseConfig(t *testing.T) {
 			want: []ServerConfig{
 				{Name: "s", Transport: Stdio, Command: "example.test-bin", Args: []string{"--token=s3cret", "fallback", "dflt", "$TOKEN", "${unterminated"}, Env: []Pair{{"T", "s3cret"}}, Row: `servers["s"]`},
 				{Name: "h", Transport: StreamableHTTP, URL: "https://example.test/mcp", Headers: []Pair{{"Authorization", "Bearer s3cret"}}, Row: `servers["h"]`},
+			},
+		},
+		{
+			name: "shell forms: alternatives, unset-only defaults, nested defaults",
+			json: `{"servers":{"s":{"command":"run","args":[
+				"${TOKEN:+--token=${TOKEN}}", "${NOPE:+--never}", "${EMPTY:+--never}", "${EMPTY+set-but-empty}",
+				"${EMPTY-unused}", "${NOPE-dflt}", "${NOPE:-${HOST}}", "${NOPE:-${ALSO_NOPE:-deep}}", "${NOPE:=x}",
+				"${TOKEN:?never shown}", "${1X}", "${A B}", "${NOPE:-a}}"]}}}`,
+			want: []ServerConfig{{Name: "s", Transport: Stdio, Command: "run", Args: []string{
+				"--token=s3cret", "", "", "set-but-empty",
+				"", "dflt", "example.test", "deep", "x",
+				"s3cret", "${1X}", "${A B}", "a}"}, Row: `servers["s"]`}},
+		},
+		{
+			name: "${VAR:?message} fails its row with the message",
+			json: `{"servers":{
+				"gh":{"command":"gh-mcp","env":{"GITHUB_TOKEN":"${GH_TOKEN:?set GH_TOKEN to a token with repo scope}"}},
+				"empty":{"url":"https://${EMPTY:?}/mcp"},
+				"unsetonly":{"url":"https://h${EMPTY?must be set}/mcp"},
+				"nested":{"command":"x","args":["${NOPE:?${HOST} needs NOPE}"]},
+				"ok":{"command":"ok"}}}`,
+			want: []ServerConfig{
+				{Name: "unsetonly", Transport: StreamableHTTP, DetectTransport: true, URL: "https://h/mcp", Row: `servers["unsetonly"]`},
+				{Name: "ok", Transport: Stdio, Command: "ok", Row: `servers["ok"]`},
+			},
+			warnings: []string{
+				`servers["gh"]: server "gh" is skipped: ${GH_TOKEN} is not set: set GH_TOKEN to a token with repo scope`,
+				`servers["empty"]: server "empty" is skipped: ${EMPTY} is empty: the config requires it`,
+				`servers["nested"]: server "nested" is skipped: ${NOPE} is not set: example.test needs NOPE`,
 			},
 		},
 		{
@@ -109,7 +138,7 @@ func TestParseConfig(t *testing.T) {
 		{
 			name:     "url and command without a type: url wins, with a warning",
 			json:     `{"servers":{"both":{"url":"http://u/sse","command":"c"}}}`,
-			want:     []ServerConfig{{Name: "both", Transport: SSE, URL: "http://u/sse", Row: `servers["both"]`}},
+			want:     []ServerConfig{{Name: "both", Transport: StreamableHTTP, DetectTransport: true, URL: "http://u/sse", Row: `servers["both"]`}},
 			warnings: []string{`has both "url" and "command"`},
 		},
 		{name: "malformed JSON yields nothing", json: `{"servers":[{"name":"a","command":"x"}`, warnings: []string{"not a JSON object"}},
@@ -241,6 +270,8 @@ func FuzzParseConfig(f *testing.F) {
 		`{"servers":[1,"x",null,{}]}`,
 		`{"servers":{"a":1,"a":{"command":"z"}}}`,
 		`{`,
+		`{"servers":{"e":{"command":"${NOPE:-${A:-${H}}}","args":["${A:+x${H}y}","${A:?}","${B?${A}}"]}}}`,
+		`{"servers":{"f":{"url":"${NOPE:?set NOPE}","cwd":"${A:-${"}}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -6,8 +6,12 @@
 // [Fleet] whose [Fleet.Tools] are ordinary tool.Tool values named
 // "<server>__<tool>", ready for deck.Deck.Graft. Enrollment goes through the
 // event-sourced ledger of package ledger, optionally persisted as JSON
-// lines. A server that fails contributes nothing and shows why in
-// [Fleet.Status]; the others are unaffected.
+// lines; the log records changes only (a tool new, changed or gone, a
+// server removed from [Options.Configured]), so a command whose servers
+// list what they listed before writes nothing. A server that fails
+// contributes nothing and shows why in [Fleet.Status]; the others are
+// unaffected. A url row without a type is tried as Streamable HTTP, then
+// as SSE when the server refuses the POST with 400, 404 or 405.
 //
 // The SDK's known traps are handled here: the protocol version is pinned so
 // a legacy server that ignores server/discover cannot hang the handshake;

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -10,10 +11,14 @@ import (
 )
 
 // setTools makes tools the server's live tool set: new and changed tools
-// are enrolled, vanished ones retired, and the routing table follows.
-// Unchanged tools are left alone unless reenroll is set (after a restart:
-// the ledger records the re-enrollment, an idempotent upsert).
-func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, reenroll bool) {
+// are enrolled, vanished ones retired, and the routing table follows. A
+// tool the ledger already holds for this server with the same spec (from
+// this process or, replayed from the log, an earlier one) writes nothing,
+// so mounting, restarting or refreshing an unchanged server records no
+// event. After a restart (restarted) the OnChange watchers are called even
+// so, as [Fleet.OnChange] promises: a client that saw calls fail during the
+// outage learns the server's tools are back.
+func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, restarted bool) {
 	changed := false
 	// Registered before the unlock, so it runs after it: listeners may
 	// call back into the fleet.
@@ -27,6 +32,7 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, reenroll
 	if f.closed || f.find(s.cfg.Name) != s {
 		return
 	}
+	changed = restarted
 	var want []*capability
 	taken := make(map[string]string) // exposed name -> the server's tool name
 	for _, t := range tools {
@@ -51,6 +57,10 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, reenroll
 		if note != "" {
 			faults = append(faults, fmt.Sprintf("tool %q: %s", t.Name, note))
 		}
+		outSchema, note := outputSchema(t.OutputSchema)
+		if note != "" {
+			faults = append(faults, fmt.Sprintf("tool %q: %s", t.Name, note))
+		}
 		var annTitle string
 		readOnly := false
 		if t.Annotations != nil {
@@ -62,19 +72,32 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, reenroll
 		want = append(want, &capability{fleet: f, server: s.cfg.Name, name: t.Name, spec: tool.Spec{
 			Name: exposed, Label: label(t.Title, annTitle, t.Name),
 			Description: describe(t.Description, s.cfg.Name, t.Name), InputSchema: schema, ReadOnly: readOnly,
+			OutputSchema: outSchema,
 		}})
 	}
 
 	snap := f.ledger.Snapshot()
 	keep := make(map[ledger.Key]bool, len(want))
 	var enroll []ledger.EnrollRequest
-	for _, c := range want {
+	for i, c := range want {
 		key := ledger.ContentKey(c.spec.Name, c.spec.InputSchema)
 		keep[key] = true
-		if e, ok := snap.Lookup(key); ok && !reenroll && e.Server == s.cfg.Name && sameSpec(e.Capability.Spec(), c.spec) {
+		if old, ok := f.caps[key]; ok && old.server == c.server && old.name == c.name && sameSpec(old.spec, c.spec) {
+			want[i] = old // the same tool: callers holding it see no change
+		} else {
+			f.caps[key] = c
+			changed = true
+		}
+		if e, ok := snap.Lookup(key); ok && e.Server == s.cfg.Name && sameSpec(e.Capability.Spec(), c.spec) {
 			continue
 		}
-		enroll = append(enroll, ledger.EnrollRequest{Capability: c, Server: s.cfg.Name, Key: key})
+		enroll = append(enroll, ledger.EnrollRequest{Capability: want[i], Server: s.cfg.Name, Key: key})
+	}
+	for k, c := range f.caps {
+		if c.server == s.cfg.Name && !keep[k] {
+			delete(f.caps, k)
+			changed = true
+		}
 	}
 	var retire []ledger.Key
 	for _, e := range snap.Entries() {
@@ -84,7 +107,7 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, reenroll
 	}
 	at := ledger.Now()
 	f.commit(f.ledger.RetireAll(retire, s.cfg.Name, at).EnrollAll(enroll, at))
-	changed = len(retire) > 0 || len(enroll) > 0
+	changed = changed || len(retire) > 0 || len(enroll) > 0
 
 	for name, r := range f.routes {
 		if r.srv == s {
@@ -102,7 +125,20 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, reenroll
 	}
 }
 
+// sameSpec reports whether two specs describe the same tool. Schemas are
+// compared by their canonical JSON: a spec replayed from the log holds the
+// bytes the log stored, which may differ in spacing and escapes.
 func sameSpec(a, b tool.Spec) bool {
 	return a.Name == b.Name && a.Label == b.Label && a.Description == b.Description &&
-		string(a.InputSchema) == string(b.InputSchema) && a.ReadOnly == b.ReadOnly
+		sameJSON(a.InputSchema, b.InputSchema) && a.ReadOnly == b.ReadOnly &&
+		sameJSON(a.OutputSchema, b.OutputSchema)
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	if string(a) == string(b) {
+		return true
+	}
+	ca, errA := ledger.Canonical(a)
+	cb, errB := ledger.Canonical(b)
+	return errA == nil && errB == nil && string(ca) == string(cb)
 }

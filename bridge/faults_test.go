@@ -3,7 +3,12 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,13 +118,17 @@ func TestFaultSchemaWithoutType(t *testing.T) {
 			t.Errorf("%s schema has no properties object: %v", name, s)
 		}
 	}
+	if s := toolNamed(t, f, "loose__loose").Spec().OutputSchema; s != nil {
+		t.Errorf("an array output schema was grafted: %s", s)
+	}
 	// The schema keeps what it had.
 	if !strings.Contains(string(toolNamed(t, f, "loose__loose").Spec().InputSchema), `"x":{"type":"string"}`) {
 		t.Error("normalising lost the properties")
 	}
 	st := statusOf(t, f, "loose")
 	joined := strings.Join(st.Faults, "\n")
-	if !strings.Contains(joined, `tool "loose": input schema has no "type"`) || !strings.Contains(joined, `tool "bare": input schema is not a JSON object`) {
+	if !strings.Contains(joined, `tool "loose": input schema has no "type"`) || !strings.Contains(joined, `tool "bare": input schema is not a JSON object`) ||
+		!strings.Contains(joined, `tool "loose": output schema has type array, not "object"; the tool is grafted without one`) {
 		t.Errorf("faults %q", st.Faults)
 	}
 	wantText(t, call(t, f, "loose__echo", `{"message":"ok"}`), "ok")
@@ -208,4 +217,125 @@ func TestLegacyServerIgnoringDiscover(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 	wantText(t, call(t, f, "legacy__echo", `{"message":"old"}`), "echo: old")
+}
+
+// Real servers log JSON to stdout: objects without "jsonrpc" and arrays.
+// They are dropped to the server's log like banners, and the session goes
+// on.
+func TestFaultJSONLogsOnStdout(t *testing.T) {
+	t.Parallel()
+	f := mount(t, Options{}, fake("jsonlog", "-jsonlogs"))
+	st := statusOf(t, f, "jsonlog")
+	if st.State != Ready || st.Tools != 7 {
+		t.Fatalf("status %+v", st)
+	}
+	for _, msg := range []string{"one", "two"} {
+		wantText(t, call(t, f, "jsonlog__echo", `{"message":"`+msg+`"}`), "echo: "+msg)
+	}
+	// Two lines before each of: initialize, tools/list, two calls.
+	if st := statusOf(t, f, "jsonlog"); st.State != Ready || st.DroppedLines < 8 {
+		t.Errorf("status %+v, want ready with 8 dropped lines", st)
+	}
+	waitLog(t, st.Log, `(not JSON-RPC, dropped) {"level":"info"`, time.Second)
+	waitLog(t, st.Log, `(not JSON-RPC, dropped) ["log", 1,`, time.Second)
+}
+
+// An answer over the frame limit fails its call at once, with the size
+// and the limit, instead of leaving it to its timeout; the session and
+// other calls go on.
+func TestFaultResponseOverFrameLimit(t *testing.T) {
+	t.Parallel()
+	big := fake("big", "-big")
+	big.CallTimeout = 40 * time.Second
+	f := mount(t, Options{}, big)
+	const size = 20 << 20
+	start := time.Now()
+	res := call(t, f, "big__big", fmt.Sprintf(`{"bytes":%d}`, size))
+	took := time.Since(start)
+	wantError(t, res, "big__big failed", `MCP server "big"`, "over the 16777216-byte limit on one message", "ask for less")
+	m := regexp.MustCompile(`the answer was (\d+) bytes`).FindStringSubmatch(res.PlainText())
+	if m == nil {
+		t.Fatalf("the error does not give the size: %q", res.PlainText())
+	}
+	if n, _ := strconv.Atoi(m[1]); n < size || n > size+200 {
+		t.Errorf("the error gives %d bytes for a %d-byte text", n, size)
+	}
+	if took > 20*time.Second { // moving 20 MB takes about a second
+		t.Errorf("the call failed after %v, not at once: that is its timeout", took)
+	}
+	// Under the limit is fine, and the session survived.
+	wantText(t, call(t, f, "big__big", `{"bytes":1000}`), strings.Repeat("x", 1000))
+	wantText(t, call(t, f, "big__echo", `{"message":"after"}`), "echo: after")
+	if st := statusOf(t, f, "big"); st.State != Ready || st.Restarts != 0 {
+		t.Errorf("status %+v", st)
+	}
+}
+
+// A stdio server that cannot start says what is missing: its working
+// directory, or its command; exec alone reports both as a missing file.
+func TestStartFailureNamesTheCause(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		cfg    func() ServerConfig
+		want   []string
+		unwant string
+	}{
+		{"cwd missing", func() ServerConfig {
+			c := fake("s")
+			c.Dir, c.Source, c.Row = filepath.Join(dir, "missing"), "/p/.mcp.json", `mcpServers["s"]`
+			return c
+		}, []string{"its working directory " + filepath.Join(dir, "missing"), `("cwd" in /p/.mcp.json mcpServers["s"]) does not exist`, "was not run"}, "fork/exec"},
+		{"cwd is a file", func() ServerConfig {
+			c := fake("s")
+			c.Dir = file
+			return c
+		}, []string{"its working directory " + file, "is not a directory"}, "fork/exec"},
+		{"command missing", func() ServerConfig {
+			c := fake("s")
+			c.Command, c.Dir = filepath.Join(dir, "no-such-server"), dir
+			return c
+		}, []string{"the command " + filepath.Join(dir, "no-such-server") + " was not found", `correct "command" in test`}, "working directory"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f := mount(t, Options{}, tc.cfg())
+			st := statusOf(t, f, "s")
+			if st.State != Failed {
+				t.Fatalf("status %+v", st)
+			}
+			t.Log(st.LastError)
+			for _, w := range tc.want {
+				if !strings.Contains(st.LastError, w) {
+					t.Errorf("error %q does not say %q", st.LastError, w)
+				}
+			}
+			if strings.Contains(st.LastError, tc.unwant) {
+				t.Errorf("error %q mentions %q", st.LastError, tc.unwant)
+			}
+		})
+	}
+}
+
+// A stderr line longer than any buffer is logged by its start, and the
+// pipe keeps being read: the server, which goes on writing to stderr,
+// never blocks on it.
+func TestFaultHugeStderrLine(t *testing.T) {
+	t.Parallel()
+	srv := fake("loud", "-stderrline", strconv.Itoa(maxFrame+1<<20))
+	srv.StartupTimeout = 5 * time.Second
+	f := mount(t, Options{}, srv)
+	st := statusOf(t, f, "loud")
+	if st.State != Ready {
+		t.Fatalf("status %+v", st)
+	}
+	wantText(t, call(t, f, "loud__echo", `{"message":"heard"}`), "echo: heard")
+	waitLog(t, st.Log, fmt.Sprintf("stderr: %s… (%d more bytes)", strings.Repeat("e", maxLogLine), maxFrame+1<<20-maxLogLine), 5*time.Second)
+	waitLog(t, st.Log, "stderr: after the long line 1999 ", 5*time.Second)
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -15,11 +16,15 @@ import (
 // and logged instead of buffered without end.
 const maxFrame = 16 << 20
 
-// lineFilter passes on only the stdout lines of a stdio server that are JSON
-// objects or arrays. The SDK ends a session at the first line it cannot
-// decode, and servers do print banners, warnings and debug output to stdout;
-// such lines go to the server's log instead. It reads synchronously in the
-// SDK's reader goroutine, so it adds no goroutine or copy hop per message.
+// lineFilter passes on only the stdout lines of a stdio server that are
+// JSON-RPC messages: an object with "jsonrpc", or an array of them (a
+// batch). The SDK ends a session at the first line it cannot decode, and
+// servers do print banners, warnings, debug output and structured (JSON)
+// log lines to stdout; such lines go to the server's log instead. A
+// response over the frame limit is replaced by an error response for its
+// request, so the call fails at once and says why instead of waiting for
+// its timeout. It reads synchronously in the SDK's reader goroutine, so it
+// adds no goroutine or copy hop per message.
 type lineFilter struct {
 	src     io.ReadCloser
 	r       *bufio.Reader
@@ -59,34 +64,72 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 func (f *lineFilter) next() ([]byte, error) {
 	f.line = f.line[:0]
 	oversize := false
+	var size int
+	var sc frameScanner
 	for {
 		chunk, err := f.r.ReadSlice('\n')
-		if !oversize {
-			if len(f.line)+len(chunk) > maxFrame {
-				oversize = true
-				f.line = f.line[:0]
-			} else {
-				f.line = append(f.line, chunk...)
-			}
+		size += len(chunk)
+		switch {
+		case oversize:
+			sc.feed(chunk)
+		case len(f.line)+len(chunk) > maxFrame:
+			oversize = true
+			sc.feed(f.line)
+			sc.feed(chunk)
+			f.line = nil // do not keep a frame-sized buffer for the next line
+		default:
+			f.line = append(f.line, chunk...)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if oversize {
-			f.dropped.Add(1)
-			f.log.printf("dropped a stdout line over the %d-byte frame limit", maxFrame)
-			return nil, err
+			return f.tooLarge(&sc, size), err
 		}
 		return f.accept(f.line), err
 	}
 }
+
+// tooLarge drops a line over the frame limit. When it is a response, an
+// error response for the same request takes its place, naming the size and
+// the limit.
+func (f *lineFilter) tooLarge(sc *frameScanner, size int) []byte {
+	f.dropped.Add(1)
+	id := sc.responseID()
+	if id == nil {
+		f.log.printf("dropped a stdout line of %d bytes, over the %d-byte frame limit", size, maxFrame)
+		return nil
+	}
+	f.log.printf("dropped the response to request %s: %d bytes, over the %d-byte frame limit; the call fails", id, size, maxFrame)
+	b, err := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      id,
+		"error": map[string]any{
+			"code":    codeFrameTooLarge,
+			"message": fmt.Sprintf(frameTooLargePrefix+"%d bytes, over the %d-byte limit on one message (%d MiB)", size, maxFrame, maxFrame>>20),
+		},
+	})
+	if err != nil {
+		return nil
+	}
+	return append(b, '\n')
+}
+
+// codeFrameTooLarge is the JSON-RPC error code of the response that stands
+// in for one over the frame limit; it is in the range JSON-RPC reserves for
+// implementation errors.
+const codeFrameTooLarge = -32099
+
+// frameTooLargePrefix starts the message of that error response; with the
+// code it tells the bridge's own stand-in from a server's error.
+const frameTooLargePrefix = "the answer was "
 
 func (f *lineFilter) accept(line []byte) []byte {
 	text := bytes.TrimSpace(line)
 	if len(text) == 0 {
 		return nil
 	}
-	if (text[0] == '{' || text[0] == '[') && json.Valid(text) {
+	if isJSONRPC(text) {
 		out := make([]byte, len(text)+1)
 		copy(out, text)
 		out[len(text)] = '\n'
@@ -95,6 +138,34 @@ func (f *lineFilter) accept(line []byte) []byte {
 	f.dropped.Add(1)
 	f.log.line("stdout", "(not JSON-RPC, dropped) "+string(text))
 	return nil
+}
+
+// rpcVersion is the one member every JSON-RPC 2.0 message carries.
+type rpcVersion struct {
+	JSONRPC *string `json:"jsonrpc"`
+}
+
+// isJSONRPC reports whether text is a JSON-RPC message or a non-empty
+// batch of them. JSON that is not (a log object, an array of numbers) is
+// not: the SDK would end the session on it.
+func isJSONRPC(text []byte) bool {
+	switch text[0] {
+	case '{':
+		var m rpcVersion
+		return json.Unmarshal(text, &m) == nil && m.JSONRPC != nil
+	case '[':
+		var batch []rpcVersion
+		if json.Unmarshal(text, &batch) != nil || len(batch) == 0 {
+			return false
+		}
+		for _, m := range batch {
+			if m.JSONRPC == nil {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // Close closes the underlying stdout pipe, which ends a pending Read.

@@ -38,8 +38,18 @@ type Options struct {
 	Dir string
 	// LedgerPath, when set, is the ledger log (normally
 	// <workspace>/.indusvx/ledger.jsonl): it is replayed at mount and every
-	// batch of events is appended and synced.
+	// batch of events is appended and synced. The log records changes
+	// only: a server whose tools are the same as the log says writes
+	// nothing, and closing the fleet writes nothing.
 	LedgerPath string
+	// Configured names every server of the configuration, mounted by this
+	// fleet or not (a command may mount only some of them). Tools the
+	// ledger holds for a server not named here are retired when the
+	// ledger is opened: the server was removed from the configuration.
+	// nil means the configuration is not known and nothing is retired
+	// for that reason; an empty, non-nil slice means no server is
+	// configured.
+	Configured []string
 	// LogDir, when set, keeps each server's stderr in <LogDir>/<name>.log.
 	LogDir string
 	// StartupTimeout, CallTimeout and MaxCallTimeout default to the
@@ -47,10 +57,10 @@ type Options struct {
 	StartupTimeout, CallTimeout, MaxCallTimeout time.Duration
 	// ClientName and ClientVersion identify the bridge to servers.
 	ClientName, ClientVersion string
-	// MaxLedgerEntries bounds the ledger log: every session appends an
-	// enroll and a retire per tool, so a log left alone grows without
-	// end. When a replayed log holds more, it is cut to its newest half.
-	// 0 means DefaultMaxLedgerEntries.
+	// MaxLedgerEntries bounds the ledger log: it grows by every change of
+	// a server's tools and would grow without end. When a replayed log
+	// holds more, it is cut to its newest half plus the enrollments still
+	// live from before it. 0 means DefaultMaxLedgerEntries.
 	MaxLedgerEntries int
 }
 
@@ -66,9 +76,13 @@ type Fleet struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	mu       sync.Mutex
-	servers  []*server // declaration order
-	routes   map[string]route
+	mu      sync.Mutex
+	servers []*server // declaration order
+	routes  map[string]route
+	// caps holds the grafted tools of the servers mounted here, by ledger
+	// key. The ledger also holds tools enrolled by earlier processes for
+	// servers this one has not mounted; those are not callable here.
+	caps     map[ledger.Key]*capability
 	ledger   ledger.Ledger
 	file     *ledger.File
 	saved    int // ledger entries already in the file
@@ -109,15 +123,18 @@ func newFleet(opts Options) *Fleet {
 		opts.ClientVersion = "devel"
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &Fleet{opts: opts, ctx: ctx, cancel: cancel, routes: make(map[string]route), ledger: ledger.Empty()}
+	f := &Fleet{opts: opts, ctx: ctx, cancel: cancel, routes: make(map[string]route),
+		caps: make(map[ledger.Key]*capability), ledger: ledger.Empty()}
 	if opts.LedgerPath != "" {
 		f.openLedger()
 	}
 	return f
 }
 
-// openLedger replays the log. Tools it shows live belonged to an earlier
-// session whose servers are gone, so they are withdrawn, in the log too.
+// openLedger replays the log. Its live tools stay live: servers that the
+// configuration still names are compared with them when they mount, and
+// only differences become events. Tools of servers that left the
+// configuration are retired.
 func (f *Fleet) openLedger() {
 	file, entries, warnings, err := ledger.OpenFile(f.opts.LedgerPath)
 	f.warnings = append(f.warnings, warnings...)
@@ -128,18 +145,22 @@ func (f *Fleet) openLedger() {
 	f.file = file
 	f.ledger = ledger.FromLog(entries)
 	f.saved = f.ledger.Len()
-	at := ledger.Now()
-	l := f.ledger
-	for _, c := range l.Counts() {
-		l = l.WithdrawServer(c.Server, at)
-	}
-	f.commit(l)
 	f.compactLedger()
+	if f.opts.Configured != nil {
+		at := ledger.Now()
+		l := f.ledger
+		for _, c := range l.Counts() {
+			if !slices.Contains(f.opts.Configured, c.Server) {
+				l = l.WithdrawServer(c.Server, at)
+			}
+		}
+		f.commit(l)
+	}
 }
 
-// compactLedger cuts a log over the limit to its newest half. Nothing is
-// live once openLedger has withdrawn the old tools, so any suffix replays
-// to the same empty set; what is lost is old history, not state.
+// compactLedger cuts a log over the limit to its newest half, preceded by
+// the enrollments still live from before it, so the cut log replays to the
+// same live tools; what is lost is old history, not state.
 func (f *Fleet) compactLedger() {
 	limit := f.opts.MaxLedgerEntries
 	if limit <= 0 {
@@ -149,12 +170,14 @@ func (f *Fleet) compactLedger() {
 	if f.file == nil || n <= limit {
 		return
 	}
-	keep := f.ledger.Since(n - limit/2)
+	keep := f.ledger.Compact(max(limit/2, 1))
 	if err := f.file.Rewrite(keep); err != nil {
 		f.warnings = append(f.warnings, fmt.Sprintf("compacting the ledger log: %v", err))
 		return
 	}
-	f.warnings = append(f.warnings, fmt.Sprintf("ledger log %s held %d events; kept the newest %d", f.file.Path(), n, len(keep)))
+	f.ledger = ledger.FromLog(keep)
+	f.saved = f.ledger.Len()
+	f.warnings = append(f.warnings, fmt.Sprintf("ledger log %s held %d events; kept the newest %d and the %d older enrollments still live", f.file.Path(), n, max(limit/2, 1), len(keep)-max(limit/2, 1)))
 }
 
 // commit makes l the fleet's ledger and appends its new events to the log;
@@ -272,8 +295,14 @@ func (f *Fleet) route(exposed string) (*server, string, bool) {
 
 // Detach tears down the named servers (all of them when no name is given):
 // their tools are withdrawn from the ledger, calls in flight are cancelled
-// and their processes stopped. Unknown names are ignored.
-func (f *Fleet) Detach(names ...string) {
+// and their processes stopped. Unknown names are ignored. Detaching is a
+// deliberate removal, so the ledger records it; [Fleet.Close] stops the
+// servers without recording anything.
+func (f *Fleet) Detach(names ...string) { f.detach(names, true) }
+
+// detach tears down the named servers (all when names is empty), retiring
+// their tools from the ledger when withdraw is set.
+func (f *Fleet) detach(names []string, withdraw bool) {
 	f.mu.Lock()
 	var gone []*server
 	keep := f.servers[:0:0]
@@ -288,10 +317,17 @@ func (f *Fleet) Detach(names ...string) {
 	at := ledger.Now()
 	l := f.ledger
 	for _, s := range gone {
-		l = l.WithdrawServer(s.cfg.Name, at)
+		if withdraw {
+			l = l.WithdrawServer(s.cfg.Name, at)
+		}
 		for name, r := range f.routes {
 			if r.srv == s {
 				delete(f.routes, name)
+			}
+		}
+		for k, c := range f.caps {
+			if c.server == s.cfg.Name {
+				delete(f.caps, k)
 			}
 		}
 	}
@@ -313,7 +349,9 @@ func (f *Fleet) Detach(names ...string) {
 	wg.Wait()
 }
 
-// Close detaches every server and closes the ledger log. It is idempotent.
+// Close stops every server and closes the ledger log. It records nothing:
+// the tools stay live in the log, and the next fleet that mounts the same
+// servers with the same tools writes nothing either. It is idempotent.
 func (f *Fleet) Close() error {
 	f.mu.Lock()
 	if f.closed {
@@ -321,7 +359,7 @@ func (f *Fleet) Close() error {
 		return nil
 	}
 	f.mu.Unlock()
-	f.Detach()
+	f.detach(nil, false)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.closed = true
@@ -334,15 +372,22 @@ func (f *Fleet) Close() error {
 	return err
 }
 
-// Tools returns the grafted tools in ledger order (servers in declaration
-// order, each server's tools in its order, later additions after).
+// Tools returns the grafted tools of the servers mounted by this fleet, in
+// ledger order (servers in declaration order, each server's tools in its
+// order, later additions after). Tools the ledger log holds for servers
+// this fleet has not mounted are not among them.
 func (f *Fleet) Tools() []tool.Tool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.toolsLocked()
+}
+
+// toolsLocked is Tools; f.mu is held.
+func (f *Fleet) toolsLocked() []tool.Tool {
 	var out []tool.Tool
-	for _, t := range f.ledger.Live() {
-		if _, ok := t.(*capability); ok {
-			out = append(out, t)
+	for _, e := range f.ledger.Snapshot().Entries() {
+		if c, ok := f.caps[e.Key]; ok {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -352,34 +397,55 @@ func (f *Fleet) Tools() []tool.Tool {
 func (f *Fleet) Status() []ServerStatus {
 	f.mu.Lock()
 	servers := slices.Clone(f.servers)
-	snap := f.ledger.Snapshot()
+	counts := make(map[string]int)
+	for _, c := range f.caps {
+		counts[c.server]++
+	}
 	f.mu.Unlock()
 	out := make([]ServerStatus, len(servers))
 	for i, s := range servers {
 		out[i] = s.status()
-		out[i].Tools = snap.Count(s.cfg.Name)
+		out[i].Tools = counts[s.cfg.Name]
 	}
 	return out
 }
 
-// Ledger returns the current ledger value.
+// Ledger returns the current ledger value. Besides the tools of the
+// servers mounted here it holds those an earlier process enrolled for
+// servers this fleet has not mounted.
 func (f *Fleet) Ledger() ledger.Ledger {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.ledger
 }
 
-// ToolNames returns the names of the live tools, from the ledger.
+// ToolNames returns the names of the grafted tools, as [Fleet.Tools]
+// orders them.
 func (f *Fleet) ToolNames() []string {
 	var names []string
-	for _, t := range f.Ledger().Live() {
+	for _, t := range f.Tools() {
 		names = append(names, t.Spec().Name)
 	}
 	return names
 }
 
-// ToolCounts returns the live tool count per server, from the ledger.
-func (f *Fleet) ToolCounts() []ledger.ServerCount { return f.Ledger().Counts() }
+// ToolCounts returns the grafted tool count per server, in the order of
+// [Fleet.Tools].
+func (f *Fleet) ToolCounts() []ledger.ServerCount {
+	var out []ledger.ServerCount
+	at := make(map[string]int)
+	for _, t := range f.Tools() {
+		server := t.(*capability).server
+		i, ok := at[server]
+		if !ok {
+			i = len(out)
+			at[server] = i
+			out = append(out, ledger.ServerCount{Server: server})
+		}
+		out[i].Count++
+	}
+	return out
+}
 
 // OnChange registers fn to be called whenever the set of grafted tools
 // changes: a server's tools are enrolled or retired (at mount, after a

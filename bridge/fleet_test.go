@@ -90,13 +90,14 @@ func TestMountNothing(t *testing.T) {
 func TestCallTimeouts(t *testing.T) {
 	t.Parallel()
 	slow := fake("slow")
-	// The idle timeout is 1 s, ten progress intervals, so a loaded CI
-	// machine that delays a few reports does not trip it.
-	slow.CallTimeout = time.Second
-	f := mount(t, Options{MaxCallTimeout: 3 * time.Second}, slow)
+	// The idle timeout is 2 s, twenty progress intervals, so a loaded CI
+	// machine (race detector, two cores shared) that delays a few reports
+	// does not trip it.
+	slow.CallTimeout = 2 * time.Second
+	f := mount(t, Options{MaxCallTimeout: 4 * time.Second}, slow)
 	logFile := statusOf(t, f, "slow").Log
 
-	// Progress every 100 ms keeps a 2 s call alive past its 1 s timeout,
+	// Progress every 100 ms keeps a 3 s call alive past its 2 s timeout,
 	// and reaches the caller.
 	var mu sync.Mutex
 	var seen []float64
@@ -105,17 +106,17 @@ func TestCallTimeouts(t *testing.T) {
 		seen = append(seen, done)
 		mu.Unlock()
 	})
-	wantText(t, callCtx(ctx, t, f, "slow__slow", `{"seconds":2}`), "slept 2s")
+	wantText(t, callCtx(ctx, t, f, "slow__slow", `{"seconds":3}`), "slept 3s")
 	mu.Lock()
-	if len(seen) < 10 {
-		t.Errorf("saw %d progress reports, want about 20", len(seen))
+	if len(seen) < 15 {
+		t.Errorf("saw %d progress reports, want about 30", len(seen))
 	}
 	mu.Unlock()
 
 	// But not past the absolute maximum.
 	start := time.Now()
-	wantError(t, call(t, f, "slow__slow", `{"seconds":8}`), "3s maximum", "cancelled on the server")
-	if took := time.Since(start); took > 6*time.Second {
+	wantError(t, call(t, f, "slow__slow", `{"seconds":8}`), "4s maximum", "cancelled on the server")
+	if took := time.Since(start); took > 7*time.Second {
 		t.Errorf("the maximum stopped the call after %v", took)
 	}
 	waitLog(t, logFile, "stopped call", 2*time.Second)

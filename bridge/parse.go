@@ -16,8 +16,9 @@ import (
 // ParseConfig parses one config file's contents. file names it in warnings
 // and anchors a relative "cwd". Both layouts are read: {"servers": [...] or
 // {...}} and {"mcpServers": {...}} (Claude Code, Cursor and others).
-// lookupEnv resolves ${VAR} and ${VAR:-default} in command, args, env, cwd,
-// url and headers; nil means no variables are set. A bad row is skipped
+// lookupEnv resolves ${VAR}, ${VAR:-default}, ${VAR:+alt} and
+// ${VAR:?message} (as the shell does; see expander) in command, args, env,
+// cwd, url and headers; nil means no variables are set. A bad row is skipped
 // with a warning; a malformed file yields no servers and one warning.
 func ParseConfig(data []byte, file string, lookupEnv func(string) (string, bool)) ([]ServerConfig, []Warning) {
 	if lookupEnv == nil {
@@ -129,7 +130,9 @@ func (p *parser) row(id, key string, raw json.RawMessage) {
 	case "":
 		switch {
 		case r.URL != "":
-			s.Transport = SSE
+			// What Claude Code and Cursor users write for a current
+			// server; an SSE-only server is found by the fallback.
+			s.Transport, s.DetectTransport = StreamableHTTP, true
 		case r.Command != "":
 			s.Transport = Stdio
 		}
@@ -174,10 +177,14 @@ func (p *parser) row(id, key string, raw json.RawMessage) {
 		s.URL = exp.expand(r.URL)
 		s.Headers = p.pairs(id, "headers", r.Headers, &exp)
 		if r.Command != "" && kind == "" {
-			p.warn(id, `server %q has both "url" and "command"; set "type" to choose, using %s`, name, s.Transport)
+			p.warn(id, `server %q has both "url" and "command"; set "type" to choose, using the url`, name)
 		}
 	default:
 		p.warn(id, `server %q has neither "url" nor "command"; skipped`, name)
+		return
+	}
+	if exp.err != "" {
+		p.warn(id, "server %q is skipped: %s", name, exp.err)
 		return
 	}
 	for _, v := range exp.missing {
@@ -308,11 +315,29 @@ func firstByte(raw []byte) byte {
 	return raw[0]
 }
 
-// expander expands ${VAR} and ${VAR:-default}, remembering unset names.
+// expander expands variables the way a POSIX shell expands parameters in
+// braces, remembering unset names and the first required one that is
+// missing:
+//
+//	${VAR}          the value; an unset VAR expands to nothing, with a warning
+//	${VAR:-word}    word when VAR is unset or empty (${VAR-word}: unset only)
+//	${VAR:+word}    word when VAR is set and not empty, else nothing (${VAR+word}: set)
+//	${VAR:?message} the value; when VAR is unset or empty the row fails with
+//	                message (${VAR?message}: unset only)
+//
+// ${VAR:=word} is taken as ${VAR:-word} (nothing is assigned). word and
+// message may hold ${...} themselves, expanded only when used. Text that is
+// not one of these forms (unterminated, no valid name) is kept as written.
 type expander struct {
 	lookup  func(string) (string, bool)
 	missing []string
+	err     string // the first ${VAR:?message} that failed
+	depth   int
 }
+
+// maxExpandDepth bounds nesting of ${...} inside defaults: real configs
+// nest once or twice, and the bound keeps a crafted file cheap to parse.
+const maxExpandDepth = 8
 
 func (e *expander) expand(s string) string {
 	if !strings.Contains(s, "${") {
@@ -324,22 +349,105 @@ func (e *expander) expand(s string) string {
 		if i < 0 {
 			break
 		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
+		end := closingBrace(s, i+2)
+		if end < 0 {
 			break // unterminated: kept as written
 		}
 		sb.WriteString(s[:i])
-		expr := s[i+2 : i+j]
-		name, def, hasDef := strings.Cut(expr, ":-")
-		if v, ok := e.lookup(name); ok && (v != "" || !hasDef) {
-			sb.WriteString(v)
-		} else if hasDef {
-			sb.WriteString(def)
-		} else if !slices.Contains(e.missing, name) {
-			e.missing = append(e.missing, name)
-		}
-		s = s[i+j+1:]
+		sb.WriteString(e.subst(s[i+2:end], s[i:end+1]))
+		s = s[end+1:]
 	}
 	sb.WriteString(s)
 	return sb.String()
+}
+
+// closingBrace returns the index of the '}' that closes a "${" whose body
+// starts at from, counting nested "${", or -1.
+func closingBrace(s string, from int) int {
+	depth := 1
+	for j := from; j < len(s); j++ {
+		switch {
+		case s[j] == '$' && j+1 < len(s) && s[j+1] == '{':
+			depth++
+			j++
+		case s[j] == '}':
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// subst expands one ${expr}; literal is the whole text, kept when expr is
+// not a form the expander knows.
+func (e *expander) subst(expr, literal string) string {
+	n := 0
+	for n < len(expr) && (expr[n] == '_' || 'a' <= expr[n] && expr[n] <= 'z' || 'A' <= expr[n] && expr[n] <= 'Z' || n > 0 && '0' <= expr[n] && expr[n] <= '9') {
+		n++
+	}
+	name, rest := expr[:n], expr[n:]
+	if name == "" {
+		return literal
+	}
+	op, word := "", ""
+	switch {
+	case rest == "":
+	case len(rest) >= 2 && rest[0] == ':' && strings.ContainsRune("-+?=", rune(rest[1])):
+		op, word = rest[:2], rest[2:]
+	case strings.ContainsRune("-+?=", rune(rest[0])):
+		op, word = rest[:1], rest[1:]
+	default:
+		return literal
+	}
+	v, set := e.lookup(name)
+	usable := set // the test of the form without ':'
+	if strings.HasPrefix(op, ":") {
+		usable = set && v != ""
+	}
+	switch op {
+	case "":
+		if !set && !slices.Contains(e.missing, name) {
+			e.missing = append(e.missing, name)
+		}
+		return v
+	case ":-", "-", ":=", "=":
+		if usable {
+			return v
+		}
+		return e.nested(word)
+	case ":+", "+":
+		if usable {
+			return e.nested(word)
+		}
+		return ""
+	default: // ":?", "?"
+		if usable {
+			return v
+		}
+		if e.err == "" {
+			what := "is not set"
+			if set {
+				what = "is empty"
+			}
+			msg := strings.TrimSpace(e.nested(word))
+			if msg == "" {
+				msg = "the config requires it"
+			}
+			e.err = fmt.Sprintf("${%s} %s: %s", name, what, msg)
+		}
+		return ""
+	}
+}
+
+// nested expands a default, alternative or message, up to maxExpandDepth
+// levels deep; deeper text is kept as written.
+func (e *expander) nested(word string) string {
+	if e.depth >= maxExpandDepth {
+		return word
+	}
+	e.depth++
+	defer func() { e.depth-- }()
+	return e.expand(word)
 }

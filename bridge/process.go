@@ -2,9 +2,11 @@ package bridge
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -55,6 +57,11 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 	if cfg.Dir != "" {
 		cmd.Dir = cfg.Dir
 	}
+	// A missing working directory makes exec report the command as not
+	// found; say what is really missing.
+	if err := checkDir(cmd.Dir, cfg); err != nil {
+		return nil, err
+	}
 	if len(cfg.Env) > 0 {
 		env := os.Environ()
 		for _, p := range cfg.Env {
@@ -87,6 +94,9 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 	unward, err := ward.Start(cmd, true)
 	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("starting %s: the command %s was not found (%v); install it or correct \"command\" in %s", commandLine(cfg), cfg.Command, err, where(cfg))
+		}
 		return nil, fmt.Errorf("starting %s: %w", commandLine(cfg), err)
 	}
 	closeAll(inR, outW, errW) // the child's ends
@@ -98,14 +108,72 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
-		sc := bufio.NewScanner(errR)
-		sc.Buffer(make([]byte, 4096), maxFrame)
-		for sc.Scan() {
-			log.line("stderr", sc.Text())
-		}
+		drainStderr(errR, log)
 	}()
 	go p.reap(outR, errR, stderrDone)
 	return p, nil
+}
+
+// checkDir reports a working directory that cannot be used, naming where
+// it came from.
+func checkDir(dir string, cfg ServerConfig) error {
+	if dir == "" {
+		return nil
+	}
+	what := fmt.Sprintf("the session directory %s, where stdio servers start,", dir)
+	if cfg.Dir != "" {
+		what = fmt.Sprintf("its working directory %s (\"cwd\" in %s)", dir, where(cfg))
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s does not exist; create it or correct the path (the command %s was not run)", what, cfg.Command)
+	case err != nil:
+		return fmt.Errorf("%s cannot be used: %v", what, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory; correct the path", what)
+	}
+	return nil
+}
+
+// where names the config row of a server, for messages.
+func where(cfg ServerConfig) string {
+	switch {
+	case cfg.Source != "" && cfg.Row != "":
+		return cfg.Source + " " + cfg.Row
+	case cfg.Source != "":
+		return cfg.Source
+	}
+	return "its config"
+}
+
+// drainStderr logs a server's stderr line by line until the pipe ends. A
+// line of any length is read through, its start kept: a bufio.Scanner
+// stops at an overlong line, the pipe is then read no more, and the server
+// blocks on its next write to stderr.
+func drainStderr(r io.Reader, log *serverLog) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	cut := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		keep := min(max(maxLogLine-len(line), 0), len(chunk))
+		line = append(line, chunk[:keep]...)
+		cut += len(chunk) - keep
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if len(chunk) > 0 || len(line) > 0 {
+			if cut > 0 && bytes.HasSuffix(chunk, []byte("\n")) {
+				cut-- // the newline is not part of the line
+			}
+			log.lineCut("stderr", string(line), cut)
+		}
+		if err != nil {
+			return
+		}
+		line, cut = line[:0], 0
+	}
 }
 
 // reap waits for the child, then clears out its process group and drains

@@ -10,17 +10,21 @@ import (
 
 // convertResult keeps a server's result as it is: text, image and resource
 // blocks map to their tool.Block kinds and isError rides through. Audio
-// becomes a resource block holding the bytes (tool.Block has no audio kind),
-// a resource link a JSON block with its fields, and structured content a
-// JSON block when the server sent no content blocks beside it.
+// becomes a resource block holding the bytes (tool.Block has no audio kind)
+// and a resource link a JSON block with its fields. Structured content
+// becomes a JSON block after the content blocks, so it keeps its structure
+// (call --json shows it, and a server re-exposing the tool hands it on as
+// structured content).
 func convertResult(r *mcp.CallToolResult) tool.Result {
 	out := tool.Result{IsError: r.IsError}
 	for _, c := range r.Content {
 		out.Blocks = append(out.Blocks, convertContent(c))
 	}
-	if len(out.Blocks) == 0 && r.StructuredContent != nil {
+	if r.StructuredContent != nil {
 		if b, err := json.Marshal(r.StructuredContent); err == nil {
 			out.Blocks = append(out.Blocks, tool.Block{Kind: tool.KindJSON, JSON: b})
+		} else {
+			out.Blocks = append(out.Blocks, tool.TextBlock("[structured content the bridge could not encode: "+err.Error()+"]"))
 		}
 	}
 	return out

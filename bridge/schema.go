@@ -61,3 +61,24 @@ func normalizeSchema(in any) (out json.RawMessage, note string) {
 func emptySchema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{}}`)
 }
+
+// outputSchema keeps a server's output schema when it describes an object,
+// as MCP requires (structured content is a JSON object); otherwise the tool
+// is grafted without one, and note says why.
+func outputSchema(in any) (out json.RawMessage, note string) {
+	if in == nil {
+		return nil, ""
+	}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return nil, fmt.Sprintf("output schema cannot be encoded (%v); the tool is grafted without one", err)
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return nil, "output schema is not a JSON object; the tool is grafted without one"
+	}
+	if m["type"] != "object" {
+		return nil, fmt.Sprintf(`output schema has type %v, not "object"; the tool is grafted without one`, m["type"])
+	}
+	return raw, ""
+}

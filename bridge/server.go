@@ -50,6 +50,7 @@ type server struct {
 	downAt    time.Time // when the last connect failed or the session ended
 	faults    []string
 	dropped   int64         // stdout lines dropped by earlier links
+	used      Transport     // the transport found by detection, once connected
 	dialing   chan struct{} // non-nil while a reconnect runs; closed at its end
 }
 
@@ -101,7 +102,55 @@ func (s *server) dial(ctx context.Context) (*link, []*mcp.Tool, []string, error)
 	defer cancel()
 	stopOnDetach := context.AfterFunc(s.ctx, cancel)
 	defer stopOnDetach()
+	if s.cfg.DetectTransport && s.cfg.Transport == StreamableHTTP {
+		return s.dialDetect(ctx)
+	}
+	l, tools, faults, _, err := s.dialOver(ctx, s.cfg.Transport)
+	return l, tools, faults, err
+}
 
+// dialDetect connects a server whose config gave a url and no type: over
+// Streamable HTTP, and when the server answers that POST with 400, 404 or
+// 405, over SSE at the same url. An error names both attempts.
+func (s *server) dialDetect(ctx context.Context) (*link, []*mcp.Tool, []string, error) {
+	l, tools, faults, status, err := s.dialOver(ctx, StreamableHTTP)
+	if err == nil {
+		s.setUsed(StreamableHTTP)
+		return l, tools, faults, nil
+	}
+	if errors.Is(err, errDetached) || ctx.Err() != nil {
+		return nil, nil, nil, err
+	}
+	if !sseFallbackStatus(status) {
+		why := fmt.Sprintf("the POST was answered %d %s, not 400, 404 or 405", status, http.StatusText(status))
+		if status == 0 {
+			why = "no HTTP answer came back"
+		}
+		return nil, nil, nil, fmt.Errorf("over Streamable HTTP (tried first, as the config gives a url and no \"type\"): %v; SSE was not tried, as %s", err, why)
+	}
+	s.log.printf("the Streamable HTTP POST to %s was answered %d %s; trying SSE", s.cfg.URL, status, http.StatusText(status))
+	l, tools, faults, _, err2 := s.dialOver(ctx, SSE)
+	if err2 == nil {
+		s.setUsed(SSE)
+		return l, tools, faults, nil
+	}
+	if errors.Is(err2, errDetached) {
+		return nil, nil, nil, err2
+	}
+	return nil, nil, nil, fmt.Errorf("the config gives a url and no \"type\", so both transports were tried: Streamable HTTP, whose POST was answered %d %s; then SSE, where %v. Check the url, or set \"type\" to \"http\" or \"sse\"",
+		status, http.StatusText(status), err2)
+}
+
+// setUsed records the transport a detected server connected over.
+func (s *server) setUsed(t Transport) {
+	s.mu.Lock()
+	s.used = t
+	s.mu.Unlock()
+}
+
+// dialOver connects over transport tr. status is the HTTP status that
+// answered the first POST, 0 when none did (or tr is Stdio).
+func (s *server) dialOver(ctx context.Context, tr Transport) (_ *link, _ []*mcp.Tool, _ []string, status int, _ error) {
 	lctx, lcancel := context.WithCancel(s.ctx)
 	l := &link{srv: s, ctx: lctx, cancel: lcancel, ended: make(chan struct{}), refresh: make(chan struct{}, 1),
 		calls: make(map[*callState]struct{}), progress: make(map[string]*callState)}
@@ -119,16 +168,23 @@ func (s *server) dial(ctx context.Context) (*link, []*mcp.Tool, []string, error)
 		},
 	})
 	var transport mcp.Transport
-	switch s.cfg.Transport {
+	var ht *headerTransport
+	switch tr {
 	case Stdio:
 		transport = &stdioTransport{cfg: s.cfg, dir: s.fleet.opts.Dir, log: s.log}
 	case SSE, StreamableHTTP:
 		var hc *http.Client
-		hc, l.httpTr = newHTTPClient(s.cfg.Headers)
-		transport = httpTransport(s.cfg, hc)
+		hc, ht, l.httpTr = newHTTPClient(s.cfg.Headers)
+		transport = httpTransport(s.cfg, tr, hc)
 	default:
 		lcancel()
-		return nil, nil, nil, fmt.Errorf("unknown transport %v", s.cfg.Transport)
+		return nil, nil, nil, 0, fmt.Errorf("unknown transport %v", tr)
+	}
+	posted := func() int {
+		if ht == nil {
+			return 0
+		}
+		return int(ht.firstPost.Load())
 	}
 	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: pinnedProtocolVersion})
 	if st, ok := transport.(*stdioTransport); ok {
@@ -136,18 +192,18 @@ func (s *server) dial(ctx context.Context) (*link, []*mcp.Tool, []string, error)
 	}
 	if err != nil {
 		l.teardown()
-		return nil, nil, nil, s.explain(ctx, "connecting", err, l)
+		return nil, nil, nil, posted(), s.explain(ctx, "connecting", err, l)
 	}
 	l.session = cs
 	tools, faults, err := listTools(ctx, cs)
 	if err != nil {
 		l.teardown()
-		return nil, nil, nil, s.explain(ctx, "listing tools", err, l)
+		return nil, nil, nil, posted(), s.explain(ctx, "listing tools", err, l)
 	}
 	l.wg.Add(2)
 	go l.watch()
 	go l.refresher()
-	return l, tools, faults, nil
+	return l, tools, faults, posted(), nil
 }
 
 // explain turns a connect failure into a message that says what happened
@@ -321,9 +377,13 @@ func (s *server) shutdown() {
 func (s *server) status() ServerStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := ServerStatus{Name: s.cfg.Name, Transport: s.cfg.Transport, State: s.state, Restarts: s.restarts,
+	st := ServerStatus{Name: s.cfg.Name, Transport: s.cfg.Transport, TransportDetected: s.cfg.DetectTransport,
+		State: s.state, Restarts: s.restarts,
 		Refreshes: s.refreshes, LastError: s.lastErr, Faults: append([]string(nil), s.faults...),
 		DroppedLines: s.dropped, Log: s.log.path, Source: s.cfg.Source}
+	if s.used != 0 {
+		st.Transport = s.used
+	}
 	if s.state == Ready && s.link != nil {
 		select {
 		case <-s.link.ended:

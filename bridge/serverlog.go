@@ -55,10 +55,18 @@ func (l *serverLog) printf(format string, args ...any) {
 }
 
 // line records one line; source says who wrote it (stderr, stdout, bridge).
-func (l *serverLog) line(source, text string) {
+func (l *serverLog) line(source, text string) { l.lineCut(source, text, 0) }
+
+// lineCut records the start of a line of which cut more bytes were not
+// kept.
+func (l *serverLog) lineCut(source, text string, cut int) {
 	text = strings.TrimRight(text, "\r\n")
 	if len(text) > maxLogLine {
-		text = text[:maxLogLine] + fmt.Sprintf("… (%d more bytes)", len(text)-maxLogLine)
+		cut += len(text) - maxLogLine
+		text = text[:maxLogLine]
+	}
+	if cut > 0 {
+		text += fmt.Sprintf("… (%d more bytes)", cut)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()

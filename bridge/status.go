@@ -49,9 +49,14 @@ func (t Transport) MarshalText() ([]byte, error) { return []byte(t.String()), ni
 
 // ServerStatus is the health of one server.
 type ServerStatus struct {
-	Name      string    `json:"name"`
+	Name string `json:"name"`
+	// Transport is the transport in use or last used.
 	Transport Transport `json:"transport"`
-	State     State     `json:"state"`
+	// TransportDetected says the config left the transport to detection
+	// (a url and no type): once the server has connected, Transport is the
+	// one that worked; before, it is Streamable HTTP, tried first.
+	TransportDetected bool  `json:"transportDetected,omitempty"`
+	State             State `json:"state"`
 	// Tools is how many tools the server has live in the ledger.
 	Tools int `json:"tools"`
 	// Restarts counts reconnects after the first connection.

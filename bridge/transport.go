@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -89,10 +90,13 @@ func (c *cancelConn) Close() error {
 	return err
 }
 
-// headerTransport adds a server's configured headers to every request.
+// headerTransport adds a server's configured headers to every request and
+// notes the status of the first POST's answer (transport detection needs
+// it: the SDK's error carries only the status text).
 type headerTransport struct {
-	base    http.RoundTripper
-	headers []Pair
+	base      http.RoundTripper
+	headers   []Pair
+	firstPost atomic.Int32
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -102,20 +106,32 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Set(h.Name, h.Value)
 		}
 	}
-	return t.base.RoundTrip(req)
+	resp, err := t.base.RoundTrip(req)
+	if err == nil && req.Method == http.MethodPost {
+		t.firstPost.CompareAndSwap(0, int32(resp.StatusCode))
+	}
+	return resp, err
 }
 
 // newHTTPClient returns a client of its own for one server, so closing the
 // server closes its idle connections (and their goroutines).
-func newHTTPClient(headers []Pair) (*http.Client, *http.Transport) {
+func newHTTPClient(headers []Pair) (*http.Client, *headerTransport, *http.Transport) {
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	return &http.Client{Transport: &headerTransport{base: base, headers: headers}}, base
+	ht := &headerTransport{base: base, headers: headers}
+	return &http.Client{Transport: ht}, ht, base
+}
+
+// sseFallbackStatus reports whether a Streamable HTTP POST answered with
+// this status means the server may speak only the older SSE transport: the
+// MCP specification's backwards compatibility rule names these.
+func sseFallbackStatus(code int) bool {
+	return code == http.StatusBadRequest || code == http.StatusNotFound || code == http.StatusMethodNotAllowed
 }
 
 // httpTransport builds the SDK transport of an SSE or Streamable HTTP
 // server.
-func httpTransport(cfg ServerConfig, client *http.Client) mcp.Transport {
-	if cfg.Transport == SSE {
+func httpTransport(cfg ServerConfig, tr Transport, client *http.Client) mcp.Transport {
+	if tr == SSE {
 		return detachedTransport{&mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}}
 	}
 	// The SDK resumes a dropped event stream itself (five tries); a

@@ -51,16 +51,37 @@ func Servers(opts Options) ([]bridge.ServerConfig, error) {
 }
 
 // FleetOptions are the bridge options of a fleet for the workspace dir:
-// its ledger log and server logs live in the workspace's state folder.
+// its ledger log and server logs live in the workspace's state folder, and
+// the ledger learns which servers the workspace configures, so that it
+// retires the tools of a server removed from the configuration (and of no
+// other: a command that mounts only some servers changes nothing for the
+// rest).
 func FleetOptions(dir string, opts Options) bridge.Options {
 	l := workspace.At(dir)
 	return bridge.Options{
 		Dir:           l.Root(),
 		LedgerPath:    l.Ledger(),
 		LogDir:        l.MCPLogs(),
+		Configured:    configuredNames(dir, opts),
 		ClientName:    opts.ClientName,
 		ClientVersion: opts.ClientVersion,
 	}
+}
+
+// configuredNames names every server the workspace's configuration
+// declares, trusted or not, mounted or not. With --mcp paths it returns
+// nil (unknown): those name servers for one command, and the workspace's
+// ledger must not retire the others because of it.
+func configuredNames(dir string, opts Options) []string {
+	if len(opts.MCP) > 0 {
+		return nil
+	}
+	servers, _ := bridge.Loader{}.Load(dir) // its warnings were reported by Configured
+	names := make([]string, len(servers))
+	for i, s := range servers {
+		names[i] = s.Name
+	}
+	return names
 }
 
 // MountFleet mounts the servers configured for opts and returns once each

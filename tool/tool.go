@@ -32,6 +32,11 @@ type Spec struct {
 	// ReadOnly tools never change the workspace; permission gates may
 	// always allow them.
 	ReadOnly bool
+	// OutputSchema is optional: a JSON Schema whose top-level type is
+	// "object", describing the JSON object a successful result carries as
+	// its JSON block (MCP's outputSchema and structuredContent). Most
+	// tools have none; a grafted MCP tool has the one its server declares.
+	OutputSchema json.RawMessage
 }
 
 // namePattern is the tool-name limit shared by the OpenAI, Anthropic and

@@ -165,5 +165,5 @@ func (s *scanner) uint(out *uint64) bool {
 
 func (w *wireTool) spec() tool.Spec {
 	return tool.Spec{Name: w.Name, Label: w.Label, Description: w.Description,
-		InputSchema: w.InputSchema, ReadOnly: w.ReadOnly}
+		InputSchema: w.InputSchema, ReadOnly: w.ReadOnly, OutputSchema: w.OutputSchema}
 }

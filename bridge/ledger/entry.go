@@ -101,6 +101,9 @@ type wireTool struct {
 	Description string          `json:"description,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	ReadOnly    bool            `json:"readOnly,omitempty"`
+	// OutputSchema is recorded too, so a replayed spec equals the live
+	// one and an unchanged tool is not enrolled again.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
 // MarshalJSON encodes the entry with its capability's spec, so the log
@@ -110,7 +113,7 @@ func (e Entry) MarshalJSON() ([]byte, error) {
 	if e.Capability != nil {
 		s := e.Capability.Spec()
 		w.Tool = &wireTool{Name: s.Name, Label: s.Label, Description: s.Description,
-			InputSchema: s.InputSchema, ReadOnly: s.ReadOnly}
+			InputSchema: s.InputSchema, ReadOnly: s.ReadOnly, OutputSchema: s.OutputSchema}
 		if o, ok := e.Capability.(Origin); ok {
 			_, w.Tool.Origin = o.Origin()
 		}

@@ -236,9 +236,9 @@ func (f *File) write(entries []Entry, truncate bool) error {
 }
 
 // Rewrite replaces the whole log with entries, keeping the lock: hosts
-// compact a long log to its newest part this way. A crash during the
-// rewrite leaves a prefix of entries; that is safe to replay, because a
-// host withdraws every tool the log still shows live when it opens it.
+// compact a long log this way (see [Ledger.Compact]). A crash during the
+// rewrite leaves a prefix of entries; that is safe to replay: a tool it
+// lost is enrolled again by the next mount of its server.
 func (f *File) Rewrite(entries []Entry) error { return f.write(entries, true) }
 
 func encode(entries []Entry) (*bytes.Buffer, error) {
@@ -261,6 +261,10 @@ func (f *File) Close() error {
 	if f.f == nil {
 		return nil
 	}
+	// Unlock first: a process forked meanwhile (to start a server) shares
+	// the open file until it execs, and closing alone would leave it the
+	// lock.
+	_ = flock.Unlock(f.f)
 	err := f.f.Close()
 	f.f = nil
 	return err

@@ -1,12 +1,15 @@
 package ledger
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/indusagi/induscode/tool"
 )
 
 func TestFileRoundTrip(t *testing.T) {
@@ -259,5 +262,38 @@ func TestFileRewrite(t *testing.T) {
 	}
 	if live := FromLog(entries).Snapshot().Len(); live != 1 {
 		t.Errorf("live %d, want 1 (s__c)", live)
+	}
+}
+
+// A tool's output schema is recorded, so the replayed spec equals the one
+// enrolled (a host compares them to decide whether anything changed).
+func TestLogKeepsOutputSchema(t *testing.T) {
+	t.Parallel()
+	out := json.RawMessage(`{"type":"object","properties":{"n":{"type":"number"}}}`)
+	c := &tool.Func{S: tool.Spec{Name: "s__t", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: out}}
+	l := Empty().Enroll(EnrollRequest{Capability: c, Server: "s"}, at)
+	path := filepath.Join(t.TempDir(), "l.jsonl")
+	f, _, _, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Twice: the first line takes the full decode, the second the fast
+	// path that reuses it.
+	if err := f.Append(l.Log()); err != nil {
+		t.Fatal(err)
+	}
+	l2 := l.Enroll(EnrollRequest{Capability: c, Server: "s"}, at)
+	if err := f.Append(l2.Since(l.Len())); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	entries, _, err := ReadLog(path)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("%d entries (%v)", len(entries), err)
+	}
+	for _, e := range entries {
+		if got := e.Capability.Spec().OutputSchema; string(got) != string(out) {
+			t.Errorf("seq %d: output schema %s, want %s", e.Seq, got, out)
+		}
 	}
 }

@@ -178,3 +178,27 @@ func (v logVec) append(es ...Entry) logVec {
 	out = append(out, es...)
 	return logVec{entries: out, owner: &logOwner{n: len(out)}}
 }
+
+// Compact returns a shorter log that replays to the same live set: the
+// newest keep events, preceded by the live enrollments whose last event is
+// older than those (in sequence order, with their own sequences). A host
+// rewrites a long log with it. History before the kept events is lost, and
+// the live order of tools enrolled before them may change; which tools are
+// live, with which capability, is kept.
+func (l Ledger) Compact(keep int) []Entry {
+	n := len(l.log.entries)
+	keep = min(max(keep, 0), n)
+	tail := l.log.entries[n-keep:]
+	inTail := make(map[Key]bool, len(tail))
+	for _, e := range tail {
+		inTail[e.Key] = true
+	}
+	var out []Entry
+	for _, e := range l.snap.live {
+		if !inTail[e.Key] {
+			out = append(out, e)
+		}
+	}
+	slices.SortStableFunc(out, bySeq)
+	return append(out, tail...)
+}

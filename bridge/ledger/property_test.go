@@ -223,3 +223,35 @@ func mustJSON(v any) json.RawMessage {
 	}
 	return b
 }
+
+// A compacted log replays to the same live set, entry for entry, and its
+// sequences still only go up, so a host may rewrite its log with it.
+func TestPropertyCompactKeepsLiveSet(t *testing.T) {
+	t.Parallel()
+	rapid.Check(t, func(t *rapid.T) {
+		l := genLedger(t)
+		keep := rapid.IntRange(0, l.Len()+1).Draw(t, "keep")
+		c := l.Compact(keep)
+		if len(c) > l.Snapshot().Len()+keep {
+			t.Fatalf("compacted to %d events, more than %d live + %d kept", len(c), l.Snapshot().Len(), keep)
+		}
+		for i := 1; i < len(c); i++ {
+			if c[i].Seq <= c[i-1].Seq {
+				t.Fatalf("sequence goes back at %d: %d after %d", i, c[i].Seq, c[i-1].Seq)
+			}
+		}
+		got, want := Reduce(c), l.Snapshot()
+		if got.Len() != want.Len() {
+			t.Fatalf("compacted log has %d live, want %d", got.Len(), want.Len())
+		}
+		for _, w := range want.Entries() {
+			g, ok := got.Lookup(w.Key)
+			if !ok || g.Seq != w.Seq || g.Capability != w.Capability {
+				t.Fatalf("key %s: compacted %+v, want %+v", w.Key, g, w)
+			}
+		}
+		if keep > 0 && l.Len() > 0 && got.HighWater() != want.HighWater() {
+			t.Fatalf("high water %d, want %d", got.HighWater(), want.HighWater())
+		}
+	})
+}

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -24,6 +25,13 @@ var (
 	extra = flag.Int("tools", 0, "extra tools t0..tN-1")
 	flood = flag.Int("flood", 5000, "tools/list_changed notifications to send in flood mode")
 	delay = flag.Duration("delay", 0, "wait this long before answering initialize")
+	// Real servers print structured logs to stdout: JSON that is not
+	// JSON-RPC.
+	jsonLogs = flag.Bool("jsonlogs", false, "print a JSON log object and a JSON array on stdout before every message")
+	big      = flag.Bool("big", false, `add a tool "big" that answers with a text of {"bytes": N} bytes`)
+	// A server that dumps a huge line to stderr (a minified stack, a
+	// blob) and goes on writing there.
+	stderrLine = flag.Int("stderrline", 0, "at start, write a stderr line of this many bytes, then 2,000 short ones")
 )
 
 type message struct {
@@ -52,6 +60,10 @@ func send(m message) {
 	if *mode == "garbage" {
 		fmt.Fprintln(out, "garbage: this line is not JSON-RPC")
 	}
+	if *jsonLogs {
+		fmt.Fprintf(out, `{"level":"info","time":%q,"msg":"sending a message","id":7}`+"\n", time.Now().Format(time.RFC3339))
+		fmt.Fprintln(out, `["log", 1, {"jsonrpc": "not in an array of messages"}]`)
+	}
 	out.Write(b)
 	out.WriteByte('\n')
 	out.Flush()
@@ -62,6 +74,14 @@ func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args
 func main() {
 	flag.Parse()
 	logf("mcpfake %s pid %d", *mode, os.Getpid())
+	if *stderrLine > 0 {
+		w := bufio.NewWriter(os.Stderr)
+		w.WriteString(strings.Repeat("e", *stderrLine) + "\n")
+		for i := range 2000 {
+			fmt.Fprintf(w, "after the long line %d %s\n", i, strings.Repeat(".", 70))
+		}
+		w.Flush()
+	}
 	switch *mode {
 	case "hang":
 		// Read requests, answer none, and outlive stdin and SIGTERM:
@@ -206,12 +226,16 @@ func tools() []map[string]any {
 	switch *mode {
 	case "notype":
 		ts = append(ts,
-			map[string]any{"name": "loose", "description": "Schema without a type.", "inputSchema": map[string]any{"properties": map[string]any{"x": str}}},
+			map[string]any{"name": "loose", "description": "Schema without a type.", "inputSchema": map[string]any{"properties": map[string]any{"x": str}},
+				"outputSchema": map[string]any{"type": "array"}},
 			map[string]any{"name": "bare", "description": "No schema at all."})
 	case "collide":
 		ts = append(ts,
 			map[string]any{"name": "a.b", "inputSchema": schema(nil)},
 			map[string]any{"name": "a_b", "inputSchema": schema(nil)})
+	}
+	if *big {
+		ts = append(ts, map[string]any{"name": "big", "description": "Answer with a large text.", "inputSchema": schema(map[string]any{"bytes": num})})
 	}
 	for i := range *extra {
 		ts = append(ts, map[string]any{"name": "t" + strconv.Itoa(i), "inputSchema": schema(nil)})
@@ -273,6 +297,12 @@ func call(id json.RawMessage, name string, args json.RawMessage) {
 		send(message{ID: id, Result: map[string]any{"content": []any{text("it failed on purpose")}, "isError": true}})
 	case "fresh":
 		send(message{ID: id, Result: map[string]any{"content": []any{text("fresh tool")}}})
+	case "big":
+		var a struct {
+			Bytes int `json:"bytes"`
+		}
+		json.Unmarshal(args, &a)
+		send(message{ID: id, Result: map[string]any{"content": []any{text(strings.Repeat("x", a.Bytes))}}})
 	default:
 		send(message{ID: id, Result: map[string]any{"content": []any{text("unknown tool " + name)}, "isError": true}})
 	}

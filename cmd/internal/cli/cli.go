@@ -122,6 +122,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newServeCmd(&opts),
 		newAddonsCmd(&opts),
 	)
+	guardParents(root)
 	return root
 }
 

@@ -119,14 +119,21 @@ func writeStatus(w io.Writer, status []bridge.ServerStatus, dir string) error {
 }
 
 func newMCPLedgerCmd(opts *options) *cobra.Command {
-	return &cobra.Command{
+	var server string
+	var tail int
+	cmd := &cobra.Command{
 		Use:   "ledger",
 		Short: "Print the ledger log of MCP tool enrollments",
-		Long: `Print the workspace's ledger log (.indusvx/ledger.jsonl): every enroll and
-retire event of grafted MCP tools, oldest first. With --json, one JSON entry
-per line, as the log stores them. Nothing is mounted.`,
+		Long: `Print the workspace's ledger log (.indusvx/ledger.jsonl): every change of
+the grafted MCP tools (a tool enrolled, changed or retired), oldest first.
+A command whose servers list the same tools as before writes nothing.
+--server keeps the events of one server, --tail the last N events. With
+--json, one JSON entry per line, as the log stores them. Nothing is mounted.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tail < 0 {
+				return usagef("--tail %d: give a number of events, 0 or more (0 shows all)", tail)
+			}
 			dir, err := workDir(opts)
 			if err != nil {
 				return err
@@ -139,34 +146,70 @@ per line, as the log stores them. Nothing is mounted.`,
 			for _, w := range warnings {
 				fmt.Fprintln(cmd.ErrOrStderr(), "indusr: mcp:", w)
 			}
+			shown, live := selectLedger(entries, server, tail)
 			out := cmd.OutOrStdout()
 			if opts.JSON {
 				enc := json.NewEncoder(out)
-				for _, e := range entries {
+				for _, e := range shown {
 					if err := enc.Encode(e); err != nil {
 						return &failure{err}
 					}
 				}
 				return nil
 			}
-			return writeLedger(out, entries, path)
+			return writeLedger(out, shown, entries, path, live)
 		},
 	}
+	cmd.Flags().StringVar(&server, "server", "", "show only the events of the MCP server `NAME`")
+	cmd.Flags().IntVar(&tail, "tail", 0, "show only the last `N` events (0: all)")
+	return cmd
 }
 
-func writeLedger(w io.Writer, entries []ledger.Entry, path string) error {
-	if len(entries) == 0 {
+// selectLedger keeps the events of server (all when empty), then the last
+// tail of them (all when 0), and counts the tools live at the end of the
+// whole log (of that server only, when one is named).
+func selectLedger(entries []ledger.Entry, server string, tail int) (shown []ledger.Entry, live int) {
+	snap := ledger.Reduce(entries)
+	live = snap.Len()
+	shown = entries
+	if server != "" {
+		live = snap.Count(server)
+		shown = nil
+		for _, e := range entries {
+			if e.Server == server {
+				shown = append(shown, e)
+			}
+		}
+	}
+	if tail > 0 && len(shown) > tail {
+		shown = shown[len(shown)-tail:]
+	}
+	return shown, live
+}
+
+// writeLedger prints the events shown; all is the whole log, where a
+// retire finds the name of the tool its key enrolled.
+func writeLedger(w io.Writer, shown, all []ledger.Entry, path string, live int) error {
+	if len(all) == 0 {
 		_, err := fmt.Fprintf(w, "(the ledger at %s is empty)\n", path)
 		return err
 	}
+	if len(shown) == 0 {
+		_, err := fmt.Fprintf(w, "(none of the %d events in the ledger at %s is of that server)\n", len(all), path)
+		return err
+	}
+	names := make(map[ledger.Key]string)
+	for _, e := range all {
+		if e.Capability != nil {
+			names[e.Key] = e.Capability.Spec().Name
+		}
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SEQ\tAT\tOP\tSERVER\tTOOL\tKEY")
-	names := make(map[ledger.Key]string) // a retire names the tool its key enrolled
-	for _, e := range entries {
+	for _, e := range shown {
 		name := names[e.Key]
 		if e.Capability != nil {
 			name = e.Capability.Spec().Name
-			names[e.Key] = name
 		}
 		if name == "" {
 			name = "-"
@@ -176,8 +219,7 @@ func writeLedger(w io.Writer, entries []ledger.Entry, path string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	snap := ledger.Reduce(entries)
-	_, err := fmt.Fprintf(w, "%d events; %d tools live at the end of the log\n", len(entries), snap.Len())
+	_, err := fmt.Fprintf(w, "%d of %d events shown; %d tools live at the end of the log\n", len(shown), len(all), live)
 	return err
 }
 
