@@ -42,18 +42,22 @@ func mcpTool(s tool.Spec) *mcp.Tool {
 	if len(schema) == 0 {
 		schema = json.RawMessage(`{"type":"object"}`)
 	}
-	return &mcp.Tool{Name: s.Name, Title: s.Label, Description: s.Description, InputSchema: schema, Annotations: ann}
+	t := &mcp.Tool{Name: s.Name, Title: s.Label, Description: s.Description, InputSchema: schema, Annotations: ann}
+	if len(s.OutputSchema) > 0 {
+		t.OutputSchema = s.OutputSchema
+	}
+	return t
 }
 
 func ptr[T any](v T) *T { return &v }
 
 // mcpResult turns a deck result into an MCP tool result: text blocks stay
 // text, images are image content, resources are embedded resources, and a
-// JSON block is text (for clients that read only text) with its object
-// also as structuredContent when it is the result's only JSON object.
+// JSON block is text (for clients that read only text). The last JSON
+// object is also the structuredContent: a grafted tool's structured result
+// arrives as its last block.
 func mcpResult(r tool.Result) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{IsError: r.IsError, Content: make([]mcp.Content, 0, len(r.Blocks))}
-	objects := 0
 	var structured json.RawMessage
 	for _, b := range r.Blocks {
 		switch b.Kind {
@@ -62,7 +66,6 @@ func mcpResult(r tool.Result) *mcp.CallToolResult {
 		case tool.KindJSON:
 			out.Content = append(out.Content, &mcp.TextContent{Text: string(b.JSON)})
 			if isObject(b.JSON) {
-				objects++
 				structured = b.JSON
 			}
 		case tool.KindImage:
@@ -77,7 +80,7 @@ func mcpResult(r tool.Result) *mcp.CallToolResult {
 			out.Content = append(out.Content, &mcp.TextContent{Text: tool.Result{Blocks: []tool.Block{b}}.PlainText()})
 		}
 	}
-	if objects == 1 {
+	if structured != nil {
 		out.StructuredContent = structured
 	}
 	return out

@@ -60,18 +60,31 @@ func TestResultConversion(t *testing.T) {
 	}
 }
 
-// structuredContent must be an object: arrays and scalars stay text only,
-// and two objects are ambiguous, so neither is chosen.
-func TestStructuredContentOnlyForOneObject(t *testing.T) {
+// structuredContent must be an object: arrays and scalars stay text
+// only; of two objects the last is the structured result (a grafted tool's
+// structuredContent comes after its content blocks).
+func TestStructuredContentIsTheLastObject(t *testing.T) {
 	t.Parallel()
 	for name, blocks := range map[string][]tool.Block{
-		"array":       {{Kind: tool.KindJSON, JSON: json.RawMessage(`[1,2]`)}},
-		"scalar":      {{Kind: tool.KindJSON, JSON: json.RawMessage(`42`)}},
-		"two objects": {{Kind: tool.KindJSON, JSON: json.RawMessage(`{"a":1}`)}, {Kind: tool.KindJSON, JSON: json.RawMessage(`{"b":2}`)}},
+		"array":  {{Kind: tool.KindJSON, JSON: json.RawMessage(`[1,2]`)}},
+		"scalar": {{Kind: tool.KindJSON, JSON: json.RawMessage(`42`)}},
 	} {
 		if res := mcpResult(tool.Result{Blocks: blocks}); res.StructuredContent != nil {
 			t.Errorf("%s: structuredContent %v", name, res.StructuredContent)
 		}
+	}
+	res := mcpResult(tool.Result{Blocks: []tool.Block{{Kind: tool.KindJSON, JSON: json.RawMessage(`{"type":"resource_link"}`)}, {Kind: tool.KindJSON, JSON: json.RawMessage(`{"b":2}`)}}})
+	if sc, _ := json.Marshal(res.StructuredContent); string(sc) != `{"b":2}` {
+		t.Errorf("structuredContent = %s, want the last object", sc)
+	}
+}
+
+// A grafted tool's output schema is served with it.
+func TestOutputSchemaIsServed(t *testing.T) {
+	t.Parallel()
+	tl := mcpTool(tool.Spec{Name: "everything__get-structured-content", InputSchema: json.RawMessage(`{"type":"object"}`), OutputSchema: json.RawMessage(`{"type":"object","properties":{"temperature":{"type":"number"}}}`)})
+	if b, _ := json.Marshal(tl.OutputSchema); !strings.Contains(string(b), "temperature") {
+		t.Errorf("outputSchema = %s", b)
 	}
 }
 

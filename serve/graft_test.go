@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,6 +36,13 @@ func TestGraftedServerThroughTheDeck(t *testing.T) {
 	}
 	if out := mustSucceed(t, "echo", call(t, cs, "everything__echo", map[string]any{"message": "through the deck"})); !strings.Contains(out, "Echo: through the deck") {
 		t.Errorf("echo returned %q", out)
+	}
+
+	// A structured result keeps its structure through the deck: the SDK
+	// client checks it against the output schema the deck serves.
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "everything__get-structured-content", Arguments: map[string]any{"location": "Chicago"}})
+	if err != nil || res.IsError || res.StructuredContent == nil {
+		t.Errorf("get-structured-content through the deck: %v %+v", err, res)
 	}
 
 	// Kill the server: the next call restarts it, and clients are told
