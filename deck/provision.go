@@ -64,8 +64,9 @@ func (d *Deck) Env() *tool.Env { return d.env }
 func (d *Deck) Tools() []tool.Tool { return slices.Clone(d.tools) }
 
 // Graft appends extra tools after the deck's own. A tool whose name the
-// deck already has is not added; the returned error names each one skipped
-// (the deck is still usable).
+// deck already has, or whose name breaks the tool-name rule
+// ([tool.ValidName]), is not added; the returned error names each one
+// skipped and why (the deck is still usable).
 func (d *Deck) Graft(extra ...tool.Tool) error {
 	have := make(map[string]bool, len(d.tools))
 	for _, t := range d.tools {
@@ -74,6 +75,10 @@ func (d *Deck) Graft(extra ...tool.Tool) error {
 	var errs []error
 	for _, t := range extra {
 		name := t.Spec().Name
+		if err := tool.CheckName(name); err != nil {
+			errs = append(errs, fmt.Errorf("graft: %w; skipped", err))
+			continue
+		}
 		if have[name] {
 			errs = append(errs, fmt.Errorf("graft: a tool named %q is already on the deck; skipped", name))
 			continue

@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 )
 
 // Tool is one callable capability. Implementations must be safe for
@@ -34,10 +35,12 @@ type Spec struct {
 	ReadOnly bool
 }
 
-// namePattern is the tool-name limit shared by the OpenAI, Anthropic and
-// Gemini function-calling APIs.
+// NameRule is the tool-name limit shared by the OpenAI, Anthropic and
+// Gemini function-calling APIs, as a regular expression.
+const NameRule = `^[a-zA-Z0-9_-]{1,64}$`
+
 // ValidName reports whether name is acceptable to every major model API:
-// 1 to 64 of a-z, A-Z, 0-9, '_' and '-'.
+// 1 to 64 of a-z, A-Z, 0-9, '_' and '-' (see [NameRule]).
 func ValidName(name string) bool {
 	if len(name) == 0 || len(name) > 64 {
 		return false
@@ -49,6 +52,17 @@ func ValidName(name string) bool {
 		}
 	}
 	return true
+}
+
+// CheckName returns nil when name is valid (see [ValidName]) and otherwise
+// an error that names it and states the rule, so whoever chose the name
+// can fix it: a model API refuses the whole request, not just the tool,
+// when one name breaks the rule.
+func CheckName(name string) error {
+	if ValidName(name) {
+		return nil
+	}
+	return fmt.Errorf("invalid tool name %q (%d bytes): a name is 1 to 64 characters, each a-z, A-Z, 0-9, '_' or '-' (%s)", name, len(name), NameRule)
 }
 
 // EmptyObjectSchema is the schema of a tool that takes no input.

@@ -33,11 +33,15 @@ func Schema[In any]() (*jsonschema.Schema, error) {
 
 // New builds a Tool from a typed handler. When spec.InputSchema is empty the
 // schema is inferred from In (see [Schema]); otherwise spec.InputSchema is
-// used as given and must be an object schema. Every call's input is
+// used as given and must be an object schema. spec.Name must satisfy
+// [ValidName] ([CheckName] gives the error). Every call's input is
 // validated against the schema before the handler runs; invalid input is an
 // IsError result that names the offending field and shows what was expected,
 // so the model can correct its call.
 func New[In any](spec Spec, run func(ctx context.Context, in In, env *Env) Result) (Tool, error) {
+	if err := CheckName(spec.Name); err != nil {
+		return nil, err
+	}
 	raw, err := wireSchema[In](spec.InputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", spec.Name, err)
