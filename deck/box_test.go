@@ -15,7 +15,7 @@ import (
 )
 
 func fn(name string, run func(context.Context, json.RawMessage, *tool.Env) tool.Result) tool.Tool {
-	return &tool.Func{S: tool.Spec{Name: name, Label: name, InputSchema: tool.EmptyObjectSchema}, Fn: run}
+	return &tool.Func{S: tool.Spec{Name: name, Label: name, InputSchema: tool.EmptyObjectSchema()}, Fn: run}
 }
 
 // testBox provisions the All deck and grafts tools that misbehave.
@@ -167,7 +167,7 @@ func TestDeckSeams(t *testing.T) {
 
 func TestProvisionProfiles(t *testing.T) {
 	t.Parallel()
-	for _, p := range deck.Profiles {
+	for _, p := range deck.Profiles() {
 		d, err := deck.Provision(p, deck.Context{Dir: t.TempDir()})
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)

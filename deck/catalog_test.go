@@ -81,7 +81,7 @@ func TestDerivedLookupsAgreeWithCatalog(t *testing.T) {
 		if !ok || !reflect.DeepEqual(p, c.Profiles) {
 			t.Errorf("ProfilesOf(%q) = %v", c.ID, p)
 		}
-		for _, prof := range Profiles {
+		for _, prof := range Profiles() {
 			in := slices.ContainsFunc(CardsFor(prof), func(x Card) bool { return x.ID == c.ID })
 			if in != c.In(prof) {
 				t.Errorf("CardsFor(%s) membership of %q = %v, Card.In says %v", prof, c.ID, in, c.In(prof))
@@ -176,7 +176,7 @@ func TestBuiltinReadOnlyAgrees(t *testing.T) {
 
 func TestParseProfile(t *testing.T) {
 	t.Parallel()
-	for _, p := range Profiles {
+	for _, p := range Profiles() {
 		got, err := ParseProfile(p.String())
 		if err != nil || got != p {
 			t.Errorf("ParseProfile(%q) = %v, %v", p, got, err)

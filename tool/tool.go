@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,7 +11,9 @@ import (
 // concurrent use: a session may run several calls of one tool at once.
 type Tool interface {
 	// Spec describes the tool to the model and to hosts. It must be cheap
-	// and return the same value on every call.
+	// and return the same value on every call. The caller owns the
+	// returned InputSchema bytes: a tool shared by many decks returns a
+	// copy, so that no caller can change what another sees.
 	Spec() Spec
 	// Run executes one call. input is the model-supplied JSON object (never
 	// nil: an absent input arrives as {}). Failures are reported in the
@@ -65,8 +68,12 @@ func CheckName(name string) error {
 	return fmt.Errorf("invalid tool name %q (%d bytes): a name is 1 to 64 characters, each a-z, A-Z, 0-9, '_' or '-' (%s)", name, len(name), NameRule)
 }
 
-// EmptyObjectSchema is the schema of a tool that takes no input.
-var EmptyObjectSchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+// EmptyObjectSchema returns the schema of a tool that takes no input. It is
+// a function, not a variable, so that no caller can change it for others:
+// each call returns fresh bytes.
+func EmptyObjectSchema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+}
 
 // Func adapts a plain function to a Tool. It is the untyped counterpart of
 // [New], for tools that parse their own input (grafted MCP tools, wrappers).
@@ -77,8 +84,33 @@ type Func struct {
 
 var _ Tool = (*Func)(nil)
 
-// Spec returns f.S.
-func (f *Func) Spec() Spec { return f.S }
+// Spec returns f.S with a copy of its InputSchema, so a caller that
+// changes the schema it was given does not change f.
+func (f *Func) Spec() Spec { return f.S.clone() }
+
+// NameOf returns t.Spec().Name without copying the spec when t can say
+// its name directly (tools built by [New] and [Func] can): deck building
+// and grafting look names up often, and a Spec is a copy of its schema.
+func NameOf(t Tool) string {
+	if n, ok := t.(namer); ok {
+		return n.toolName()
+	}
+	return t.Spec().Name
+}
+
+// namer is how this package's tools give their name without a copy.
+type namer interface{ toolName() string }
+
+func (f *Func) toolName() string { return f.S.Name }
+
+// clone returns s with its own copy of the InputSchema bytes (nil stays
+// nil). It is the one way a Spec leaves its owner.
+func (s Spec) clone() Spec {
+	if s.InputSchema != nil {
+		s.InputSchema = bytes.Clone(s.InputSchema)
+	}
+	return s
+}
 
 // Run calls f.Fn.
 func (f *Func) Run(ctx context.Context, input json.RawMessage, env *Env) Result {

@@ -33,7 +33,8 @@ func Schema[In any]() (*jsonschema.Schema, error) {
 
 // New builds a Tool from a typed handler. When spec.InputSchema is empty the
 // schema is inferred from In (see [Schema]); otherwise spec.InputSchema is
-// used as given and must be an object schema. spec.Name must satisfy
+// used as given (and must not be changed afterwards) and must be an object
+// schema. spec.Name must satisfy
 // [ValidName] ([CheckName] gives the error). Every call's input is
 // validated against the schema before the handler runs; invalid input is an
 // IsError result that names the offending field and shows what was expected,
@@ -47,6 +48,10 @@ func New[In any](spec Spec, run func(ctx context.Context, in In, env *Env) Resul
 		return nil, fmt.Errorf("tool %q: %w", spec.Name, err)
 	}
 	spec.InputSchema = raw
+	// An explicit schema is kept, not copied (tools are built for every
+	// session, often from one schema table of their package); it is the
+	// caller's promise not to change it. Nobody else can: Spec hands out
+	// copies.
 	return &typed[In]{spec: spec, run: run}, nil
 }
 
@@ -125,7 +130,11 @@ type typed[In any] struct {
 	schemaErr error
 }
 
-func (t *typed[In]) Spec() Spec { return t.spec }
+// Spec returns a copy: typed tools are often one value per process, shared
+// by every deck, and their schema also drives validation.
+func (t *typed[In]) Spec() Spec { return t.spec.clone() }
+
+func (t *typed[In]) toolName() string { return t.spec.Name }
 
 func (t *typed[In]) Run(ctx context.Context, input json.RawMessage, env *Env) Result {
 	t.once.Do(func() { t.schema, t.schemaErr = resolve(t.spec.InputSchema) })
