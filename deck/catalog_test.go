@@ -196,3 +196,24 @@ func TestParseProfile(t *testing.T) {
 		t.Error("unnamed profile string")
 	}
 }
+
+// TestEveryProfileHandled loops up to profileEnd, not over the hand-kept
+// Profiles list, so a Profile added without a name, a place in Profiles or
+// a parse fails here.
+func TestEveryProfileHandled(t *testing.T) {
+	t.Parallel()
+	if got := len(Profiles()); got != int(profileEnd)-1 {
+		t.Errorf("Profiles() lists %d profiles, the constants define %d", got, profileEnd-1)
+	}
+	for p := Authoring; p < profileEnd; p++ {
+		if !slices.Contains(Profiles(), p) || !p.known() {
+			t.Errorf("profile %d is missing from Profiles()", p)
+		}
+		if got, err := ParseProfile(p.String()); err != nil || got != p {
+			t.Errorf("profile %d: ParseProfile(%q) = %v, %v", p, p, got, err)
+		}
+	}
+	if profileEnd.known() || Profile(0).known() {
+		t.Error("known() admits a value that is not a profile")
+	}
+}

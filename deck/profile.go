@@ -18,6 +18,10 @@ const (
 	Authoring Profile = iota + 1
 	Survey
 	All
+
+	// profileEnd is one past the last Profile: keep it last, so that
+	// TestEveryProfileHandled, which loops up to it, sees every new one.
+	profileEnd
 )
 
 // Profiles returns every Profile, narrowest first. Each call returns a new
@@ -25,7 +29,7 @@ const (
 func Profiles() []Profile { return []Profile{Authoring, Survey, All} }
 
 // known reports whether p is one of [Profiles] without building the slice.
-func (p Profile) known() bool { return Authoring <= p && p <= All }
+func (p Profile) known() bool { return Authoring <= p && p < profileEnd }
 
 // Membership tags carried by catalog rows. A profile selects the rows tagged
 // with it, except All, which admits every row.
