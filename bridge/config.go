@@ -26,6 +26,10 @@ const (
 	// StreamableHTTP is the current HTTP transport: POSTs answered with
 	// JSON or an event stream.
 	StreamableHTTP
+
+	// transportEnd is one past the last Transport: keep it last, so that
+	// TestStatesHandled, which loops up to it, sees every new Transport.
+	transportEnd
 )
 
 // Transports lists every Transport.

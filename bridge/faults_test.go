@@ -143,7 +143,7 @@ func TestFaultFloodOfListChanged(t *testing.T) {
 		wantText(t, call(t, f, "ok__echo", `{"message":"y"}`), "echo: y")
 	}
 	waitLog(t, st.Log, "flood done", 20*time.Second)
-	time.Sleep(3 * refreshCoalesce)
+	waitRefreshed(t, f, "flood", 20000, 20*time.Second)
 	st = statusOf(t, f, "flood")
 	// 20,000 notifications coalesce into a handful of listings, and an
 	// unchanged tool list writes nothing to the ledger.

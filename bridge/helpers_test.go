@@ -222,3 +222,29 @@ func continueProcess(t testing.TB, p *process) {
 }
 
 func deckContext() deck.Context { return deck.Context{Dir: "."} }
+
+// waitRefreshed waits until server name's link has received at least n
+// tools/list_changed notifications and finished a listing that answers
+// every one of them: a burst has settled, with no refresh due or running.
+func waitRefreshed(t testing.TB, f *Fleet, name string, n int64, within time.Duration) {
+	t.Helper()
+	i := slices.IndexFunc(f.servers, func(s *server) bool { return s.cfg.Name == name })
+	if i < 0 {
+		t.Fatalf("no server %q", name)
+	}
+	s := f.servers[i]
+	s.mu.Lock()
+	l := s.link
+	s.mu.Unlock()
+	deadline := time.Now().Add(within)
+	for {
+		got, done := l.notified.Load(), l.listedUpTo.Load()
+		if got >= n && done == got {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d of %d notifications arrived, listings answer %d, after %v", name, got, n, done, within)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

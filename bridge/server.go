@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,6 +67,12 @@ type link struct {
 	endErr  error
 	refresh chan struct{} // tools/list_changed arrived
 	wg      sync.WaitGroup
+
+	// notified counts tools/list_changed notifications; listedUpTo is
+	// the count the latest finished re-listing started after. When they
+	// are equal every notification has been answered by a listing, which
+	// is how tests wait for a burst to settle instead of sleeping.
+	notified, listedUpTo atomic.Int64
 
 	mu       sync.Mutex
 	closing  bool
@@ -158,6 +165,7 @@ func (s *server) dialOver(ctx context.Context, tr Transport) (_ *link, _ []*mcp.
 		Logger:       slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Capabilities: &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			l.notified.Add(1)
 			select {
 			case l.refresh <- struct{}{}:
 			default: // a refresh is already due; a burst becomes one

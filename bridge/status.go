@@ -20,6 +20,10 @@ const (
 	Failed
 	// Detached: torn down by Detach or Close.
 	Detached
+
+	// stateEnd is one past the last State: keep it last, so that
+	// TestStatesHandled, which loops up to it, sees every new State.
+	stateEnd
 )
 
 // States lists every State.

@@ -81,6 +81,9 @@ func (l *link) refresher() {
 		case <-l.refresh: // folded into this refresh
 		default:
 		}
+		// Every notification counted by now is answered by the listing
+		// below; a later one leaves a signal for another round.
+		seen := l.notified.Load()
 		ctx, cancel := context.WithTimeout(l.ctx, s.startupTimeout())
 		tools, faults, err := listTools(ctx, l.session)
 		cancel()
@@ -96,10 +99,9 @@ func (l *link) refresher() {
 		s.mu.Unlock()
 		if err != nil {
 			s.log.printf("refresh failed: %v", err)
-			continue
-		}
-		if current {
+		} else if current {
 			s.fleet.setTools(s, tools, faults, false)
 		}
+		l.listedUpTo.Store(seen)
 	}
 }

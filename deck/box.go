@@ -1,6 +1,7 @@
 package deck
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,8 +44,16 @@ func (d *Deck) Box() *Box {
 	return b
 }
 
-// Specs returns the specs of the box's tools in deck order.
-func (b *Box) Specs() []tool.Spec { return slices.Clone(b.specs) }
+// Specs returns the specs of the box's tools in deck order. The slice and
+// each InputSchema are copies: a caller that changes them (to adapt a
+// schema for one model API, say) changes neither this box nor any other.
+func (b *Box) Specs() []tool.Spec {
+	out := slices.Clone(b.specs)
+	for i := range out {
+		out[i].InputSchema = bytes.Clone(out[i].InputSchema)
+	}
+	return out
+}
 
 // Env returns the session environment of the box.
 func (b *Box) Env() *tool.Env { return b.env }

@@ -15,7 +15,7 @@ import (
 )
 
 func fn(name string, run func(context.Context, json.RawMessage, *tool.Env) tool.Result) tool.Tool {
-	return &tool.Func{S: tool.Spec{Name: name, Label: name, InputSchema: tool.EmptyObjectSchema}, Fn: run}
+	return &tool.Func{S: tool.Spec{Name: name, Label: name, InputSchema: tool.EmptyObjectSchema()}, Fn: run}
 }
 
 // testBox provisions the All deck and grafts tools that misbehave.
@@ -167,7 +167,7 @@ func TestDeckSeams(t *testing.T) {
 
 func TestProvisionProfiles(t *testing.T) {
 	t.Parallel()
-	for _, p := range deck.Profiles {
+	for _, p := range deck.Profiles() {
 		d, err := deck.Provision(p, deck.Context{Dir: t.TempDir()})
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
@@ -221,5 +221,31 @@ func BenchmarkProvisionAll(b *testing.B) {
 		if _, err := deck.Provision(deck.All, ctx); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestGraftRefusesInvalidNames(t *testing.T) {
+	t.Parallel()
+	d, err := deck.Provision(deck.Authoring, deck.Context{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(d.Tools())
+	noop := func(context.Context, json.RawMessage, *tool.Env) tool.Result { return tool.Text("ok") }
+	err = d.Graft(fn("srv.echo", noop), fn("", noop), fn(strings.Repeat("x", 65), noop), fn("srv__echo", noop))
+	if err == nil {
+		t.Fatal("Graft accepted invalid names")
+	}
+	for _, want := range []string{`"srv.echo"`, `""`, tool.NameRule, "skipped"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Graft error %q does not mention %s", err, want)
+		}
+	}
+	ts := d.Tools()
+	if len(ts) != n+1 || ts[n].Spec().Name != "srv__echo" {
+		t.Fatalf("after graft: %d tools (want %d), last %q", len(ts), n+1, ts[len(ts)-1].Spec().Name)
+	}
+	if r := d.Box().Run(context.Background(), "srv__echo", nil); r.IsError {
+		t.Errorf("deck unusable after a refused graft: %v", r)
 	}
 }

@@ -81,7 +81,7 @@ func TestDerivedLookupsAgreeWithCatalog(t *testing.T) {
 		if !ok || !reflect.DeepEqual(p, c.Profiles) {
 			t.Errorf("ProfilesOf(%q) = %v", c.ID, p)
 		}
-		for _, prof := range Profiles {
+		for _, prof := range Profiles() {
 			in := slices.ContainsFunc(CardsFor(prof), func(x Card) bool { return x.ID == c.ID })
 			if in != c.In(prof) {
 				t.Errorf("CardsFor(%s) membership of %q = %v, Card.In says %v", prof, c.ID, in, c.In(prof))
@@ -176,7 +176,7 @@ func TestBuiltinReadOnlyAgrees(t *testing.T) {
 
 func TestParseProfile(t *testing.T) {
 	t.Parallel()
-	for _, p := range Profiles {
+	for _, p := range Profiles() {
 		got, err := ParseProfile(p.String())
 		if err != nil || got != p {
 			t.Errorf("ParseProfile(%q) = %v, %v", p, got, err)
@@ -194,5 +194,26 @@ func TestParseProfile(t *testing.T) {
 	}
 	if Profile(9).String() != "Profile(9)" {
 		t.Error("unnamed profile string")
+	}
+}
+
+// TestEveryProfileHandled loops up to profileEnd, not over the hand-kept
+// Profiles list, so a Profile added without a name, a place in Profiles or
+// a parse fails here.
+func TestEveryProfileHandled(t *testing.T) {
+	t.Parallel()
+	if got := len(Profiles()); got != int(profileEnd)-1 {
+		t.Errorf("Profiles() lists %d profiles, the constants define %d", got, profileEnd-1)
+	}
+	for p := Authoring; p < profileEnd; p++ {
+		if !slices.Contains(Profiles(), p) || !p.known() {
+			t.Errorf("profile %d is missing from Profiles()", p)
+		}
+		if got, err := ParseProfile(p.String()); err != nil || got != p {
+			t.Errorf("profile %d: ParseProfile(%q) = %v, %v", p, p, got, err)
+		}
+	}
+	if profileEnd.known() || Profile(0).known() {
+		t.Error("known() admits a value that is not a profile")
 	}
 }

@@ -15,6 +15,10 @@ const (
 	Bridge
 	// Backend: a required injected backend handle is missing or invalid.
 	Backend
+
+	// faultKindEnd is one past the last FaultKind: keep it last, so that
+	// TestFaultKindsNamed, which loops up to it, sees every new kind.
+	faultKindEnd
 )
 
 // FaultKinds lists every FaultKind.

@@ -18,10 +18,18 @@ const (
 	Authoring Profile = iota + 1
 	Survey
 	All
+
+	// profileEnd is one past the last Profile: keep it last, so that
+	// TestEveryProfileHandled, which loops up to it, sees every new one.
+	profileEnd
 )
 
-// Profiles lists every Profile, narrowest first.
-var Profiles = []Profile{Authoring, Survey, All}
+// Profiles returns every Profile, narrowest first. Each call returns a new
+// slice, so a caller that changes it changes nothing else.
+func Profiles() []Profile { return []Profile{Authoring, Survey, All} }
+
+// known reports whether p is one of [Profiles] without building the slice.
+func (p Profile) known() bool { return Authoring <= p && p < profileEnd }
 
 // Membership tags carried by catalog rows. A profile selects the rows tagged
 // with it, except All, which admits every row.
@@ -45,7 +53,7 @@ func (p Profile) String() string {
 
 // ParseProfile reads a profile name, ignoring case.
 func ParseProfile(s string) (Profile, error) {
-	for _, p := range Profiles {
+	for _, p := range Profiles() {
 		if strings.EqualFold(s, p.String()) {
 			return p, nil
 		}

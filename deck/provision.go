@@ -24,7 +24,7 @@ type Deck struct {
 // a tool under another name fails the whole provisioning with a
 // [BuildFailed] fault naming the row.
 func Provision(p Profile, ctx Context) (*Deck, error) {
-	if !slices.Contains(Profiles, p) {
+	if !p.known() {
 		return nil, fmt.Errorf("deck: unknown profile %d", p)
 	}
 	d := &Deck{ctx: ctx, env: ctx.Env()}
@@ -48,7 +48,7 @@ func build(c Card, ctx Context) (t tool.Tool, err error) {
 	if t == nil {
 		return nil, &Fault{Kind: BuildFailed, ID: c.ID, Msg: "build returned no tool"}
 	}
-	if name := t.Spec().Name; name != c.ID {
+	if name := tool.NameOf(t); name != c.ID {
 		return nil, &Fault{Kind: BuildFailed, ID: c.ID, Msg: fmt.Sprintf("build returned a tool named %q", name)}
 	}
 	return t, nil
@@ -64,16 +64,21 @@ func (d *Deck) Env() *tool.Env { return d.env }
 func (d *Deck) Tools() []tool.Tool { return slices.Clone(d.tools) }
 
 // Graft appends extra tools after the deck's own. A tool whose name the
-// deck already has is not added; the returned error names each one skipped
-// (the deck is still usable).
+// deck already has, or whose name breaks the tool-name rule
+// ([tool.ValidName]), is not added; the returned error names each one
+// skipped and why (the deck is still usable).
 func (d *Deck) Graft(extra ...tool.Tool) error {
 	have := make(map[string]bool, len(d.tools))
 	for _, t := range d.tools {
-		have[t.Spec().Name] = true
+		have[tool.NameOf(t)] = true
 	}
 	var errs []error
 	for _, t := range extra {
-		name := t.Spec().Name
+		name := tool.NameOf(t)
+		if err := tool.CheckName(name); err != nil {
+			errs = append(errs, fmt.Errorf("graft: %w; skipped", err))
+			continue
+		}
 		if have[name] {
 			errs = append(errs, fmt.Errorf("graft: a tool named %q is already on the deck; skipped", name))
 			continue

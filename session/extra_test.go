@@ -12,7 +12,7 @@ import (
 
 func greeter(name string) tool.Tool {
 	return &tool.Func{
-		S: tool.Spec{Name: name, Description: "greets", InputSchema: tool.EmptyObjectSchema},
+		S: tool.Spec{Name: name, Description: "greets", InputSchema: tool.EmptyObjectSchema()},
 		Fn: func(context.Context, json.RawMessage, *tool.Env) tool.Result {
 			return tool.Text("hello from " + name)
 		},

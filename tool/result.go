@@ -20,6 +20,10 @@ const (
 	KindJSON                     // JSON (a raw JSON value)
 	KindImage                    // Data with MIME
 	KindResource                 // URI with MIME and Text or Data (an MCP embedded resource)
+
+	// kindEnd is one past the last Kind: keep it last, so that the
+	// exhaustiveness tests, which loop up to it, see every new Kind.
+	kindEnd
 )
 
 // Kinds lists every Kind, for exhaustiveness tests.

@@ -1,15 +1,19 @@
 package tool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 )
 
 // Tool is one callable capability. Implementations must be safe for
 // concurrent use: a session may run several calls of one tool at once.
 type Tool interface {
 	// Spec describes the tool to the model and to hosts. It must be cheap
-	// and return the same value on every call.
+	// and return the same value on every call. The caller owns the
+	// returned InputSchema bytes: a tool shared by many decks returns a
+	// copy, so that no caller can change what another sees.
 	Spec() Spec
 	// Run executes one call. input is the model-supplied JSON object (never
 	// nil: an absent input arrives as {}). Failures are reported in the
@@ -39,10 +43,12 @@ type Spec struct {
 	OutputSchema json.RawMessage
 }
 
-// namePattern is the tool-name limit shared by the OpenAI, Anthropic and
-// Gemini function-calling APIs.
+// NameRule is the tool-name limit shared by the OpenAI, Anthropic and
+// Gemini function-calling APIs, as a regular expression.
+const NameRule = `^[a-zA-Z0-9_-]{1,64}$`
+
 // ValidName reports whether name is acceptable to every major model API:
-// 1 to 64 of a-z, A-Z, 0-9, '_' and '-'.
+// 1 to 64 of a-z, A-Z, 0-9, '_' and '-' (see [NameRule]).
 func ValidName(name string) bool {
 	if len(name) == 0 || len(name) > 64 {
 		return false
@@ -56,8 +62,23 @@ func ValidName(name string) bool {
 	return true
 }
 
-// EmptyObjectSchema is the schema of a tool that takes no input.
-var EmptyObjectSchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+// CheckName returns nil when name is valid (see [ValidName]) and otherwise
+// an error that names it and states the rule, so whoever chose the name
+// can fix it: a model API refuses the whole request, not just the tool,
+// when one name breaks the rule.
+func CheckName(name string) error {
+	if ValidName(name) {
+		return nil
+	}
+	return fmt.Errorf("invalid tool name %q (%d bytes): a name is 1 to 64 characters, each a-z, A-Z, 0-9, '_' or '-' (%s)", name, len(name), NameRule)
+}
+
+// EmptyObjectSchema returns the schema of a tool that takes no input. It is
+// a function, not a variable, so that no caller can change it for others:
+// each call returns fresh bytes.
+func EmptyObjectSchema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+}
 
 // Func adapts a plain function to a Tool. It is the untyped counterpart of
 // [New], for tools that parse their own input (grafted MCP tools, wrappers).
@@ -68,8 +89,33 @@ type Func struct {
 
 var _ Tool = (*Func)(nil)
 
-// Spec returns f.S.
-func (f *Func) Spec() Spec { return f.S }
+// Spec returns f.S with a copy of its InputSchema, so a caller that
+// changes the schema it was given does not change f.
+func (f *Func) Spec() Spec { return f.S.clone() }
+
+// NameOf returns t.Spec().Name without copying the spec when t can say
+// its name directly (tools built by [New] and [Func] can): deck building
+// and grafting look names up often, and a Spec is a copy of its schema.
+func NameOf(t Tool) string {
+	if n, ok := t.(namer); ok {
+		return n.toolName()
+	}
+	return t.Spec().Name
+}
+
+// namer is how this package's tools give their name without a copy.
+type namer interface{ toolName() string }
+
+func (f *Func) toolName() string { return f.S.Name }
+
+// clone returns s with its own copy of the InputSchema bytes (nil stays
+// nil). It is the one way a Spec leaves its owner.
+func (s Spec) clone() Spec {
+	if s.InputSchema != nil {
+		s.InputSchema = bytes.Clone(s.InputSchema)
+	}
+	return s
+}
 
 // Run calls f.Fn.
 func (f *Func) Run(ctx context.Context, input json.RawMessage, env *Env) Result {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -33,16 +32,25 @@ func Schema[In any]() (*jsonschema.Schema, error) {
 
 // New builds a Tool from a typed handler. When spec.InputSchema is empty the
 // schema is inferred from In (see [Schema]); otherwise spec.InputSchema is
-// used as given and must be an object schema. Every call's input is
+// used as given (and must not be changed afterwards) and must be an object
+// schema. spec.Name must satisfy
+// [ValidName] ([CheckName] gives the error). Every call's input is
 // validated against the schema before the handler runs; invalid input is an
 // IsError result that names the offending field and shows what was expected,
 // so the model can correct its call.
 func New[In any](spec Spec, run func(ctx context.Context, in In, env *Env) Result) (Tool, error) {
+	if err := CheckName(spec.Name); err != nil {
+		return nil, err
+	}
 	raw, err := wireSchema[In](spec.InputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", spec.Name, err)
 	}
 	spec.InputSchema = raw
+	// An explicit schema is kept, not copied (tools are built for every
+	// session, often from one schema table of their package); it is the
+	// caller's promise not to change it. Nobody else can: Spec hands out
+	// copies.
 	return &typed[In]{spec: spec, run: run}, nil
 }
 
@@ -121,7 +129,11 @@ type typed[In any] struct {
 	schemaErr error
 }
 
-func (t *typed[In]) Spec() Spec { return t.spec }
+// Spec returns a copy: typed tools are often one value per process, shared
+// by every deck, and their schema also drives validation.
+func (t *typed[In]) Spec() Spec { return t.spec.clone() }
+
+func (t *typed[In]) toolName() string { return t.spec.Name }
 
 func (t *typed[In]) Run(ctx context.Context, input json.RawMessage, env *Env) Result {
 	t.once.Do(func() { t.schema, t.schemaErr = resolve(t.spec.InputSchema) })
@@ -154,7 +166,7 @@ func Decode[In any](schema *jsonschema.Resolved, input json.RawMessage) (In, err
 		return in, fmt.Errorf("input must be a JSON object, got %s", jsonKind(generic))
 	}
 	if err := schema.Validate(generic); err != nil {
-		return in, errors.New(explainValidation(err))
+		return in, errors.New(explainValidation(err, schema.Schema(), generic))
 	}
 	if err := json.Unmarshal(input, &in); err != nil {
 		return in, fmt.Errorf("decoding input: %v", err)
@@ -212,75 +224,4 @@ func jsonKind(v any) string {
 		return "null"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// validatingRe matches the path prefixes jsonschema-go puts on its errors:
-// "validating /properties/todos/items/0/properties/status: ".
-// It is compiled on first use: only failed validations need it, and
-// package initialisation is on every command's start-up path.
-var validatingRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`validating (root|/[^:]*): `) })
-
-// explainValidation turns a jsonschema-go error chain into one line that
-// names the field as a JSON path (todos[0].status) and keeps the reason.
-func explainValidation(err error) string {
-	msg := err.Error()
-	matches := validatingRe().FindAllStringSubmatchIndex(msg, -1)
-	if len(matches) == 0 {
-		return msg
-	}
-	last := matches[len(matches)-1]
-	field := fieldPath(msg[last[2]:last[3]])
-	reason := plainNumbers(msg[last[1]:])
-	if field == "" {
-		return reason
-	}
-	return "field " + field + ": " + reason
-}
-
-// ratNumberRe and floatNumberRe match how jsonschema-go prints the numbers
-// of minimum/maximum errors: the value as a big.Rat ("700000/1") and the
-// bound with six decimals ("600000.000000").
-var (
-	ratNumberRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(-?\d+)/1\b`) })
-	floatNumberRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(-?\d+)\.0{6}\b`) })
-)
-
-// plainNumbers writes whole numbers in a validation reason as people do:
-// "maximum: 700000 is greater than 600000".
-func plainNumbers(reason string) string {
-	reason = ratNumberRe().ReplaceAllString(reason, "$1")
-	return floatNumberRe().ReplaceAllString(reason, "$1")
-}
-
-// fieldPath converts a schema pointer like
-// /properties/todos/items/properties/status into todos[].status. The
-// validator reports schema locations, not instance indexes, hence "[]".
-func fieldPath(p string) string {
-	if p == "root" {
-		return ""
-	}
-	var sb strings.Builder
-	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	for i := 0; i < len(parts); i++ {
-		switch parts[i] {
-		case "properties":
-			if i+1 < len(parts) {
-				if sb.Len() > 0 {
-					sb.WriteByte('.')
-				}
-				sb.WriteString(parts[i+1])
-				i++
-			}
-		case "items":
-			sb.WriteString("[]")
-		case "prefixItems":
-			if i+1 < len(parts) {
-				sb.WriteString("[" + parts[i+1] + "]")
-				i++
-			}
-		case "additionalProperties":
-			sb.WriteString(".*")
-		}
-	}
-	return sb.String()
 }

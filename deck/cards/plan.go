@@ -41,7 +41,7 @@ var enterPlanOnce = sync.OnceValue(func() tool.Tool {
 		Label: "Enter plan mode",
 		Description: "Ask to switch to plan mode before a change that needs thought: you explore read-only and then " +
 			"present a plan with exit_plan_mode for the user to approve. Takes no input.",
-		InputSchema: tool.EmptyObjectSchema,
+		InputSchema: tool.EmptyObjectSchema(),
 		ReadOnly:    true,
 	}, func(context.Context, struct{}, *tool.Env) tool.Result {
 		res := tool.JSON(map[string]any{"enterPlanMode": true, "applied": false})

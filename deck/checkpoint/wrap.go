@@ -32,7 +32,7 @@ const MaxPriorBytes = 32 << 20
 // Spec is t's, unchanged. When s is nil, or t is not one of
 // CheckpointedTools, Wrap returns t itself.
 func Wrap(t tool.Tool, s Store) tool.Tool {
-	if s == nil || !slices.Contains(CheckpointedTools, t.Spec().Name) {
+	if s == nil || !slices.Contains(CheckpointedTools, tool.NameOf(t)) {
 		return t
 	}
 	return &wrapped{inner: t, store: s}
@@ -66,7 +66,7 @@ func (w *wrapped) Run(ctx context.Context, input json.RawMessage, env *tool.Env)
 	if !ok {
 		node = NewNode()
 	}
-	name := w.inner.Spec().Name
+	name := tool.NameOf(w.inner)
 	entry, added, err := w.record(node, name, path, env)
 	res := w.inner.Run(ctx, input, env)
 	if err != nil && !res.IsError {

@@ -57,7 +57,7 @@ func TestSetRejects(t *testing.T) {
 	tests := []struct{ name, input, want string }{
 		{"two in progress", `{"todos":[{"content":"a","status":"in_progress","activeForm":"A"},{"content":"b","status":"in_progress","activeForm":"B"}]}`,
 			"todos[0] and todos[1] are both in_progress; only one item may be in progress"},
-		{"bad status", `{"todos":[{"content":"a","status":"done","activeForm":"A"}]}`, "field todos[].status: enum"},
+		{"bad status", `{"todos":[{"content":"a","status":"done","activeForm":"A"}]}`, "field todos[0].status: enum"},
 		{"empty content", `{"todos":[{"content":"  ","status":"pending","activeForm":"A"}]}`, "todos[0].content is empty"},
 		{"missing activeForm", `{"todos":[{"content":"a","status":"pending"}]}`, `missing properties: ["activeForm"]`},
 		{"empty activeForm", `{"todos":[{"content":"a","status":"pending","activeForm":""}]}`, "todos[0].activeForm is empty"},

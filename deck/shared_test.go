@@ -1,0 +1,101 @@
+package deck_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/tool"
+)
+
+// scribble overwrites every byte of b, as a careless caller might when it
+// "edits" a schema in place before sending it on.
+func scribble(b []byte) {
+	for i := range b {
+		b[i] = '!'
+	}
+}
+
+// TestHandedOutSpecsAreCopies reproduces the defect of issue 9: a caller
+// that changes the schema bytes it was handed (from Box.Specs, from a
+// Deck.Tools tool's Spec, or from the process-wide read tool) must not
+// change what later decks show the model or how they validate input.
+func TestHandedOutSpecsAreCopies(t *testing.T) {
+	t.Parallel()
+	provision := func() *deck.Deck {
+		d, err := deck.Provision(deck.All, deck.Context{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	specOf := func(specs []tool.Spec, name string) tool.Spec {
+		i := slices.IndexFunc(specs, func(s tool.Spec) bool { return s.Name == name })
+		if i < 0 {
+			t.Fatalf("no %s tool", name)
+		}
+		return specs[i]
+	}
+	first := provision()
+	want := map[string][]byte{}
+	for _, s := range first.Box().Specs() {
+		want[s.Name] = bytes.Clone(s.InputSchema)
+	}
+
+	box := first.Box()
+	for _, s := range box.Specs() {
+		scribble(s.InputSchema)
+	}
+	for _, tl := range first.Tools() {
+		scribble(tl.Spec().InputSchema)
+	}
+	for _, s := range box.Specs() {
+		if !bytes.Equal(s.InputSchema, want[s.Name]) {
+			t.Errorf("%s: the box's own specs changed through a copy it handed out", s.Name)
+		}
+	}
+
+	later := provision()
+	for _, s := range later.Box().Specs() {
+		if !bytes.Equal(s.InputSchema, want[s.Name]) {
+			t.Errorf("%s: a later deck shows the schema %.40q…", s.Name, s.InputSchema)
+		}
+		if !json.Valid(s.InputSchema) {
+			t.Errorf("%s: a later deck's schema is not JSON", s.Name)
+		}
+	}
+	if got := specOf(later.Box().Specs(), "read"); !bytes.Equal(got.InputSchema, want["read"]) {
+		t.Fatalf("read's schema changed")
+	}
+	r := later.Box().Run(context.Background(), "enter_plan_mode", nil)
+	if r.IsError {
+		t.Errorf("enter_plan_mode fails in a later deck: %v", r)
+	}
+}
+
+func TestEmptyObjectSchemaIsFresh(t *testing.T) {
+	t.Parallel()
+	a := tool.EmptyObjectSchema()
+	scribble(a)
+	if b := tool.EmptyObjectSchema(); !json.Valid(b) || bytes.Equal(a, b) {
+		t.Errorf("EmptyObjectSchema() = %q after a caller changed an earlier result", b)
+	}
+}
+
+func TestProfilesIsFresh(t *testing.T) {
+	t.Parallel()
+	p := deck.Profiles()
+	want := slices.Clone(p)
+	for i := range p {
+		p[i] = 0
+	}
+	if got := deck.Profiles(); !slices.Equal(got, want) || len(got) == 0 {
+		t.Errorf("Profiles() = %v after a caller changed an earlier result, want %v", got, want)
+	}
+	if _, err := deck.Provision(deck.Authoring, deck.Context{Dir: t.TempDir()}); err != nil {
+		t.Errorf("Provision after changing a Profiles() result: %v", err)
+	}
+}
