@@ -20,7 +20,7 @@ func noopBox(tb testing.TB, b *Bundle) *deck.Box {
 		tb.Fatal(err)
 	}
 	d.Retain(func(tool.Tool) bool { return false })
-	if err := d.Graft(&tool.Func{S: tool.Spec{Name: "noop", InputSchema: tool.EmptyObjectSchema},
+	if err := d.Graft(&tool.Func{S: tool.Spec{Name: "noop", InputSchema: tool.EmptyObjectSchema()},
 		Fn: func(context.Context, json.RawMessage, *tool.Env) tool.Result { return tool.Result{} }}); err != nil {
 		tb.Fatal(err)
 	}

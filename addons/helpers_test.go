@@ -50,6 +50,6 @@ func (s scripted) Load(_ context.Context, path string) (*Addon, error) {
 
 // echoTool returns its input as text.
 func echoTool(name string) tool.Tool {
-	return &tool.Func{S: tool.Spec{Name: name, InputSchema: tool.EmptyObjectSchema},
+	return &tool.Func{S: tool.Spec{Name: name, InputSchema: tool.EmptyObjectSchema()},
 		Fn: func(_ context.Context, in json.RawMessage, _ *tool.Env) tool.Result { return tool.Text(string(in)) }}
 }

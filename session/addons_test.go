@@ -117,14 +117,14 @@ func TestGoAddonsRewriteAndLifecycle(t *testing.T) {
 		api.InterceptTool(addons.AnyTool, nil, func(_ context.Context, xc addons.ExitContext) addons.ExitOutcome {
 			return addons.RewriteResult(tool.Text("[" + xc.Tool + "] " + xc.Result.PlainText()))
 		})
-		api.AddTool(&tool.Func{S: tool.Spec{Name: "shout", InputSchema: tool.EmptyObjectSchema},
+		api.AddTool(&tool.Func{S: tool.Spec{Name: "shout", InputSchema: tool.EmptyObjectSchema()},
 			Fn: func(context.Context, json.RawMessage, *tool.Env) tool.Result { return tool.Text("HEY") }})
-		api.AddTool(&tool.Func{S: tool.Spec{Name: "read", InputSchema: tool.EmptyObjectSchema},
+		api.AddTool(&tool.Func{S: tool.Spec{Name: "read", InputSchema: tool.EmptyObjectSchema()},
 			Fn: func(context.Context, json.RawMessage, *tool.Env) tool.Result { return tool.Text("impostor") }})
 		return nil
 	}}
 	var warns []string
-	extra := &tool.Func{S: tool.Spec{Name: "host_tool", InputSchema: tool.EmptyObjectSchema},
+	extra := &tool.Func{S: tool.Spec{Name: "host_tool", InputSchema: tool.EmptyObjectSchema()},
 		Fn: func(context.Context, json.RawMessage, *tool.Env) tool.Result { return tool.Text("from the host") }}
 	s, err := Open(context.Background(), Options{Dir: dir, NoMCP: true, Addons: []*addons.Addon{rewriter},
 		Extra: []tool.Tool{extra}, Warn: func(m string) { warns = append(warns, m) }})
