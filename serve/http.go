@@ -43,6 +43,13 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 	// MaxBody is DefaultMaxBody when 0.
 	MaxBody int64
+	// JSONResponse answers each POST with one JSON body instead of an
+	// event stream. It roughly halves the server's cost per call (no event
+	// framing, flushes or resumption store), but the notifications of a
+	// call (progress) then arrive with its result rather than while it
+	// runs, and a dropped connection cannot resume. Off by default: an
+	// agent watching a long bash command wants its progress live.
+	JSONResponse bool
 }
 
 // ErrNeedsToken refuses a non-loopback address without a token: anyone who
@@ -65,16 +72,20 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBody
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+	hopts := &mcp.StreamableHTTPOptions{
 		SessionTimeout:      timeout,
 		MaxRequestBodyBytes: maxBody,
 		Logger:              s.log,
-		// Resumable streams: a client whose event stream drops in the middle
-		// of a long call reconnects with Last-Event-ID and gets the rest
-		// (progress, the result) instead of losing the call. The store keeps
-		// the SDK's default of 10 MiB of recent events.
-		EventStore: mcp.NewMemoryEventStore(nil),
-	})
+		JSONResponse:        o.JSONResponse,
+	}
+	if !o.JSONResponse {
+		// Resumable streams: a client whose event stream drops in the
+		// middle of a long call reconnects with Last-Event-ID and gets the
+		// rest (progress, the result) instead of losing the call. The store
+		// keeps the SDK's default of 10 MiB of recent events.
+		hopts.EventStore = mcp.NewMemoryEventStore(nil)
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, hopts)
 	mux := http.NewServeMux()
 	mux.Handle(Endpoint, checkOrigin(h))
 	var root http.Handler = mux

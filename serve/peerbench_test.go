@@ -20,7 +20,8 @@ import (
 )
 
 // TestPeerBenchmarks measures indusr serve against its peers, in one run
-// and with the same client (the Go SDK's), and prints a Markdown table for
+// and with the same client (a minimal one, rawclient_test.go, so that the
+// figures are the servers' and not a client's), and prints a Markdown table for
 // BENCHMARKS.md. It runs only with INDUSR_BENCH=1 (scripts/bench-serve):
 //
 //   - read of a small file over stdio, p50, against server-filesystem's
@@ -54,25 +55,26 @@ func TestPeerBenchmarks(t *testing.T) {
 	}
 
 	// 1. read over stdio, p50.
-	ours := connectQuiet(t, &mcp.CommandTransport{Command: exec.Command(indusr, "--cwd", dir, "--no-mcp", "serve")})
-	peer := connectQuiet(t, &mcp.CommandTransport{Command: exec.Command(node, fsServer, dir)})
+	ours := startRawStdio(t, exec.Command(indusr, "--cwd", dir, "--no-mcp", "serve"))
+	peer := startRawStdio(t, exec.Command(node, fsServer, dir))
 	oursT, peerT := alternate(t, rounds, perRound,
-		func() error { return callOK(ours, "read", map[string]any{"path": "small.txt"}) },
-		func() error { return callOK(peer, "read_text_file", map[string]any{"path": small}) })
+		func() error { return ours.call("read", map[string]any{"path": "small.txt"}) },
+		func() error { return peer.call("read_text_file", map[string]any{"path": small}) })
 	row("`read` small file over stdio, p50", "server-filesystem `read_text_file`", p50(oursT), p50(peerT), "ms", false)
-	ours.Close()
-	peer.Close()
 
 	// 2. read over Streamable HTTP, 8 concurrent clients, calls/s.
 	_, oursURL := runServeHTTP(t, dir, "--no-mcp")
+	_, jsonURL := runServeHTTP(t, dir, "--no-mcp", "--json-response")
 	peerURL := startNodeHTTP(t, node, loopback, everything, "streamableHttp") + "/mcp"
-	var oursRate, peerRate []float64
+	var oursRate, jsonRate, peerRate []float64
 	for r := 0; r < 4; r++ {
 		a := throughput(t, oursURL, 8, 2*time.Second, "read", map[string]any{"path": "small.txt"})
 		b := throughput(t, peerURL, 8, 2*time.Second, "echo", map[string]any{"message": "hi"})
-		oursRate, peerRate = append(oursRate, a), append(peerRate, b)
+		c := throughput(t, jsonURL, 8, 2*time.Second, "read", map[string]any{"path": "small.txt"})
+		oursRate, peerRate, jsonRate = append(oursRate, a), append(peerRate, b), append(jsonRate, c)
 	}
-	row("`read` over Streamable HTTP, 8 clients", "server-everything `echo` (streamableHttp)", median(oursRate), median(peerRate), "calls/s", true)
+	row("`read` over Streamable HTTP, 8 clients (event streams, the default)", "server-everything `echo` (streamableHttp)", median(oursRate), median(peerRate), "calls/s", true)
+	row("`read` over Streamable HTTP, 8 clients, `--json-response`", "server-everything `echo` (streamableHttp)", median(jsonRate), median(peerRate), "calls/s", true)
 
 	// 3. A grafted stdio server's echo through indusr serve --http, p50.
 	cfg := filepath.Join(t.TempDir(), "mcp.json")
@@ -82,20 +84,17 @@ func TestPeerBenchmarks(t *testing.T) {
 	}
 	_, graftURL := runServeHTTP(t, dir, "--mcp", cfg)
 	gw := startGateway(t, node, loopback, gateway, node+" "+everything+" stdio") + "/mcp"
-	g := connectQuiet(t, &mcp.StreamableClientTransport{Endpoint: graftURL})
-	waitTool(t, g, "everything__echo")
-	s := connectQuiet(t, &mcp.StreamableClientTransport{Endpoint: gw})
-	direct := connectQuiet(t, &mcp.CommandTransport{Command: exec.Command(node, everything, "stdio")})
+	waitTool(t, connectQuiet(t, &mcp.StreamableClientTransport{Endpoint: graftURL}), "everything__echo")
+	g := startRawHTTP(t, graftURL)
+	s := startRawHTTP(t, gw)
+	direct := startRawStdio(t, exec.Command(node, everything, "stdio"))
 	echo := map[string]any{"message": "hi"}
 	gT, sT := alternate(t, rounds, perRound,
-		func() error { return callOK(g, "everything__echo", echo) },
-		func() error { return callOK(s, "echo", echo) })
-	dT, _ := alternate(t, 2, perRound, func() error { return callOK(direct, "echo", echo) }, func() error { return nil })
+		func() error { return g.call("everything__echo", echo) },
+		func() error { return s.call("echo", echo) })
+	dT, _ := alternate(t, 2, perRound, func() error { return direct.call("echo", echo) }, func() error { return nil })
 	row("grafted stdio `echo` via `indusr serve --http`, p50", "supergateway (streamableHttp, stateful)", p50(gT), p50(sT), "ms", false)
 	table = append(table, fmt.Sprintf("| (for reference) the same `echo` over stdio directly, p50 | - | %.3g ms | - | - |", p50(dT)))
-	g.Close()
-	s.Close()
-	direct.Close()
 
 	fmt.Println("| measure | peer | indusr | peer | indusr / peer |")
 	fmt.Println("|---|---|---|---|---|")
@@ -158,10 +157,10 @@ func alternate(t *testing.T, rounds, n int, a, b func() error) (ta, tb []float64
 // returns the calls per second.
 func throughput(t *testing.T, url string, clients int, d time.Duration, name string, args any) float64 {
 	t.Helper()
-	sessions := make([]*mcp.ClientSession, clients)
+	sessions := make([]*rawHTTP, clients)
 	for i := range sessions {
-		sessions[i] = connectQuiet(t, &mcp.StreamableClientTransport{Endpoint: url})
-		if err := callOK(sessions[i], name, args); err != nil { // warm
+		sessions[i] = startRawHTTP(t, url)
+		if err := sessions[i].call(name, args); err != nil { // warm
 			t.Fatal(err)
 		}
 	}
@@ -173,7 +172,7 @@ func throughput(t *testing.T, url string, clients int, d time.Duration, name str
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(stop) {
-				if err := callOK(cs, name, args); err != nil {
+				if err := cs.call(name, args); err != nil {
 					t.Error(err)
 					return
 				}
@@ -182,9 +181,6 @@ func throughput(t *testing.T, url string, clients int, d time.Duration, name str
 		}()
 	}
 	wg.Wait()
-	for _, cs := range sessions {
-		cs.Close()
-	}
 	return float64(n.Load()) / d.Seconds()
 }
 

@@ -20,8 +20,16 @@ import (
 // the process and the endpoint URL it printed.
 func runServeHTTP(t *testing.T, dir string, flags ...string) (*exec.Cmd, string) {
 	t.Helper()
-	args := append([]string{"--cwd", dir}, flags...)
-	cmd := exec.Command(indusr, append(args, "serve", "--http", "127.0.0.1:0")...)
+	args := []string{"--cwd", dir}
+	serveArgs := []string{"serve", "--http=127.0.0.1:0"}
+	for _, f := range flags {
+		if f == "--json-response" { // a flag of serve itself
+			serveArgs = append(serveArgs, f)
+		} else {
+			args = append(args, f)
+		}
+	}
+	cmd := exec.Command(indusr, append(args, serveArgs...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

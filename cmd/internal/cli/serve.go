@@ -23,6 +23,7 @@ func newServeCmd(opts *options) *cobra.Command {
 		addr    string
 		token   string
 		timeout time.Duration
+		jsonOut bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -78,7 +79,7 @@ loopback and link-local addresses.`,
 				token = os.Getenv(tokenEnv)
 			}
 
-			err = srv.ServeHTTP(ctx, serve.HTTPOptions{Addr: addr, Token: token, SessionTimeout: timeout}, func(url string) {
+			err = srv.ServeHTTP(ctx, serve.HTTPOptions{Addr: addr, Token: token, SessionTimeout: timeout, JSONResponse: jsonOut}, func(url string) {
 				printClientConfig(stderr, url, token != "")
 			})
 			if err != nil {
@@ -91,6 +92,7 @@ loopback and link-local addresses.`,
 	f.StringVar(&addr, "http", serve.DefaultAddr, "serve Streamable HTTP on this HOST:PORT instead of stdio")
 	f.Lookup("http").NoOptDefVal = serve.DefaultAddr
 	f.StringVar(&token, "token", "", "require this bearer token of every HTTP request (default $"+tokenEnv+")")
+	f.BoolVar(&jsonOut, "json-response", false, "answer each HTTP request with one JSON body instead of an event stream: faster, but progress arrives with the result")
 	f.DurationVar(&timeout, "session-timeout", serve.DefaultSessionTimeout, "end an HTTP session (and its processes) after this long idle; 0 keeps the default, negative never")
 	return cmd
 }
