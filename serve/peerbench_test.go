@@ -61,6 +61,14 @@ func TestPeerBenchmarks(t *testing.T) {
 		func() error { return ours.call("read", map[string]any{"path": "small.txt"}) },
 		func() error { return peer.call("read_text_file", map[string]any{"path": small}) })
 	row("`read` small file over stdio, p50", "server-filesystem `read_text_file`", p50(oursT), p50(peerT), "ms", false)
+	// The floor: the Go SDK's smallest server, whose tool does nothing.
+	bare := filepath.Join(t.TempDir(), "baresdk")
+	if out, err := exec.Command("go", "build", "-o", bare, "./testdata/baresdk").CombinedOutput(); err != nil {
+		t.Fatalf("building testdata/baresdk: %v\n%s", err, out)
+	}
+	floor := startRawStdio(t, exec.Command(bare))
+	floorT, _ := alternate(t, 2, perRound, func() error { return floor.call("read", map[string]any{"path": "small.txt"}) }, func() error { return nil })
+	table = append(table, fmt.Sprintf("| (for reference) a bare Go SDK stdio server, no-op tool, p50 | - | %.3g ms | - | - |", p50(floorT)))
 
 	// 2. read over Streamable HTTP, 8 concurrent clients, calls/s.
 	_, oursURL := runServeHTTP(t, dir, "--no-mcp")
