@@ -24,6 +24,9 @@
 //     provisioning and the Box that runs calls by name).
 //   - bridge/ledger (the event-sourced enrollment ledger) and bridge (MCP
 //     config discovery, the fleet of mounted servers, grafted tools).
+//   - addons and addons/sandbox: addon discovery, Tier-0 manifests, the
+//     event dispatcher and the interceptor chain folded around every tool;
+//     the sandbox policy and path hygiene. intent: typed Go intents as tools.
 //   - session: the one boot path (Open/Close) that the CLI, the MCP server
 //     and Go programs share.
 //   - serve: the deck as an MCP server over stdio or Streamable HTTP.
@@ -38,7 +41,8 @@
 // *deck.Fault; DeckContext/DeckFramework are deck.Context/deck.Framework;
 // ToolResult is tool.Result; BridgeLedger/reduce_ledger/BridgeKey are
 // ledger.Ledger/ledger.Reduce/ledger.Key; mount_protocol_bridge/ServerFleet
-// are bridge.Mount/bridge.Fleet; DelegateRunner/SaasGatewayPort/MemoryStore
+// are bridge.Mount/bridge.Fleet; AddonHost/EventDispatcher/InterceptorChain
+// are addons.Host/Dispatcher/Chain; DelegateRunner/SaasGatewayPort/MemoryStore
 // are cards.DelegateRunner/SaasGateway/MemoryStore, InMemoryStore is
 // cards.InMemoryStore, and plan_slug/write_plan/read_plan/plan_file_path are
 // cards.PlanSlug/WritePlan/ReadPlan/PlanFilePath.
