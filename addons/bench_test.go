@@ -88,3 +88,29 @@ func BenchmarkBoxNoopChain10Gates5(bb *testing.B) {
 		box.Run(ctx, "noop", in)
 	}
 }
+
+// The same two with a context that can end, as every call from the CLI
+// (Ctrl-C), serve (notifications/cancelled) and a host with deadlines has:
+// the Box then runs the tool beside a watcher, and that is the bare cost a
+// real call pays.
+func BenchmarkBoxNoopBareCancellable(bb *testing.B) {
+	box := noopBox(bb, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in := json.RawMessage(`{}`)
+	bb.ReportAllocs()
+	for bb.Loop() {
+		box.Run(ctx, "noop", in)
+	}
+}
+
+func BenchmarkBoxNoopChain10Gates5Cancellable(bb *testing.B) {
+	box := noopBox(bb, benchBundle(bb))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in := json.RawMessage(`{}`)
+	bb.ReportAllocs()
+	for bb.Loop() {
+		box.Run(ctx, "noop", in)
+	}
+}
