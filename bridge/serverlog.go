@@ -3,12 +3,13 @@ package bridge
 import (
 	"bytes"
 	"fmt"
-	"github.com/indusagi/induscode/workspace"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/indusagi/induscode/workspace"
 )
 
 // maxTailLines is how many recent log lines a server keeps in memory: enough
@@ -20,6 +21,12 @@ const maxTailLines = 40
 // newline cannot grow the tail without bound.
 const maxLogLine = 4096
 
+// maxLogFile bounds a server's log file: past it the file is renamed to
+// NAME.log.1 (replacing the one before) and a new one is started, so a
+// chatty server costs at most twice this on disk. 8 MiB holds days of a
+// normal server's stderr.
+const maxLogFile = 8 << 20
+
 // serverLog keeps what a server wrote to stderr, the stdout lines that were
 // not JSON-RPC and the bridge's own notes: the last lines in memory, and
 // everything in a file when the fleet has a log directory.
@@ -28,11 +35,13 @@ type serverLog struct {
 	file *os.File
 	path string
 	tail []string
-	next int // ring position once tail is full
+	next int   // ring position once tail is full
+	size int64 // bytes in file
+	max  int64 // rotate past this; maxLogFile unless a test says otherwise
 }
 
 func newServerLog(dir, server string) (*serverLog, error) {
-	l := &serverLog{}
+	l := &serverLog{max: maxLogFile}
 	if dir == "" {
 		return l, nil
 	}
@@ -40,13 +49,28 @@ func newServerLog(dir, server string) (*serverLog, error) {
 		return l, err
 	}
 	l.path = filepath.Join(dir, sanitize(server)+".log")
-	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
+	if err := l.open(); err != nil {
 		l.path = ""
 		return l, err
 	}
-	l.file = f
 	return l, nil
+}
+
+// open opens the log file for appending, rotating it first when it is
+// already over the limit; l.mu is held (or l is not shared yet).
+func (l *serverLog) open() error {
+	if fi, err := os.Stat(l.path); err == nil && fi.Size() >= l.max {
+		os.Rename(l.path, l.path+".1") // best effort: appending goes on either way
+	}
+	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	l.file, l.size = f, 0
+	if fi, err := f.Stat(); err == nil {
+		l.size = fi.Size()
+	}
+	return nil
 }
 
 // printf records one line from the bridge.
@@ -78,7 +102,13 @@ func (l *serverLog) lineCut(source, text string, cut int) {
 		l.next = (l.next + 1) % maxTailLines
 	}
 	if l.file != nil {
-		fmt.Fprintf(l.file, "%s %s\n", time.Now().UTC().Format(time.RFC3339Nano), entry)
+		n, _ := fmt.Fprintf(l.file, "%s %s\n", time.Now().UTC().Format(time.RFC3339Nano), entry)
+		if l.size += int64(n); l.size >= l.max {
+			l.file.Close()
+			if l.open() != nil {
+				l.file = nil // the tail in memory still holds the latest lines
+			}
+		}
 	}
 }
 
