@@ -48,6 +48,22 @@ type process struct {
 	exitErr error         // its exit status, valid after exited
 	done    chan struct{} // closed when the child is reaped and its pipes are drained
 	stop1   sync.Once
+
+	// sigMu orders signals to the group against reaping its leader: once
+	// the leader is reaped its pid (the group id) may be handed to a
+	// stranger's process, so no group signal may be sent after that.
+	sigMu  sync.Mutex
+	reaped bool
+}
+
+// signalGroup signals the server's process group unless its leader has
+// been reaped.
+func (p *process) signalGroup(hard bool) {
+	p.sigMu.Lock()
+	defer p.sigMu.Unlock()
+	if !p.reaped {
+		killGroup(p.cmd, hard)
+	}
 }
 
 // startProcess starts cfg's command in dir.
@@ -179,11 +195,26 @@ func drainStderr(r io.Reader, log *serverLog) {
 // reap waits for the child, then clears out its process group and drains
 // the pipes, closing them itself if a stray descendant keeps them open.
 func (p *process) reap(outR, errR *os.File, stderrDone chan struct{}) {
-	p.exitErr = p.cmd.Wait()
+	// Wait for the exit but keep the leader a zombie while the rest of its
+	// group is killed: the zombie holds the group id, so the signal cannot
+	// reach a process that reused the pid. Then reap it.
+	reaped, err := childproc.AwaitExit(p.cmd)
+	if !reaped {
+		p.signalGroup(true)
+	}
+	p.sigMu.Lock()
+	if reaped {
+		// Where a zombie cannot be kept, the group id stays reserved while
+		// the group has members, which leaves a narrow window only.
+		killGroup(p.cmd, true)
+	} else {
+		err = p.cmd.Wait()
+	}
+	p.exitErr, p.reaped = err, true
+	p.sigMu.Unlock()
 	p.unward()
 	close(p.exited)
 	p.log.printf("exited: %v", exitText(p.exitErr))
-	killGroup(p.cmd, true)
 	p.ward.Close() // what left the group (setsid)
 	select {
 	case <-stderrDone:
@@ -209,11 +240,11 @@ func (p *process) stop() {
 		select {
 		case <-p.exited:
 		case <-time.After(stdinGrace):
-			killGroup(p.cmd, false)
+			p.signalGroup(false)
 			select {
 			case <-p.exited:
 			case <-time.After(termGrace):
-				killGroup(p.cmd, true)
+				p.signalGroup(true)
 			}
 		}
 	})

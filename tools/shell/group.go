@@ -171,7 +171,7 @@ func pump(r *os.File, s sink) {
 // supervise waits for the leader to exit, clears out the rest of its group,
 // reaps it and records how it ended.
 func (g *group) supervise() {
-	reaped, err := awaitExit(g.cmd)
+	reaped, err := childproc.AwaitExit(g.cmd)
 	close(g.exited)
 	g.tidy()
 	g.mu.Lock()

@@ -1,4 +1,4 @@
-package shell
+package childproc
 
 import (
 	"errors"
@@ -7,11 +7,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// awaitExit blocks until the command's process has exited but leaves it a
+// AwaitExit blocks until the command's process has exited but leaves it a
 // zombie (WNOWAIT): while the zombie exists its PID, which is the process
 // group id, cannot be handed to a new process, so signalling the group
 // cannot hit a stranger. The caller reaps it later with cmd.Wait.
-func awaitExit(cmd *exec.Cmd) (reaped bool, err error) {
+func AwaitExit(cmd *exec.Cmd) (reaped bool, err error) {
 	var info unix.Siginfo
 	for {
 		err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
