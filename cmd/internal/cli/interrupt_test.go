@@ -39,16 +39,16 @@ func TestInterruptStopsEverythingBeforeExit(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("run did not return after the interrupt")
 	}
-	// One child ignores SIGTERM, so closing had to wait for SIGKILL.
-	if took := time.Since(start); took < 2*time.Second {
-		t.Errorf("run returned after %v, before the SIGTERM grace ran out: it did not wait for the deck to close", took)
-	}
-	// Every process has been killed and its output closed; the kernel may
-	// still need a moment to finish tearing one down.
+	// What a user relies on: when indusr returns, nothing it started runs
+	// on. One child ignores SIGTERM, so unless something else killed it
+	// first, closing had to wait for the SIGKILL after the grace; checking
+	// right at the return (a moment for the kernel to finish a teardown)
+	// catches a Close that did not wait, without failing when the suite's
+	// other processes make the timing differ.
 	for _, pid := range pids {
-		for deadline := time.Now().Add(2 * time.Second); alive(pid); time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(300 * time.Millisecond); alive(pid); time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
-				t.Errorf("process %d outlived indusr", pid)
+				t.Errorf("process %d outlived indusr (run returned %v after the interrupt)", pid, time.Since(start))
 				break
 			}
 		}
