@@ -32,18 +32,4 @@
 //   - serve: the deck as an MCP server over stdio or Streamable HTTP.
 //   - cmd/internal/cli: the indusr command line; cmd/indusr and cmd/indusagir
 //     are thin mains over it.
-//
-// Names from the Rust and Python editions' documents map to Go as follows:
-// Card/Capability is tool.Tool; CapabilityCard is deck.Card;
-// capability_cards/capability_index/find_card/cards_for_profile are
-// deck.Catalog/Index/Find/CardsFor; provision_deck is deck.Provision;
-// ToolDeck is deck.Deck; into_tool_box is Deck.Box; DeckFault is
-// *deck.Fault; DeckContext/DeckFramework are deck.Context/deck.Framework;
-// ToolResult is tool.Result; BridgeLedger/reduce_ledger/BridgeKey are
-// ledger.Ledger/ledger.Reduce/ledger.Key; mount_protocol_bridge/ServerFleet
-// are bridge.Mount/bridge.Fleet; AddonHost/EventDispatcher/InterceptorChain
-// are addons.Host/Dispatcher/Chain; DelegateRunner/SaasGatewayPort/MemoryStore
-// are cards.DelegateRunner/SaasGateway/MemoryStore, InMemoryStore is
-// cards.InMemoryStore, and plan_slug/write_plan/read_plan/plan_file_path are
-// cards.PlanSlug/WritePlan/ReadPlan/PlanFilePath.
 package induscode

@@ -16,13 +16,4 @@
 // Beside the addons, .indus/agents holds subagent profiles
 // ([DiscoverProfiles]); a [Crew] runs a board of tasks with them, each
 // teammate in a git worktree of its own.
-//
-// Spec names map to Go as follows: AddonHost is [Host], AddonBundle
-// [Bundle], EventDispatcher [Dispatcher], InterceptorChain [Chain],
-// HookEvent [Event], HookHandler [Handler], AddonFault [Fault],
-// FrameworkHandles [Handles], AddonApi [API], DeclarativeLoader
-// [ManifestLoader], SubagentProfile [Profile], DelegateRunner [Crew],
-// DelegationReport [Report]; a contributed tool is a plain tool.Tool. A
-// command's context carries its arguments as a list, not one raw string,
-// because they reach the shell as positional parameters.
 package addons

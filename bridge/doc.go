@@ -21,15 +21,4 @@
 // tools/list is paged with a cap; input schemas are normalised to object
 // schemas; empty arguments go out as {}, never null; and the SSE stream is
 // kept alive past the startup deadline that bounded its connection.
-//
-// Names of the spec and their Go forms: load_mcp_config is [LoadConfig];
-// ServerConfig keeps its name, with the transport a [Transport] field;
-// mount_protocol_bridge and attach_bridge_capabilities are [Mount] and
-// [Fleet.Attach]; detach_bridge is [Fleet.Detach]; ServerFleet and
-// FleetStatus are [Fleet] and []ServerStatus; BridgeCapability is the
-// unexported tool behind [Fleet.Tools]; bridge_capability_card is [Card];
-// bridge_tool_names and bridge_tool_counts are [Fleet.ToolNames] and
-// [Fleet.ToolCounts]; qualify_bridge_name is [Qualify] (which also makes
-// the name safe for every model API). The fleet must be closed: [Fleet.Close]
-// stops every server.
 package bridge

@@ -8,11 +8,4 @@
 // [Context] and returns a [Deck]; [Deck.Box] turns it into the runner that
 // executes calls by name and turns every failure (unknown name, panic,
 // cancellation, deadline) into an IsError result.
-//
-// Spec names and their Go forms: CapabilityCard is [Card]; capability_cards,
-// capability_index, find_card and cards_for_profile are [Catalog], [Index],
-// [Find] and [CardsFor]; DeckContext and DeckFramework are [Context] and
-// [Framework]; ToolDeck and into_tool_box are [Deck] and [Deck.Box]; the
-// DeckFault enum is [*Fault] with a [FaultKind], matched with errors.Is
-// against [ErrUnknownCapability] and its siblings.
 package deck

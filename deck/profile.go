@@ -8,7 +8,7 @@ import (
 
 // Profile names a capability set a session can be provisioned with.
 //
-// The names are inverted on purpose, to match the other editions: Authoring selects the
+// The names are inverted on purpose, for compatibility: Authoring selects the
 // observe-only built-ins, Survey every built-in including the mutating ones,
 // and All every built-in plus the app cards. Do not "fix" them.
 type Profile uint8

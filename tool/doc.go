@@ -14,8 +14,4 @@
 // one session share (the checklist of todo_read and todo_set). Tools that
 // start things outliving a call (background processes) register cleanup
 // with [Env.OnClose]; the host ends the session with [Env.Close].
-//
-// Spec vocabulary: the Rust edition's Card trait and Capability alias are both
-// Tool here; its ToolResult/ToolOutcome pair is [Result]; its per-dispatch
-// ToolContext is a context.Context (cancellation, deadline, progress) plus *Env.
 package tool

@@ -15,7 +15,7 @@ import (
 // writes take a fast path that scans the fixed fields by hand and looks the
 // raw "tool" object up in a table of descriptions already decoded; the first
 // occurrence of a description, and any line in another shape (edited by
-// hand, written by another edition), is decoded by encoding/json in full.
+// hand, written by another program), is decoded by encoding/json in full.
 type lineDecoder struct {
 	tools   map[string]*Recorded // raw "tool" object bytes -> its capability
 	keys    map[string]Key       // keys seen, which repeat with their tools

@@ -8,18 +8,11 @@
 // value from a persisted log. [File] keeps the log on disk as JSON lines,
 // synced per batch, and tolerates a torn last line.
 //
-// Names of the spec and their Go forms: BridgeLedger is [Ledger];
-// reduce_ledger is [Reduce]; BridgeEntry, BridgeOp and LedgerSnapshot are
-// [Entry], [Op] and [Snapshot]; BridgeKey, bridge_content_key and
-// bridge_ulid_key are [Key], [ContentKey] and [ULIDKey]; EnrollRequest keeps
-// its name. A capability is a [tool.Tool]; one replayed from a file is a
-// [*Recorded], which describes the tool but has no server behind it.
-//
 // Keys are content addressed by default: "bk_" and 32 hex digits of SHA-256
 // over the canonical JSON of {"name": qualified, "schema": schema}, so the
 // same tool enrolled twice is one entry and a changed schema is a new key.
 // [Canonical] sorts object keys by UTF-16 code units and prints numbers the
-// way JavaScript does, so the bytes match the TypeScript and Python editions;
-// unlike the Python edition it keeps null members, which are meaningful in a
-// JSON Schema ("default": null).
+// way JavaScript does, so a key is the same whatever language computes it;
+// it keeps null members, which are meaningful in a JSON Schema
+// ("default": null).
 package ledger

@@ -22,7 +22,7 @@ type Key string
 const KeyPrefix = "bk_"
 
 // contentHexLen is the number of hex digits of SHA-256 a content key keeps:
-// 128 bits, the length the other editions use, ample for an in-process
+// 128 bits, a common length for such keys, ample for an in-process
 // identity.
 const contentHexLen = 32
 

@@ -22,7 +22,4 @@
 // An empty query lists every action. A failure is any status other than
 // 200, or a 200 answer of the form {"error": "message"}; the message
 // reaches the model. Slugs are passed through exactly as given.
-//
-// Spec names: the Rust edition's daemon_card is [BgProcess],
-// SaasGatewayPort is [SaasGateway], and saas_card is [SaasActionCard].
 package cards

@@ -13,8 +13,4 @@
 //
 // The node of a call comes from its context ([WithNode]); without one every
 // call is a node of its own, which is what the CLI and the server want.
-//
-// Spec names: the Rust edition's CheckpointStore is [Store];
-// maybe_wrap_checkpoint and CheckpointingCard are [Wrap] and the tool it
-// returns; CHECKPOINTED_TOOLS is [CheckpointedTools].
 package checkpoint

@@ -17,8 +17,4 @@
 // it passes [MaxModelChars]; a background process keeps the last
 // [MaxBufferedLines] lines of each stream in a ring and writes everything to a
 // capture file under <workspace>/.indusvx/bg/ (package workspace).
-//
-// Spec names: the Rust edition's bash_tool and process_tool are [BashTool]
-// and [ProcessTool]; its DaemonTable is [Engine]; MAX_BUFFERED_LINES and
-// STOP_GRACE_MS are [MaxBufferedLines] and [StopGrace].
 package shell

@@ -13,7 +13,7 @@ import (
 )
 
 // StopGrace is how long a process group gets between SIGTERM and SIGKILL.
-// Three seconds (STOP_GRACE_MS in the other editions) is enough for a dev server to
+// Three seconds is enough for a dev server to
 // flush and exit, short enough that a stuck one does not hold the agent up.
 const StopGrace = 3000 * time.Millisecond
 

@@ -7,7 +7,7 @@ import (
 )
 
 // MaxBufferedLines is how many of the latest lines of each stream of a
-// background process stay in memory (MAX_BUFFERED_LINES in the other editions). Older
+// background process stay in memory. Older
 // lines are only in the capture file.
 const MaxBufferedLines = 2000
 
