@@ -388,6 +388,11 @@ type OptionError struct {
 
 func (e *OptionError) Error() string { return e.Msg }
 
+// WorkDir is the workspace a session in dir would have: dir made
+// absolute, or the current directory. A dir that is not a directory is an
+// *OptionError.
+func WorkDir(dir string) (string, error) { return workDir(dir) }
+
 // workDir is dir made absolute, or the current directory.
 func workDir(dir string) (string, error) {
 	if dir == "" {

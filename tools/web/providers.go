@@ -65,24 +65,11 @@ func (s *searxng) Search(ctx context.Context, q string, limit int) ([]Hit, error
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json")
-	var ans struct {
-		Results *[]struct {
-			Title   string `json:"title"`
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"results"`
-	}
+	var ans contentResults
 	if _, err := ask(req, &ans); err != nil {
 		return nil, err
 	}
-	if ans.Results == nil {
-		return nil, errNoResults
-	}
-	var hits []Hit
-	for _, r := range *ans.Results {
-		hits = append(hits, Hit{Title: r.Title, URL: r.URL, Snippet: r.Content})
-	}
-	return head(hits, limit), nil
+	return ans.hits(limit)
 }
 
 // brave queries the Brave Search web API.
@@ -134,21 +121,31 @@ func (t *tavily) Search(ctx context.Context, q string, limit int) ([]Hit, error)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+t.key)
-	var ans struct {
-		Results *[]struct {
-			Title   string `json:"title"`
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"results"`
-	}
+	var ans contentResults
 	if _, err := ask(req, &ans); err != nil {
 		return nil, err
 	}
-	if ans.Results == nil {
+	return ans.hits(limit)
+}
+
+// contentResults is the answer shape SearXNG's JSON API and Tavily share:
+// {"results": [{"title", "url", "content"}]}.
+type contentResults struct {
+	Results *[]struct {
+		Title   string `json:"title"`
+		URL     string `json:"url"`
+		Content string `json:"content"`
+	} `json:"results"`
+}
+
+// hits returns the first limit results; an answer without "results" is
+// not a search answer.
+func (c contentResults) hits(limit int) ([]Hit, error) {
+	if c.Results == nil {
 		return nil, errNoResults
 	}
 	var hits []Hit
-	for _, r := range *ans.Results {
+	for _, r := range *c.Results {
 		hits = append(hits, Hit{Title: r.Title, URL: r.URL, Snippet: r.Content})
 	}
 	return head(hits, limit), nil

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -181,20 +180,9 @@ func bootError(err error) error {
 // workDir is the session's working directory, absolute: --cwd or the
 // current directory.
 func workDir(opts *options) (string, error) {
-	dir := opts.Dir
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", &failure{fmt.Errorf("working directory: %w", err)}
-		}
-		dir = wd
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return "", usagef("--cwd %q is not a directory", dir)
-	}
-	abs, err := filepath.Abs(dir)
+	dir, err := session.WorkDir(opts.Dir)
 	if err != nil {
-		return "", &failure{fmt.Errorf("working directory: %w", err)}
+		return "", bootError(err)
 	}
-	return abs, nil
+	return dir, nil
 }
