@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/indusagi/induscode/internal/testpeer"
+
 	"github.com/indusagi/induscode/tools/shell"
 )
 
 // gitRepo makes a repository with one commit.
 func gitRepo(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testpeer.Command(t, "git", "install git")
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"init", "-q", "-b", "main"},

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/indusagi/induscode/internal/testpeer"
 )
 
 func TestMkdirAllIgnoresTheStateFolder(t *testing.T) {
@@ -28,9 +30,7 @@ func TestMkdirAllIgnoresTheStateFolder(t *testing.T) {
 
 // git status of a workspace with state shows nothing of the state folder.
 func TestStateNeverShowsInGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	testpeer.Command(t, "git", "install git")
 	root := t.TempDir()
 	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)

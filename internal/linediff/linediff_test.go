@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/indusagi/induscode/internal/testpeer"
+
 	"pgregory.net/rapid"
 )
 
@@ -132,10 +134,7 @@ func TestDiffIsMinimalOnSmallInputs(t *testing.T) {
 // GNU patch applies the diffs: the output is a real unified diff.
 func TestUnifiedAppliesWithPatch(t *testing.T) {
 	t.Parallel()
-	patch, err := exec.LookPath("patch")
-	if err != nil {
-		t.Skip("patch is not installed")
-	}
+	patch := testpeer.Command(t, "patch", "install the Debian package patch")
 	dir := t.TempDir()
 	rapid.Check(t, func(t *rapid.T) {
 		line := rapid.SampledFrom([]string{"alpha\n", "beta\n", "gamma\n", "delta\n", "eps"})

@@ -2,20 +2,19 @@ package shell
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/indusagi/induscode/internal/testpeer"
 )
 
 // A process that leaves its group with setsid is out of reach of the group
 // signals; it must still die when the session ends, for bash and for
 // background processes alike.
 func TestSessionEndKillsProcessesThatLeftTheGroup(t *testing.T) {
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid")
-	}
+	testpeer.Command(t, "setsid", "install util-linux")
 	t.Parallel()
 	cases := []struct {
 		name string

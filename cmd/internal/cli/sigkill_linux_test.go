@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/indusagi/induscode/internal/testpeer"
 )
 
 // sleepers returns the pids of running "sleep ARG" processes.
@@ -60,9 +62,7 @@ func waitGone(arg string, d time.Duration) []int {
 // of its process group, and a process that left the group with setsid,
 // are killed by the next session that starts in the workspace.
 func TestSIGKILLedSessionLeavesNoProcessBehind(t *testing.T) {
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("no setsid")
-	}
+	testpeer.Command(t, "setsid", "install util-linux")
 	t.Parallel()
 	dir := t.TempDir()
 	tag := fmt.Sprint(time.Now().UnixNano() % 1e6)
