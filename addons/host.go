@@ -101,6 +101,15 @@ func (h *Host) Faults() []*Fault {
 	return slices.Clone(h.faultLog)
 }
 
+// Report records f and hands it to the listeners, as the host's own
+// faults are. Loaders whose handlers run out of process report what goes
+// wrong at run time through it (a call that timed out, a crash).
+func (h *Host) Report(f *Fault) {
+	if f != nil {
+		h.report(f)
+	}
+}
+
 func (h *Host) report(f *Fault) {
 	h.mu.Lock()
 	h.faultLog = append(h.faultLog, f)

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -35,7 +36,40 @@ type Descriptor struct {
 	Version  string        `toml:"version" json:"version,omitempty"`
 	Commands []CommandDecl `toml:"command" json:"commands,omitempty"`
 	Gates    []GateDecl    `toml:"gate" json:"gates,omitempty"`
+	// Process, when set, makes the addon a Tier-1 subprocess addon (see
+	// package addons/rpc); the Tier-0 loader alone refuses it.
+	Process *ProcessDecl `toml:"process" json:"process,omitempty"`
 }
+
+// ProcessDecl is the [process] table of a Tier-1 addon: the command that
+// speaks the addon protocol on its stdin and stdout, the environment
+// variables it may see (each must be on the host's allow-list), its
+// per-call timeout ("5s"; empty means the host's) and, per gate id ("*"
+// for every gate), what a failing gate decides: "deny" (the default, the
+// call is refused) or "allow".
+//
+//	[process]
+//	command = ["python3", "gate.py"]
+//	env = ["HOME"]
+//	timeout = "5s"
+//	on_error = { "no-rm" = "allow" }
+type ProcessDecl struct {
+	Command []string          `toml:"command" json:"command"`
+	Env     []string          `toml:"env" json:"env,omitempty"`
+	Timeout string            `toml:"timeout" json:"timeout,omitempty"`
+	OnError map[string]string `toml:"on_error" json:"onError,omitempty"`
+
+	// Line and EnvLine locate the table and its env key in the file, for
+	// faults found after parsing (an env name the host does not allow).
+	Line    int `toml:"-" json:"-"`
+	EnvLine int `toml:"-" json:"-"`
+	// Wait is Timeout parsed; zero when Timeout is empty.
+	Wait time.Duration `toml:"-" json:"-"`
+}
+
+// MaxProcessTimeout bounds [process] timeout: a call that may take longer
+// than ten minutes holds a turn hostage; such work belongs in a command.
+const MaxProcessTimeout = 10 * time.Minute
 
 // CommandDecl is one [[command]]: a name (no leading slash), a one-line
 // summary and an optional shell command. Without exec the command does
@@ -92,7 +126,7 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 			table, field = k[0], k[len(k)-1]
 		}
 		return nil, &Fault{Kind: LoadFault, File: file, Line: findKey(data, table, index, field),
-			Msg: fmt.Sprintf("field %s: unknown field; fields are id, version, [[command]] name/summary/exec and [[gate]] event/match-tool/reason", k.String())}
+			Msg: fmt.Sprintf("field %s: unknown field; fields are id, version, [[command]] name/summary/exec, [[gate]] event/match-tool/reason and [process] command/env/timeout/on_error", k.String())}
 	}
 	if strings.TrimSpace(d.ID) == "" {
 		return nil, bad("", -1, "id", "must be set: faults and listings name the addon by it")
@@ -118,7 +152,51 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 			return nil, bad("gate", i, "event", err.Error())
 		}
 	}
+	if d.Process != nil {
+		if err := checkProcess(d.Process, data, bad); err != nil {
+			return nil, err
+		}
+	}
 	return &d, nil
+}
+
+// envName is what an environment variable name in [process] env may be.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// checkProcess validates the [process] table and fills in its lines and
+// parsed timeout.
+func checkProcess(p *ProcessDecl, data []byte, bad func(table string, index int, field, msg string) error) error {
+	field := func(name, msg string) error {
+		err := bad("", -1, name, msg).(*Fault)
+		err.Msg = "field process." + strings.TrimPrefix(err.Msg, "field ")
+		if l := findKey(data, "process", -1, name); l > 0 {
+			err.Line = l
+		}
+		return err
+	}
+	p.Line = findKey(data, "process", -1, "command")
+	p.EnvLine = findKey(data, "process", -1, "env")
+	if len(p.Command) == 0 || strings.TrimSpace(p.Command[0]) == "" {
+		return field("command", `must name the program and its arguments, such as ["python3", "addon.py"]`)
+	}
+	for _, n := range p.Env {
+		if !envName.MatchString(n) {
+			return field("env", fmt.Sprintf("%q is not a variable name: write names only, such as \"HOME\", never NAME=value", n))
+		}
+	}
+	if p.Timeout != "" {
+		w, err := time.ParseDuration(p.Timeout)
+		if err != nil || w <= 0 || w > MaxProcessTimeout {
+			return field("timeout", fmt.Sprintf("%q must be a duration above zero and at most %v, such as \"5s\"", p.Timeout, MaxProcessTimeout))
+		}
+		p.Wait = w
+	}
+	for id, v := range p.OnError {
+		if v != "allow" && v != "deny" {
+			return field("on_error", fmt.Sprintf("gate %q: %q must be \"allow\" (a failing gate lets the call through) or \"deny\" (it refuses the call)", id, v))
+		}
+	}
+	return nil
 }
 
 func isSpaceOrSlash(r rune) bool { return r == '/' || r == ' ' || r == '\t' || r == '\n' || r == '\r' }
@@ -181,7 +259,7 @@ func (ManifestLoader) Load(_ context.Context, path string) (*Addon, error) {
 		file = filepath.Join(path, ManifestFile)
 	} else if isModule(filepath.Base(path)) {
 		return nil, &Fault{Kind: LoadFault, File: path,
-			Msg: fmt.Sprintf("a %s module needs %s, which this build does not include; describe the addon in a %s (Tier 0) instead", filepath.Ext(path), moduleTier, ManifestFile)}
+			Msg: fmt.Sprintf("a %s module needs %s: put it in a folder with a %s whose [process] command runs it (such as command = [\"node\", %q]) and speaks the addon protocol, or describe the addon in Tier-0 data", filepath.Ext(path), moduleTier, ManifestFile, filepath.Base(path))}
 	} else if filepath.Base(path) != ManifestFile {
 		return nil, &Fault{Kind: LoadFault, File: path, Msg: fmt.Sprintf("not an addon: expected a folder holding %s", ManifestFile)}
 	}
@@ -192,6 +270,12 @@ func (ManifestLoader) Load(_ context.Context, path string) (*Addon, error) {
 	d, err := ParseManifest(file, data)
 	if err != nil {
 		return nil, err
+	}
+	if d.Process != nil {
+		// Loading only the Tier-0 part would drop the process's gates
+		// without a word, which fails open.
+		return nil, &Fault{Kind: LoadFault, File: file, Line: d.Process.Line,
+			Msg: "a [process] addon needs the Tier-1 loader (package addons/rpc); this host uses the Tier-0 loader only"}
 	}
 	return d.Addon(), nil
 }

@@ -225,3 +225,50 @@ func FuzzParseManifest(f *testing.F) {
 		}
 	})
 }
+
+func TestParseManifestProcess(t *testing.T) {
+	d, err := ParseManifest("m", []byte(`id = "p"
+
+[process]
+command = ["python3", "gate.py"]
+env = ["HOME"]
+timeout = "5s"
+on_error = { "no-rm" = "allow" }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := d.Process
+	if p == nil || !slices.Equal(p.Command, []string{"python3", "gate.py"}) || p.Wait.Seconds() != 5 ||
+		p.Line != 4 || p.EnvLine != 5 || p.OnError["no-rm"] != "allow" {
+		t.Errorf("process %+v", p)
+	}
+	bad := []struct{ name, src, has string }{
+		{"no command", "id = \"p\"\n[process]\nenv = []\n", "field process.command: must name the program"},
+		{"blank command", "id = \"p\"\n[process]\ncommand = [\"\"]\n", "field process.command"},
+		{"env pair", "id = \"p\"\n[process]\ncommand = [\"x\"]\nenv = [\"A=1\"]\n", `field process.env: "A=1" is not a variable name`},
+		{"timeout", "id = \"p\"\n[process]\ncommand = [\"x\"]\ntimeout = \"soon\"\n", `field process.timeout: "soon" must be a duration`},
+		{"timeout too long", "id = \"p\"\n[process]\ncommand = [\"x\"]\ntimeout = \"2h\"\n", "at most 10m0s"},
+		{"on_error", "id = \"p\"\n[process]\ncommand = [\"x\"]\non_error = { g = \"maybe\" }\n", `field process.on_error: gate "g": "maybe"`},
+		{"unknown key", "id = \"p\"\n[process]\ncommand = [\"x\"]\ncwd = \"/\"\n", "field process.cwd: unknown field"},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseManifest("/w/manifest.toml", []byte(tt.src))
+			var f *Fault
+			if !errors.As(err, &f) || f.Line < 2 || !strings.Contains(f.Msg, tt.has) {
+				t.Fatalf("err %v (line %d), want a load fault past line 1 containing %q", err, f.Line, tt.has)
+			}
+		})
+	}
+}
+
+func TestManifestLoaderRefusesProcess(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"manifest.toml": "id = \"p\"\n[[gate]]\nevent = \"tool:before\"\n[process]\ncommand = [\"x\"]\n"})
+	_, err := ManifestLoader{}.Load(context.Background(), dir)
+	var f *Fault
+	if !errors.As(err, &f) || f.Line != 5 || !strings.Contains(f.Msg, "Tier-1 loader") {
+		t.Fatalf("err %v, want a load fault at the [process] command naming the Tier-1 loader", err)
+	}
+}

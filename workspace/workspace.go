@@ -87,6 +87,14 @@ func (l Layout) LegacyBackground() string { return filepath.Join(l.root, legacyB
 // Logs holds the logs of the deck itself and of addons.
 func (l Layout) Logs() string { return l.in("logs") }
 
+// AddonLogs holds one log per subprocess addon: its stderr, the stdout
+// lines that were not protocol messages, and the host's notes.
+func (l Layout) AddonLogs() string { return l.in("addon-logs") }
+
+// AddonState holds per subprocess addon its cached declarations and its
+// crash record (quarantine).
+func (l Layout) AddonState() string { return l.in("addon-state") }
+
 // Plans holds plan files written when a plan is approved.
 func (l Layout) Plans() string { return l.in("plans") }
 
