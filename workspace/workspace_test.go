@@ -75,7 +75,7 @@ func TestEveryPathIsUnderTheStateFolder(t *testing.T) {
 		"MCPLogs": l.MCPLogs(), "Checkpoints": l.Checkpoints(), "Sessions": l.Sessions(),
 		"Session": l.Session("s"), "Background": l.Background(), "Logs": l.Logs(),
 		"Plans": l.Plans(), "Memory": l.Memory(), "Downloads": l.Downloads(),
-		"Locks": l.Locks(), "Temp": l.Temp(),
+		"Locks": l.Locks(), "Temp": l.Temp(), "AddonLogs": l.AddonLogs(), "AddonState": l.AddonState(),
 	} {
 		if !strings.HasPrefix(p, "/w/.indusvx/") {
 			t.Errorf("%s = %s, not under /w/.indusvx/", name, p)
