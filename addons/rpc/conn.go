@@ -1,0 +1,212 @@
+package rpc
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// maxMessage bounds one line the addon writes. A protocol message larger
+// than 16 MiB is a runaway, not an answer; the same limit as a tool
+// result the deck keeps in memory.
+const maxMessage = 16 << 20
+
+// message is one JSON-RPC 2.0 message, in either direction.
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      *int64          `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *RemoteError    `json:"error,omitempty"`
+}
+
+// RemoteError is an error the addon answered with.
+type RemoteError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *RemoteError) Error() string {
+	return fmt.Sprintf("the addon answered error %d: %s", e.Code, e.Message)
+}
+
+// JSON-RPC error codes the host sends.
+const codeMethodNotFound = -32601
+
+// conn is the host's end of one addon process's stdio: requests out on
+// w, one line each; answers read from r by one goroutine, matched to the
+// pending calls by id. Lines that are not JSON-RPC go to the log.
+type conn struct {
+	w   io.Writer
+	wmu sync.Mutex
+	log *addonLog
+
+	mu      sync.Mutex
+	next    int64
+	pending map[int64]chan message
+	err     error         // why the conn ended; set once
+	done    chan struct{} // closed when the read loop ends
+}
+
+func newConn(w io.Writer, log *addonLog) *conn {
+	return &conn{w: w, log: log, pending: make(map[int64]chan message), done: make(chan struct{})}
+}
+
+// write sends one message as one line.
+func (c *conn) write(m message) error {
+	m.JSONRPC = "2.0"
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_, err = c.w.Write(b)
+	return err
+}
+
+// notify sends a notification.
+func (c *conn) notify(method string, params any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	return c.write(message{Method: method, Params: raw})
+}
+
+// call sends a request and waits for its answer, decoding the result into
+// out (nil: ignore it). When ctx ends first, the addon is told with
+// $/cancelRequest and ctx's error is returned.
+func (c *conn) call(ctx context.Context, method string, params, out any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	ch := make(chan message, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return err
+	}
+	c.next++
+	id := c.next
+	c.pending[id] = ch
+	c.mu.Unlock()
+	if err := c.write(message{ID: &id, Method: method, Params: raw}); err != nil {
+		c.forget(id)
+		return fmt.Errorf("sending %s: %w", method, err)
+	}
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return c.closedErr()
+		}
+		if m.Error != nil {
+			return m.Error
+		}
+		if out != nil {
+			if err := json.Unmarshal(nullable(m.Result), out); err != nil {
+				return fmt.Errorf("the answer to %s does not fit: %v", method, err)
+			}
+		}
+		return nil
+	case <-ctx.Done():
+		c.forget(id)
+		_ = c.notify(MethodCancel, CancelParams{ID: id})
+		return ctx.Err()
+	}
+}
+
+func (c *conn) forget(id int64) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+func (c *conn) closedErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// readLoop reads the addon's stdout until it ends.
+func (c *conn) readLoop(r io.Reader) {
+	defer close(c.done)
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	over := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !over {
+			if len(line)+len(chunk) > maxMessage {
+				over = true
+				c.log.line("host", fmt.Sprintf("a stdout line over %d bytes was dropped", maxMessage))
+				line = line[:0]
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if !over && len(bytes.TrimSpace(line)) > 0 {
+			c.handle(line)
+		}
+		line, over = line[:0], false
+		if err != nil {
+			return // the reaper ends the conn with the exit status
+		}
+	}
+}
+
+// handle dispatches one line from the addon.
+func (c *conn) handle(line []byte) {
+	var m message
+	if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
+		// An addon that prints to stdout by mistake loses nothing: the
+		// line is kept in its log and the conversation goes on.
+		c.log.lineCut("stdout", string(line), 0)
+		return
+	}
+	switch {
+	case m.Method != "" && m.ID != nil:
+		c.log.line("host", fmt.Sprintf("the addon sent a request (%s); the host takes none", m.Method))
+		_ = c.write(message{ID: m.ID, Error: &RemoteError{Code: codeMethodNotFound, Message: "the host takes no requests: " + m.Method}})
+	case m.Method != "":
+		c.log.line("host", "notification from the addon ignored: "+m.Method)
+	case m.ID != nil:
+		c.mu.Lock()
+		ch, ok := c.pending[*m.ID]
+		delete(c.pending, *m.ID)
+		c.mu.Unlock()
+		if !ok {
+			c.log.line("host", fmt.Sprintf("an answer to request %d, which is no longer waited for", *m.ID))
+			return
+		}
+		ch <- m
+	default:
+		c.log.lineCut("stdout", string(line), 0)
+	}
+}
+
+// end fails the pending calls and every later one with err.
+func (c *conn) end(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		c.err = err
+	}
+	for id, ch := range c.pending {
+		close(ch)
+		delete(c.pending, id)
+	}
+}
