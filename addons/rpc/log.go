@@ -126,6 +126,8 @@ func (l *addonLog) stderrHint() string {
 	for _, s := range ordered {
 		if rest, ok := strings.CutPrefix(s, "stderr: "); ok {
 			out = append(out, rest)
+		} else if strings.HasPrefix(s, "host: started ") {
+			out = out[:0] // only the latest run explains its end
 		}
 	}
 	if len(out) > 3 {

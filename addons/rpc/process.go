@@ -298,9 +298,10 @@ func (s *supervisor) reap(p *proc, outR, errR *os.File, stderrDone chan struct{}
 		how = "killed by the host: " + killedBy
 	}
 	s.log.printf("exited: %s", how)
-	p.conn.end(fmt.Errorf("the addon's process ended (%s)%s", how, s.log.stderrHint()))
+	hint := s.log.stderrHint()
 	// Only the process in use counts: one that fails while starting is
-	// counted once, by get.
+	// counted once, by get. The crash is on record before the calls in
+	// flight hear of it.
 	var q *Quarantine
 	s.mu.Lock()
 	if s.cur == p {
@@ -311,6 +312,7 @@ func (s *supervisor) reap(p *proc, outR, errR *os.File, stderrDone chan struct{}
 	}
 	s.mu.Unlock()
 	s.quarantined(q)
+	p.conn.end(fmt.Errorf("the addon's process ended (%s)%s", how, hint))
 	close(p.done)
 }
 
@@ -474,7 +476,7 @@ func (s *supervisor) status() Status {
 	if q := s.rec.Quarantined; q.active(time.Now()) {
 		st.State, st.Why = "quarantined", q
 	} else if s.cur != nil && s.cur.alive() {
-		st.State = "running"
+		st.State, st.PID = "running", s.cur.cmd.Process.Pid
 	}
 	return st
 }

@@ -127,8 +127,9 @@ type Status struct {
 	ID      string      `json:"id"`
 	Command []string    `json:"command"`
 	Log     string      `json:"log,omitempty"`
+	PID     int         `json:"pid,omitempty"` // while running
 	Crashes int         `json:"recentCrashes"`
-	State   string      `json:"state"` // "ready" or "quarantined"
+	State   string      `json:"state"` // "ready" (not running), "running" or "quarantined"
 	Why     *Quarantine `json:"quarantined,omitempty"`
 }
 
