@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/rpc"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/shell"
 )
@@ -31,7 +32,12 @@ func (s *Session) loadAddons(ctx context.Context) {
 			return out, err
 		},
 	}
-	h := addons.NewHost(addons.HostOptions{Handles: handles, Log: s.opts.Framework.Log})
+	// issue 12: Tier-1 ([process]) addons, whose processes the session
+	// stops at Close; other manifests go to the Tier-0 loader.
+	var h *addons.Host
+	procs := rpc.NewLoader(rpc.Options{Workspace: s.dir, Report: func(f *addons.Fault) { h.Report(f) }})
+	s.addonProcs = procs
+	h = addons.NewHost(addons.HostOptions{Loader: procs, Handles: handles, Log: s.opts.Framework.Log})
 	h.OnFault(func(f *addons.Fault) { s.warn(f.Error()) })
 	if !s.opts.NoAddons {
 		for _, src := range addons.Sources(addons.Discovery{Workspace: s.dir}) {
@@ -78,4 +84,13 @@ func (s *Session) addonTools() []tool.Tool {
 		}
 	}
 	return out
+}
+
+// closeAddons stops the processes of Tier-1 addons (issue 12), after
+// session:end reached them.
+func (s *Session) closeAddons() error {
+	if s.addonProcs == nil {
+		return nil
+	}
+	return s.addonProcs.Close()
 }

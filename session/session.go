@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/rpc"
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/deck/checkpoint"
@@ -134,7 +135,8 @@ type Session struct {
 	watchers map[*func()]struct{}
 	closed   bool
 
-	addons *addons.Bundle // issue 11: nil when no addons were loaded
+	addons     *addons.Bundle // issue 11: nil when no addons were loaded
+	addonProcs *rpc.Loader    // issue 12: the Tier-1 addons' processes
 }
 
 // Open boots a session: it provisions opts.Profile for the workspace,
@@ -338,6 +340,7 @@ func (s *Session) Close() error {
 		stop()
 	}
 	s.fire(context.Background(), addons.SessionEnd) // issue 11
+	errs = append(errs, s.closeAddons())            // issue 12
 	if s.opts.Name != "" {
 		errs = append(errs, save(s.base.Env(), s.opts.Name))
 	}

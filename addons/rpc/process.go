@@ -472,7 +472,7 @@ func (s *supervisor) fault(kind addons.FaultKind, msg string, err error) {
 func (s *supervisor) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{ID: string(s.id), Command: s.command, Log: s.log.path, Crashes: len(s.rec.Crashes), State: "ready"}
+	st := Status{ID: string(s.id), Command: s.command, Log: s.log.path, Crashes: len(s.rec.Crashes), State: "ready", Declared: s.rec.Declarations}
 	if q := s.rec.Quarantined; q.active(time.Now()) {
 		st.State, st.Why = "quarantined", q
 	} else if s.cur != nil && s.cur.alive() {

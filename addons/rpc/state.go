@@ -131,6 +131,8 @@ type Status struct {
 	Crashes int         `json:"recentCrashes"`
 	State   string      `json:"state"` // "ready" (not running), "running" or "quarantined"
 	Why     *Quarantine `json:"quarantined,omitempty"`
+	// Declared is what the addon answered to initialize, when known.
+	Declared *Declarations `json:"declared,omitempty"`
 }
 
 // noteCrash adds a crash at now to r, drops those outside the window, and

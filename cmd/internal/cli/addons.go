@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/rpc"
 )
 
 func newAddonsCmd(opts *options) *cobra.Command {
@@ -44,6 +46,8 @@ type addonReport struct {
 	Tools    []string          `json:"tools"`
 	Agents   []addons.Profile  `json:"agents"`
 	Faults   []addonFaultRow   `json:"faults"`
+	// Processes are the Tier-1 addons (issue 12): state, crashes, log.
+	Processes []rpc.Status `json:"processes"`
 }
 
 type addonCommandRow struct {
@@ -68,8 +72,12 @@ func loadAddons(ctx context.Context, opts *options) (addonReport, error) {
 	if err != nil {
 		return addonReport{}, err
 	}
-	h := addons.NewHost(addons.HostOptions{})
+	var h *addons.Host
+	procs := rpc.NewLoader(rpc.Options{Workspace: dir, Report: func(f *addons.Fault) { h.Report(f) }})
+	h = addons.NewHost(addons.HostOptions{Loader: procs})
 	r := reportOf(h.LoadAll(ctx, addons.Discovery{Workspace: dir}))
+	procs.Close() // a process started to declare itself is not needed here
+	r.Processes = append([]rpc.Status{}, procs.Statuses()...)
 	profiles, faults := addons.DiscoverProfiles(dir)
 	r.Agents = append(r.Agents, profiles...)
 	for _, f := range faults {
@@ -155,6 +163,7 @@ func writeAddons(w io.Writer, r addonReport) error {
 	for _, t := range r.Tools {
 		fmt.Fprintf(tw, "tool: %s\n", t)
 	}
+	writeProcesses(tw, r.Processes)
 	if len(r.Agents) > 0 {
 		fmt.Fprintln(tw, "\nAGENT\tMODEL\tTOOLS\tFILE")
 		for _, a := range r.Agents {
@@ -254,4 +263,35 @@ there is no such command.`,
 	}
 	cmd.Flags().SetInterspersed(false)
 	return cmd
+}
+
+// writeProcesses lists the Tier-1 addons: state, recent crashes, log, the
+// reason of a quarantine, and the handlers each declared.
+func writeProcesses(w io.Writer, ps []rpc.Status) {
+	if len(ps) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nPROCESS\tSTATE\tCRASHES\tLOG")
+	for _, p := range ps {
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", p.ID, p.State, p.Crashes, p.Log)
+		if p.Why != nil {
+			fmt.Fprintf(w, "  quarantined since %s: %s\n", p.Why.Since.Local().Format(time.DateTime), p.Why.Reason)
+		}
+		if d := p.Declared; d != nil {
+			for _, h := range d.Handlers {
+				on := h.Event
+				if h.Tool != "" {
+					on += " " + h.Tool
+				}
+				fmt.Fprintf(w, "  %s %s (%s)\n", h.Kind, on, h.ID)
+			}
+			for _, ic := range d.Interceptors {
+				tool := ic.Tool
+				if tool == "" {
+					tool = "(any)"
+				}
+				fmt.Fprintf(w, "  interceptor %s (%s)\n", tool, ic.ID)
+			}
+		}
+	}
 }
