@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
+	"time"
 )
 
 // maxMessage bounds one line the addon writes. A protocol message larger
@@ -59,8 +61,21 @@ func newConn(w io.Writer, log *addonLog) *conn {
 	return &conn{w: w, log: log, pending: make(map[int64]chan message), done: make(chan struct{})}
 }
 
-// write sends one message as one line.
-func (c *conn) write(m message) error {
+// writeWait bounds a write that has no deadline of its own: an addon
+// that stopped reading its stdin fills the pipe, and a write to a full
+// pipe would otherwise wait for ever, holding every later one.
+const writeWait = 5 * time.Second
+
+// cancelWait bounds the write of a $/cancelRequest.
+const cancelWait = 250 * time.Millisecond
+
+// deadliner is a writer whose writes can be bounded (an *os.File pipe).
+type deadliner interface {
+	SetWriteDeadline(time.Time) error
+}
+
+// write sends one message as one line, by ctx's deadline (or writeWait).
+func (c *conn) write(ctx context.Context, m message) error {
 	m.JSONRPC = "2.0"
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -69,17 +84,27 @@ func (c *conn) write(m message) error {
 	b = append(b, '\n')
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if d, ok := c.w.(deadliner); ok {
+		deadline, ok := ctx.Deadline()
+		if !ok {
+			deadline = time.Now().Add(writeWait)
+		}
+		_ = d.SetWriteDeadline(deadline)
+	}
 	_, err = c.w.Write(b)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("the addon does not read its stdin: %w", context.DeadlineExceeded)
+	}
 	return err
 }
 
 // notify sends a notification.
-func (c *conn) notify(method string, params any) error {
+func (c *conn) notify(ctx context.Context, method string, params any) error {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return err
 	}
-	return c.write(message{Method: method, Params: raw})
+	return c.write(ctx, message{Method: method, Params: raw})
 }
 
 // call sends a request and waits for its answer, decoding the result into
@@ -101,7 +126,7 @@ func (c *conn) call(ctx context.Context, method string, params, out any) error {
 	id := c.next
 	c.pending[id] = ch
 	c.mu.Unlock()
-	if err := c.write(message{ID: &id, Method: method, Params: raw}); err != nil {
+	if err := c.write(ctx, message{ID: &id, Method: method, Params: raw}); err != nil {
 		c.forget(id)
 		return fmt.Errorf("sending %s: %w", method, err)
 	}
@@ -121,7 +146,11 @@ func (c *conn) call(ctx context.Context, method string, params, out any) error {
 		return nil
 	case <-ctx.Done():
 		c.forget(id)
-		_ = c.notify(MethodCancel, CancelParams{ID: id})
+		// Briefly: an addon too busy to read its stdin must not hold the
+		// caller that is giving up on it.
+		nctx, ncancel := context.WithTimeout(context.Background(), cancelWait)
+		_ = c.notify(nctx, MethodCancel, CancelParams{ID: id})
+		ncancel()
 		return ctx.Err()
 	}
 }
@@ -180,7 +209,7 @@ func (c *conn) handle(line []byte) {
 	switch {
 	case m.Method != "" && m.ID != nil:
 		c.log.line("host", fmt.Sprintf("the addon sent a request (%s); the host takes none", m.Method))
-		_ = c.write(message{ID: m.ID, Error: &RemoteError{Code: codeMethodNotFound, Message: "the host takes no requests: " + m.Method}})
+		_ = c.write(context.Background(), message{ID: m.ID, Error: &RemoteError{Code: codeMethodNotFound, Message: "the host takes no requests: " + m.Method}})
 	case m.Method != "":
 		c.log.line("host", "notification from the addon ignored: "+m.Method)
 	case m.ID != nil:

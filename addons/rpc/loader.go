@@ -149,12 +149,10 @@ func (l *Loader) Load(ctx context.Context, path string) (*addons.Addon, error) {
 	if s.rec = readRecord(s.statePath); s.rec.Fingerprint != fp {
 		s.rec = record{Fingerprint: fp} // a changed addon starts afresh
 	}
-	if err := l.adopt(s); err != nil {
-		return nil, err
-	}
 	decls := s.rec.Declarations
 	if q := s.rec.Quarantined; q.active(time.Now()) {
 		if decls == nil {
+			s.close()
 			return nil, loadFault(pr.Line, fmt.Sprintf("quarantined since %s (%s), and no declarations of it are on record; change the addon to lift it", q.Since.Format(time.TimeOnly), q.Reason), nil)
 		}
 		s.fault(addons.LoadFault, fmt.Sprintf("quarantined since %s (%s): its gates refuse calls (unless on_error = \"allow\") and its other handlers are skipped; any change to its files lifts it, or it ends at %s",
@@ -163,9 +161,17 @@ func (l *Loader) Load(ctx context.Context, path string) (*addons.Addon, error) {
 	if decls == nil {
 		p, err := s.get(ctx)
 		if err != nil {
+			s.close()
 			return nil, loadFault(pr.Line, "its process did not start and initialize", err)
 		}
 		decls = p.decls
+	}
+	s.mu.Lock()
+	s.loaded = true
+	s.mu.Unlock()
+	if err := l.adopt(s); err != nil {
+		s.close()
+		return nil, err
 	}
 	base := d.Addon()
 	onError := pr.OnError

@@ -51,6 +51,7 @@ type supervisor struct {
 	report    func(*addons.Fault)
 
 	mu        sync.Mutex
+	loaded    bool // registered: from now on a failure to start is a crash
 	rec       record
 	cur       *proc
 	starting  chan struct{} // closed when the start under way ends
@@ -189,7 +190,7 @@ func (s *supervisor) start(ctx context.Context) (*proc, error) {
 		return nil, err
 	}
 	p.decls = &d
-	if err := p.conn.notify(MethodInitialized, struct{}{}); err != nil {
+	if err := p.conn.notify(ctx, MethodInitialized, struct{}{}); err != nil {
 		s.kill(p, "it did not take the initialized notification")
 		return nil, fmt.Errorf("sending initialized: %w", err)
 	}
@@ -320,7 +321,10 @@ func (s *supervisor) reap(p *proc, outR, errR *os.File, stderrDone chan struct{}
 // at the limit, quarantines the addon, returning the new quarantine for
 // [supervisor.quarantined]; s.mu is held.
 func (s *supervisor) crashedLocked(why string) *Quarantine {
-	if s.closed {
+	if s.closed || !s.loaded {
+		// Before the addon is registered, a failure is its load fault;
+		// counting it would turn a few runs of addons check into a
+		// quarantine that hides the real message.
 		return nil
 	}
 	now := time.Now()
@@ -380,7 +384,7 @@ func (s *supervisor) notify(ctx context.Context, method string, params any) erro
 	if err != nil {
 		return err
 	}
-	return p.conn.notify(method, params)
+	return p.conn.notify(ctx, method, params)
 }
 
 // probe pings p in the background and kills it when it does not answer.

@@ -180,8 +180,8 @@ func TestHungGateFailsClosedAndIsKilled(t *testing.T) {
 	}
 }
 
-func TestCancelReachesTheCall(t *testing.T) {
-	ws, _ := workspaceWith(t, "hang-gate", `timeout = "20s"`)
+func TestCancelReachesTheAddon(t *testing.T) {
+	ws, _ := workspaceWith(t, "slow-gate", `timeout = "20s"`)
 	l := load(t, ws, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
@@ -189,6 +189,31 @@ func TestCancelReachesTheCall(t *testing.T) {
 	res := l.callEcho(ctx, `{}`)
 	if !res.IsError || !strings.Contains(res.PlainText(), "was cancelled") || time.Since(start) > 2*time.Second {
 		t.Errorf("cancelled call after %v: %q", time.Since(start), res.PlainText())
+	}
+	log := filepath.Join(ws, ".indusvx", "addon-logs", "standin.log")
+	waitFor(t, "the addon to hear $/cancelRequest", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "stderr: cancelled request 2")
+	})
+	// The process was busy, not hung: it is still the same one, and
+	// answers the late reply to a request no one waits for without harm.
+	if st := l.status(t); st.State != "running" {
+		t.Errorf("status %+v", st)
+	}
+}
+
+func TestAnAddonThatStopsReadingCannotHoldTheHost(t *testing.T) {
+	// hang-gate stops reading stdin; calls go on until the pipe is full,
+	// and then each still ends by its timeout.
+	ws, _ := workspaceWith(t, "hang-gate", `timeout = "300ms"`, `on_error = { "*" = "allow" }`)
+	l := load(t, ws, nil)
+	big := `{"pad":"` + strings.Repeat("x", 100<<10) + `"}`
+	for i := range 3 {
+		start := time.Now()
+		l.callEcho(context.Background(), big)
+		if d := time.Since(start); d > 3*time.Second {
+			t.Fatalf("call %d took %v", i, d)
+		}
 	}
 }
 

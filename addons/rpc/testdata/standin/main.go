@@ -10,6 +10,8 @@
 //	crash-gate  exit 3 at every event/gate
 //	stubborn    ignore SIGTERM, shutdown and the end of stdin
 //	child       start a grandchild (sleep) in the group, then serve
+//	slow-gate   answer each event/gate after 3s, reading on meanwhile
+//	            (a $/cancelRequest is written to stderr)
 package main
 
 import (
@@ -20,6 +22,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -58,7 +61,10 @@ func main() {
 		fmt.Println("hello from an addon that prints to stdout")
 	}
 	out := bufio.NewWriter(os.Stdout)
+	var mu sync.Mutex // slow-gate answers from goroutines
 	reply := func(id *int64, result any) {
+		mu.Lock()
+		defer mu.Unlock()
 		if mode == "garbage" {
 			fmt.Fprintln(out, "{not json at all")
 			fmt.Fprintln(out, `{"jsonrpc":"1.0","id":1}`)
@@ -86,8 +92,16 @@ func main() {
 				v = s
 			}
 			reply(m.ID, declarations(v))
+		case "$/cancelRequest":
+			fmt.Fprintf(os.Stderr, "cancelled request %s\n", p["id"])
 		case "event/gate":
 			switch mode {
+			case "slow-gate":
+				go func(id *int64) {
+					time.Sleep(3 * time.Second)
+					reply(id, map[string]any{"stop": false})
+				}(m.ID)
+				continue
 			case "hang-gate":
 				time.Sleep(time.Hour)
 			case "crash-gate":
