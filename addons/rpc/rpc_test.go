@@ -112,11 +112,12 @@ func TestGarbageOnStdoutIsLogged(t *testing.T) {
 	if res := l.callEcho(context.Background(), `{"deny":true}`); !strings.Contains(res.PlainText(), "standin says no") {
 		t.Fatalf("the gate's answer was lost among garbage: %q\n%s", res.PlainText(), l.faults)
 	}
-	b, err := os.ReadFile(filepath.Join(ws, ".indusvx", "addon-logs", "standin.log"))
-	if err != nil || !strings.Contains(string(b), "stdout: {not json at all") || !strings.Contains(string(b), "stdout: hello from an addon") ||
-		!strings.Contains(string(b), "stderr: standin starting in mode garbage") {
-		t.Errorf("log %v:\n%s", err, b)
-	}
+	// stderr is drained on its own, so its line may come a little later.
+	waitFor(t, "the log to hold the garbage and the stderr line", func() bool {
+		b, _ := os.ReadFile(filepath.Join(ws, ".indusvx", "addon-logs", "standin.log"))
+		return strings.Contains(string(b), "stdout: {not json at all") && strings.Contains(string(b), "stdout: hello from an addon") &&
+			strings.Contains(string(b), "stderr: standin starting in mode garbage")
+	})
 }
 
 func TestSlowStart(t *testing.T) {
