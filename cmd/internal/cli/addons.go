@@ -32,7 +32,15 @@ manifest.toml that declares commands and gates:
   reason = "no shell here"
 
 Gates act on every tool call of indusr call, batch and serve. --no-addons
-loads none.`,
+loads none.
+
+A manifest with a [process] table is an addon in any language: a program
+that speaks JSON-RPC on stdin and stdout (docs/addon-protocol.md):
+
+  [process]
+  command = ["python3", "addon.py"]
+  env = ["HOME"]
+  timeout = "5s"`,
 	}
 	cmd.AddCommand(newAddonsListCmd(opts), newAddonsCheckCmd(opts), newAddonsRunCmd(opts))
 	return cmd
