@@ -81,9 +81,20 @@ func runRead(ctx context.Context, in readInput, env *tool.Env) tool.Result {
 	defer f.Close()
 
 	head := make([]byte, sniffBytes)
-	n, err := io.ReadFull(f, head)
-	// ended: the whole file is in head, so it need not be read again.
-	ended := err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)
+	n, err := f.Read(head)
+	// ended: the whole file is in head, so it need not be read again. A
+	// short read of a regular file is its end; the size check keeps a
+	// file system that reads short for other reasons on the safe path.
+	ended := err == io.EOF || (err == nil && n < len(head) && int64(n) == fi.Size())
+	if err == nil && !ended && n < len(head) {
+		var m int
+		m, err = io.ReadFull(f, head[n:])
+		n += m
+		ended = err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)
+		if ended {
+			err = nil
+		}
+	}
 	if err != nil && !ended {
 		return tool.Errorf("cannot read %s: %v", shown, err)
 	}
