@@ -22,8 +22,10 @@
 // signal, the session's process record), runs in its addon's folder with
 // only the environment variables its manifest names (each must be on the
 // host's allow-list: [DefaultPolicy], widened by INDUSR_ADDON_ENV), and
-// writes its stderr to .indusvx/addon-logs/ID.log. Every call is bounded
-// by the addon's timeout; one that gets no answer is cancelled
+// writes its stderr to .indusvx/addon-logs/ID.log. A start and its
+// initialize are bounded by [DefaultStartTimeout] (an interpreter may be
+// slow to start on a busy machine), every later call by the addon's
+// timeout; one that gets no answer is cancelled
 // ($/cancelRequest) and, when the process does not answer a ping either,
 // the process is killed as hung. A process that exits unasked fails the
 // calls in flight, is started again on next use after a backoff, and after

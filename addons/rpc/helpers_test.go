@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/sandbox"
@@ -71,11 +72,12 @@ type loaded struct {
 }
 
 // load loads ws's addons; the loader is closed at the end of the test.
+// A start gets 2s, so a test of a start that hangs is short.
 func load(t *testing.T, ws string, policy *sandbox.Policy) *loaded {
 	t.Helper()
 	l := &loaded{faults: &faultLog{}}
 	var h *addons.Host
-	l.loader = NewLoader(Options{Workspace: ws, Policy: policy, Report: func(f *addons.Fault) { h.Report(f) }})
+	l.loader = NewLoader(Options{Workspace: ws, Policy: policy, StartTimeout: 2 * time.Second, Report: func(f *addons.Fault) { h.Report(f) }})
 	h = addons.NewHost(addons.HostOptions{Loader: l.loader})
 	h.OnFault(l.faults.add)
 	l.host = h

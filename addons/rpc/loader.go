@@ -58,7 +58,16 @@ type Options struct {
 	// Fallback loads what is not a [process] addon; nil means the Tier-0
 	// [addons.ManifestLoader].
 	Fallback addons.Loader
+	// StartTimeout bounds a process's start and its answer to
+	// initialize; zero means [DefaultStartTimeout]. An addon's own longer
+	// timeout wins.
+	StartTimeout time.Duration
 }
+
+// DefaultStartTimeout is how long a process has to start and answer
+// initialize: an interpreter loading its modules on a busy machine can
+// take seconds, which is no reason to refuse its later, quick answers.
+const DefaultStartTimeout = 20 * time.Second
 
 // Loader loads Tier-1 addons: a manifest.toml with a [process] table
 // becomes an addon whose declarations map onto the addons API and whose
@@ -83,6 +92,9 @@ func NewLoader(o Options) *Loader {
 	}
 	if o.Fallback == nil {
 		o.Fallback = addons.ManifestLoader{}
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = DefaultStartTimeout
 	}
 	procs := ""
 	if o.Workspace != "" {
@@ -132,7 +144,7 @@ func (l *Loader) Load(ctx context.Context, path string) (*addons.Addon, error) {
 	}
 	s := &supervisor{
 		id: addons.ID(d.ID), file: file, dir: dir, command: slices.Clone(pr.Command), env: env,
-		timeout: policy.CallTimeout(), ward: l.ward, report: l.o.Report,
+		timeout: policy.CallTimeout(), startWait: max(policy.CallTimeout(), l.o.StartTimeout), ward: l.ward, report: l.o.Report,
 		params: InitializeParams{ProtocolVersion: ProtocolVersion, Addon: addons.ID(d.ID), Workspace: l.o.Workspace,
 			Limits: Limits{TimeoutMS: policy.CallTimeout().Milliseconds(), Env: policy.Env}},
 	}

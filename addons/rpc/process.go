@@ -44,6 +44,7 @@ type supervisor struct {
 	command   []string
 	env       []string // NAME=value, only the allowed names
 	timeout   time.Duration
+	startWait time.Duration // for the start and initialize
 	params    InitializeParams
 	ward      *childproc.Ward
 	log       *addonLog
@@ -167,11 +168,11 @@ func (s *supervisor) get(ctx context.Context) (*proc, error) {
 	}
 }
 
-// start runs the command and the initialize handshake, within the
-// timeout but not cut short by the caller's cancellation (the next
-// caller would only start it again).
+// start runs the command and the initialize handshake, within startWait
+// but not cut short by the caller's cancellation (the next caller would
+// only start it again).
 func (s *supervisor) start(ctx context.Context) (*proc, error) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.startWait)
 	defer cancel()
 	p, err := s.spawn()
 	if err != nil {
@@ -181,7 +182,7 @@ func (s *supervisor) start(ctx context.Context) (*proc, error) {
 	if err := p.conn.call(ctx, MethodInitialize, s.params, &d); err != nil {
 		s.kill(p, "it failed to initialize")
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("it did not answer initialize within %v (the [process] timeout)%s", s.timeout, s.log.stderrHint())
+			return nil, fmt.Errorf("it did not answer initialize within %v%s", s.startWait, s.log.stderrHint())
 		}
 		return nil, fmt.Errorf("initialize failed: %w", err)
 	}
