@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -249,6 +250,9 @@ func TestCrashesRestartThenQuarantine(t *testing.T) {
 	res := l.callEcho(context.Background(), `{}`)
 	if !res.IsError || !strings.Contains(res.PlainText(), "quarantined since") || time.Since(start) > 100*time.Millisecond {
 		t.Errorf("quarantined gate: %q after %v", res.PlainText(), time.Since(start))
+	}
+	if _, err := l.loader.sups[0].get(context.Background()); !errors.Is(err, ErrQuarantined) {
+		t.Errorf("get: %v, want ErrQuarantined", err)
 	}
 	if st := l.status(t); st.State != "quarantined" || st.Why == nil || st.Crashes != 3 {
 		t.Errorf("status %+v", st)

@@ -13,9 +13,9 @@ import (
 	"github.com/indusagi/induscode/internal/childproc"
 )
 
-// errQuarantined is the cause of calls refused because the addon is
-// quarantined.
-var errQuarantined = errors.New("the addon is quarantined")
+// ErrQuarantined is the cause (errors.Is) of a call refused because its
+// addon is quarantined.
+var ErrQuarantined = errors.New("the addon is quarantined")
 
 // supervisor runs the process of one addon: started on first use,
 // restarted after a crash (with backoff), quarantined after repeated
@@ -57,7 +57,7 @@ func (s *supervisor) get(ctx context.Context) (*proc, error) {
 		if q := s.rec.Quarantined; q.active(time.Now()) {
 			s.mu.Unlock()
 			return nil, fmt.Errorf("%w since %s (%s); change the addon (any change to its files lifts it) or wait until %s",
-				errQuarantined, q.Since.Format(time.TimeOnly), q.Reason, q.Since.Add(QuarantinePeriod).Format(time.TimeOnly))
+				ErrQuarantined, q.Since.Format(time.TimeOnly), q.Reason, q.Since.Add(QuarantinePeriod).Format(time.TimeOnly))
 		}
 		if p := s.cur; p != nil {
 			s.mu.Unlock()
