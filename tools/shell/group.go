@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -67,14 +68,15 @@ type group struct {
 // stdout and stderr share one pipe, so their order is kept; with two, each
 // stream has its own.
 func spawn(ward *childproc.Ward, command, dir string, sinks ...sink) (*group, error) {
-	return spawnArgs(ward, command, nil, dir, nil, sinks...)
+	return spawnArgs(ward, command, nil, dir, nil, nil, sinks...)
 }
 
 // spawnArgs is spawn with args as the shell's positional parameters: the
 // command reads them as "$@" (and $0 is "indusr"), so they are never
 // parsed as shell text. env nil means the process environment with
-// INDUSR=1; the ward's own variable is added after it either way.
-func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, env []string, sinks ...sink) (*group, error) {
+// INDUSR=1; the ward's own variable is added after it either way. stdin
+// nil connects the null device; otherwise the command reads those bytes.
+func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, env []string, stdin []byte, sinks ...sink) (*group, error) {
 	sh := shellPath()
 	cmd := exec.Command(sh, append([]string{"-c", command, "indusr"}, args...)...)
 	cmd.Dir = dir
@@ -83,6 +85,13 @@ func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, 
 		cmd.Env = baseEnv()
 	}
 	// Stdin nil: os/exec connects the null device.
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+		// os/exec copies stdin from a goroutine that Wait waits for; a
+		// child that neither reads nor closes it (a background job
+		// holding the pipe) must not hold Wait up.
+		cmd.WaitDelay = drainGrace
+	}
 	setGroup(cmd)
 	ward.Prepare(cmd)
 
