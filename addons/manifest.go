@@ -35,6 +35,7 @@ type Descriptor struct {
 	Version  string        `toml:"version" json:"version,omitempty"`
 	Commands []CommandDecl `toml:"command" json:"commands,omitempty"`
 	Gates    []GateDecl    `toml:"gate" json:"gates,omitempty"`
+	Hooks    []HookDecl    `toml:"hook" json:"hooks,omitempty"` // command hooks: see hookdecl.go
 }
 
 // CommandDecl is one [[command]]: a name (no leading slash), a one-line
@@ -92,7 +93,7 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 			table, field = k[0], k[len(k)-1]
 		}
 		return nil, &Fault{Kind: LoadFault, File: file, Line: findKey(data, table, index, field),
-			Msg: fmt.Sprintf("field %s: unknown field; fields are id, version, [[command]] name/summary/exec and [[gate]] event/match-tool/reason", k.String())}
+			Msg: fmt.Sprintf("field %s: unknown field; fields are id, version, [[command]] name/summary/exec, [[gate]] event/match-tool/reason and [[hook]] event/matcher/command/timeout", k.String())}
 	}
 	if strings.TrimSpace(d.ID) == "" {
 		return nil, bad("", -1, "id", "must be set: faults and listings name the addon by it")
@@ -117,6 +118,12 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 		if _, err := ParseEvent(g.Event); err != nil {
 			return nil, bad("gate", i, "event", err.Error())
 		}
+	}
+	for i := range d.Hooks {
+		if field, msg := d.Hooks[i].check(); field != "" {
+			return nil, bad("hook", i, field, msg)
+		}
+		d.Hooks[i].Line = findKey(data, "hook", i, "\x00") // the header: no key is NUL
 	}
 	return &d, nil
 }
@@ -170,12 +177,16 @@ const moduleTier = "Tier 1 (a subprocess JSON-RPC host)"
 // (or the file itself) and turns it into an addon whose commands run
 // their exec through the session's exec handle and whose gates are rules.
 // A module file is refused with a fault naming the tier it needs.
-type ManifestLoader struct{}
+type ManifestLoader struct {
+	// Hooks registers a manifest's [[hook]] tables; nil leaves them
+	// unregistered (they are still parsed and checked).
+	Hooks HookBinder
+}
 
 var _ Loader = ManifestLoader{}
 
 // Load reads the addon at path.
-func (ManifestLoader) Load(_ context.Context, path string) (*Addon, error) {
+func (l ManifestLoader) Load(_ context.Context, path string) (*Addon, error) {
 	file := path
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		file = filepath.Join(path, ManifestFile)
@@ -193,7 +204,7 @@ func (ManifestLoader) Load(_ context.Context, path string) (*Addon, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.Addon(), nil
+	return withHooks(d.Addon(), l.Hooks, file, d.Hooks), nil
 }
 
 // Addon turns the descriptor into an addon. Its register function only
