@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/hooks"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/shell"
 )
@@ -17,7 +18,7 @@ import (
 // Exec runs through the session's shell engine, so a command's processes
 // are a process group the session stops. Faults become warnings.
 func (s *Session) loadAddons(ctx context.Context) {
-	if s.opts.NoAddons && len(s.opts.Addons) == 0 {
+	if s.opts.NoAddons && len(s.opts.Addons) == 0 && !s.opts.ClaudeHooks {
 		return
 	}
 	env := s.base.Env()
@@ -31,12 +32,20 @@ func (s *Session) loadAddons(ctx context.Context) {
 			return out, err
 		},
 	}
-	h := addons.NewHost(addons.HostOptions{Handles: handles, Log: s.opts.Framework.Log})
+	hopts, addonHooks, claudeHooks := s.sessionHooks(shell.EngineOf(env)) // issue 12: command hooks
+	loader := addons.ManifestLoader{}
+	if addonHooks {
+		loader.Hooks = hooks.Binder(hopts)
+	}
+	h := addons.NewHost(addons.HostOptions{Loader: loader, Handles: handles, Log: s.opts.Framework.Log})
 	h.OnFault(func(f *addons.Fault) { s.warn(f.Error()) })
 	if !s.opts.NoAddons {
 		for _, src := range addons.Sources(addons.Discovery{Workspace: s.dir}) {
 			h.LoadOne(ctx, src)
 		}
+	}
+	if len(claudeHooks) > 0 {
+		h.LoadAddon(hooks.Addon(ClaudeHooksAddon, claudeHooks, hopts))
 	}
 	for _, a := range s.opts.Addons {
 		h.LoadAddon(a)

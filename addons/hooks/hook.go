@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -35,6 +36,10 @@ type Hook struct {
 	// Claude marks a hook from Claude Code's settings: it sees Claude
 	// Code's tool names (Bash, mcp__server__tool) as tool_name.
 	Claude bool
+	// AddonDir, for a hook of an addon's manifest, is the addon's folder:
+	// the hook sees it as INDUSR_ADDON_DIR, so a script shipped beside
+	// the manifest is "$INDUSR_ADDON_DIR/script.sh".
+	AddonDir string
 
 	match matcher
 }
@@ -69,7 +74,7 @@ func FromDecls(file string, decls []addons.HookDecl) ([]Hook, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", file, d.Line, err)
 		}
-		h.File, h.Line = file, d.Line
+		h.File, h.Line, h.AddonDir = file, d.Line, filepath.Dir(file)
 		out = append(out, h)
 	}
 	return out, nil

@@ -105,8 +105,11 @@ func (s *Set) run(ctx context.Context, h *Hook, in Input) result {
 	if err != nil {
 		return result{hook: h, code: -1, err: fmt.Errorf("encoding its request: %w", err)}
 	}
-	r, err := s.o.Runner.ExecInput(ctx, h.Command, nil, s.o.Dir, h.timeout(),
-		shell.ExecInput{Stdin: stdin, Env: []string{"CLAUDE_PROJECT_DIR=" + s.o.Dir}})
+	env := []string{"CLAUDE_PROJECT_DIR=" + s.o.Dir}
+	if h.AddonDir != "" {
+		env = append(env, "INDUSR_ADDON_DIR="+h.AddonDir)
+	}
+	r, err := s.o.Runner.ExecInput(ctx, h.Command, nil, s.o.Dir, h.timeout(), shell.ExecInput{Stdin: stdin, Env: env})
 	res := result{hook: h, code: r.Code, stopped: r.Stopped, stderr: strings.TrimSpace(r.Stderr)}
 	switch {
 	case err != nil:
