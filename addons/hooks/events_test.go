@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/tool"
 )
 
 // Every way a PreToolUse hook can answer, and what the caller sees: the
@@ -246,5 +247,22 @@ func TestSessionAndPromptHooks(t *testing.T) {
 	}
 	if out := d.Dispatch(context.Background(), addons.InputSubmit, addons.InputPayload{Text: "hello"}); out.Stop != nil {
 		t.Errorf("plain prompt stopped: %+v", out.Stop)
+	}
+}
+
+// A tool that no hook's plain matcher names is not wrapped at all, so its
+// calls cost nothing more; a regex matcher wraps every tool.
+func TestUnmatchedToolIsNotWrapped(t *testing.T) {
+	t.Parallel()
+	noop := &tool.Func{S: tool.Spec{Name: "read", InputSchema: tool.EmptyObjectSchema()}}
+	for _, tt := range []struct {
+		matcher string
+		wrapped bool
+	}{{"Bash|Edit", false}, {"mcp__fs__list", false}, {"", true}, {"Ba.*", true}} {
+		h := addons.NewHost(addons.HostOptions{})
+		h.LoadAddon(Addon("a", []Hook{mustHook(t, "PreToolUse", tt.matcher, "true", 0)}, Options{}))
+		if wrapped := h.Bundle().Wrap(noop) != tool.Tool(noop); wrapped != tt.wrapped {
+			t.Errorf("matcher %q: read wrapped %v, want %v", tt.matcher, wrapped, tt.wrapped)
+		}
 	}
 }
