@@ -19,8 +19,9 @@ import (
 // stays under one process start plus 1 ms (extra-ns/op under 1e6).
 func BenchmarkCommandHook(b *testing.B) {
 	dir := b.TempDir()
-	eng := shell.NewEngine(b.TempDir())
-	defer eng.Close()
+	env := tool.NewEnv(dir)
+	defer env.Close()
+	eng := shell.EngineOf(env) // the session's runner: it records each process group it starts
 	h, err := New("PreToolUse", "bash", "true", 0)
 	if err != nil {
 		b.Fatal(err)
