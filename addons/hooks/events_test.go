@@ -266,3 +266,17 @@ func TestUnmatchedToolIsNotWrapped(t *testing.T) {
 		}
 	}
 }
+
+// A host that gave no runner gets a fault, not a panic, and the call
+// goes on.
+func TestNoRunner(t *testing.T) {
+	t.Parallel()
+	log := &faultLog{}
+	h := addons.NewHost(addons.HostOptions{})
+	h.LoadAddon(Addon("a", []Hook{mustHook(t, "PreToolUse", "", "exit 2", 0)}, Options{Report: log.add}))
+	noop := &tool.Func{S: tool.Spec{Name: "read", InputSchema: tool.EmptyObjectSchema()},
+		Fn: func(context.Context, json.RawMessage, *tool.Env) tool.Result { return tool.Text("ran") }}
+	if res := h.Bundle().Wrap(noop).Run(context.Background(), nil, nil); res.IsError || !strings.Contains(log.text(), "no runner") {
+		t.Errorf("result %q, faults %q", res.PlainText(), log.text())
+	}
+}

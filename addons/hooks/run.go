@@ -101,6 +101,9 @@ func (s *Set) run(ctx context.Context, h *Hook, in Input) result {
 	if h.Claude && in.ToolName != "" {
 		in.ToolName = ClaudeToolName(in.ToolName)
 	}
+	if s.o.Runner == nil {
+		return result{hook: h, code: -1, err: fmt.Errorf("it could not run: the host gave the hooks no runner (hooks.Options.Runner)")}
+	}
 	stdin, err := json.Marshal(in)
 	if err != nil {
 		return result{hook: h, code: -1, err: fmt.Errorf("encoding its request: %w", err)}
