@@ -9,10 +9,10 @@ import (
 func TestEventsWireNames(t *testing.T) {
 	want := []string{"session:start", "session:end", "turn:start", "turn:end", "tool:before", "tool:after",
 		"chat:params", "chat:message", "shell:env", "input:submit", "context:build", "compact:build", "compact:before"}
-	if len(Events) != 13 {
-		t.Fatalf("%d events, want the 13 of the contract", len(Events))
+	if len(Events()) != 13 {
+		t.Fatalf("%d events, want the 13 of the contract", len(Events()))
 	}
-	for i, e := range Events {
+	for i, e := range Events() {
 		if e.String() != want[i] {
 			t.Errorf("event %d is %q, want %q", i, e, want[i])
 		}
@@ -43,7 +43,7 @@ func TestGuardsAreTheGateBearingThree(t *testing.T) {
 func TestEveryEventHasOnePayloadType(t *testing.T) {
 	payloads := []Payload{ToolPayload{}, ChatPayload{}, MessagePayload{}, ShellPayload{}, InputPayload{},
 		ContextPayload{}, CompactPayload{}, LifecyclePayload{}}
-	for _, e := range Events {
+	for _, e := range Events() {
 		n := 0
 		for _, p := range payloads {
 			if e.Accepts(p) {
@@ -57,12 +57,12 @@ func TestEveryEventHasOnePayloadType(t *testing.T) {
 }
 
 func TestKindsAndFaultKindsNamed(t *testing.T) {
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		if s := k.String(); s == "" || s[0] == 'K' {
 			t.Errorf("kind %d has no name: %q", k, s)
 		}
 	}
-	for _, k := range FaultKinds {
+	for _, k := range FaultKinds() {
 		if s := k.String(); s == "" || s[0] == 'F' {
 			t.Errorf("fault kind %d has no name: %q", k, s)
 		}

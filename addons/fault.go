@@ -27,8 +27,10 @@ const (
 	ConflictFault
 )
 
-// FaultKinds lists every kind.
-var FaultKinds = []FaultKind{LoadFault, RegisterFault, HandlerFault, CommandFault, ConflictFault}
+// FaultKinds returns every kind; each call returns a new slice.
+func FaultKinds() []FaultKind {
+	return []FaultKind{LoadFault, RegisterFault, HandlerFault, CommandFault, ConflictFault}
+}
 
 func (k FaultKind) String() string {
 	switch k {

@@ -207,20 +207,20 @@ func TestCardView(t *testing.T) {
 
 func TestStatesHandled(t *testing.T) {
 	t.Parallel()
-	if len(States) != int(stateEnd)-1 || len(Transports) != int(transportEnd)-1 {
-		t.Errorf("States lists %d of %d states, Transports %d of %d transports", len(States), stateEnd-1, len(Transports), transportEnd-1)
+	if len(States()) != int(stateEnd)-1 || len(Transports()) != int(transportEnd)-1 {
+		t.Errorf("States() lists %d of %d states, Transports() %d of %d transports", len(States()), stateEnd-1, len(Transports()), transportEnd-1)
 	}
 	for s := Connecting; s < stateEnd; s++ {
-		if !slices.Contains(States, s) {
-			t.Errorf("state %d is missing from States", s)
+		if !slices.Contains(States(), s) {
+			t.Errorf("state %d is missing from States()", s)
 		}
 		if strings.HasPrefix(s.String(), "State(") {
 			t.Errorf("state %d has no name", s)
 		}
 	}
 	for tr := Stdio; tr < transportEnd; tr++ {
-		if !slices.Contains(Transports, tr) {
-			t.Errorf("transport %d is missing from Transports", tr)
+		if !slices.Contains(Transports(), tr) {
+			t.Errorf("transport %d is missing from Transports()", tr)
 		}
 		if strings.HasPrefix(tr.String(), "Transport(") {
 			t.Errorf("transport %d has no name", tr)

@@ -21,8 +21,8 @@ const (
 	faultKindEnd
 )
 
-// FaultKinds lists every FaultKind.
-var FaultKinds = []FaultKind{UnknownCapability, BuildFailed, Bridge, Backend}
+// FaultKinds returns every FaultKind; each call returns a new slice.
+func FaultKinds() []FaultKind { return []FaultKind{UnknownCapability, BuildFailed, Bridge, Backend} }
 
 func (k FaultKind) String() string {
 	switch k {

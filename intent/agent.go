@@ -16,8 +16,8 @@ const (
 	ToolError                       // Message says what went wrong
 )
 
-// EventKinds lists every EventKind, for exhaustiveness tests.
-var EventKinds = []EventKind{ToolOutput, ToolError}
+// EventKinds returns every EventKind; each call returns a new slice.
+func EventKinds() []EventKind { return []EventKind{ToolOutput, ToolError} }
 
 func (k EventKind) String() string {
 	switch k {

@@ -6,7 +6,9 @@
 // [Tool.Run], which never returns a Go error: failures the model should see are
 // a [Result] with IsError set. [New] builds a Tool from a typed Go handler and
 // infers the input schema from the handler's input struct, validating input
-// against it before the handler runs.
+// against it before the handler runs; [WithSchema] adds what a Go type
+// cannot say (defaults, bounds, enums) and is the one way tools adjust an
+// inferred schema.
 //
 // [Env] is the per-session environment a tool runs in: the working directory,
 // the workspace roots writes are confined to, the [ReadState] that backs the

@@ -31,8 +31,8 @@ const (
 	Delete
 )
 
-// Ops lists every Op.
-var Ops = []Op{Keep, Restore, Delete}
+// Ops returns every Op; each call returns a new slice.
+func Ops() []Op { return []Op{Keep, Restore, Delete} }
 
 func (o Op) String() string {
 	switch o {

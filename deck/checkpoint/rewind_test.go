@@ -183,7 +183,7 @@ func TestFindNode(t *testing.T) {
 
 func TestOpsHandled(t *testing.T) {
 	t.Parallel()
-	for _, op := range Ops {
+	for _, op := range Ops() {
 		if strings.HasPrefix(op.String(), "Op(") {
 			t.Errorf("op %d has no name", op)
 		}
