@@ -26,13 +26,14 @@ func Schema[In any]() (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// An Option changes how [New] builds a tool. [WithSchema] is the one
-// there is.
+// An Option changes how [New] builds a tool: [WithSchema] adjusts its
+// input schema, [ChangesFiles] makes it a [FileChanger].
 type Option func(*build)
 
 // build collects the options of one New call.
 type build struct {
-	edits []*schemaEdit
+	edits   []*schemaEdit
+	changes func(json.RawMessage) ([]string, error)
 }
 
 // WithSchema adjusts the schema [New] infers from the handler's input

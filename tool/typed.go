@@ -38,7 +38,11 @@ func New[In any](spec Spec, run func(ctx context.Context, in In, env *Env) Resul
 	// The schema is kept, not copied (tools are built for every session,
 	// and inferred schemas are cached per process); nothing changes it.
 	// Nobody else can: Spec hands out copies.
-	return &typed[In]{spec: spec, run: run}, nil
+	t := &typed[In]{spec: spec, run: run}
+	if b.changes != nil {
+		return &changer[In]{typed: t, paths: b.changes}, nil
+	}
+	return t, nil
 }
 
 // wireSchema returns the schema a tool shows: explicit (checked to be an

@@ -22,8 +22,8 @@ const (
 	Retire
 )
 
-// Ops lists every Op.
-var Ops = []Op{Enroll, Retire}
+// Ops returns every Op; each call returns a new slice.
+func Ops() []Op { return []Op{Enroll, Retire} }
 
 func (o Op) String() string {
 	switch o {
@@ -37,7 +37,7 @@ func (o Op) String() string {
 
 // MarshalText encodes the op as its name.
 func (o Op) MarshalText() ([]byte, error) {
-	for _, op := range Ops {
+	for _, op := range Ops() {
 		if op == o {
 			return []byte(o.String()), nil
 		}
@@ -47,7 +47,7 @@ func (o Op) MarshalText() ([]byte, error) {
 
 // UnmarshalText decodes an op name.
 func (o *Op) UnmarshalText(b []byte) error {
-	for _, op := range Ops {
+	for _, op := range Ops() {
 		if op.String() == string(b) {
 			*o = op
 			return nil

@@ -46,7 +46,7 @@ var editToolOnce = sync.OnceValue(func() tool.Tool {
 		Name:        "edit",
 		Label:       "Edit file",
 		Description: editDescription,
-	}, runEdit, tool.WithSchema(func(s *jsonschema.Schema) {
+	}, runEdit, tool.ChangesFiles(changedPath), tool.WithSchema(func(s *jsonschema.Schema) {
 		tool.NotNull(s, "old_string")
 		tool.NotNull(s, "new_string")
 		tool.SetDefault(s, "replace_all", false)
