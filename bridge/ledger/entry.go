@@ -163,8 +163,8 @@ func NewRecorded(spec tool.Spec, server, t string) *Recorded {
 	return &Recorded{spec: spec, server: server, tool: t}
 }
 
-// Spec returns the recorded spec.
-func (r *Recorded) Spec() tool.Spec { return r.spec }
+// Spec returns the recorded spec, with its own copies of the schemas.
+func (r *Recorded) Spec() tool.Spec { return tool.CloneSpec(r.spec) }
 
 // Origin returns the server and its own name of the tool.
 func (r *Recorded) Origin() (string, string) { return r.server, r.tool }
