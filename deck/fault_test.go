@@ -38,7 +38,7 @@ func TestFaultIsAndAs(t *testing.T) {
 // sentinel.
 func TestFaultKindsNamed(t *testing.T) {
 	t.Parallel()
-	sentinels := map[FaultKind]error{UnknownCapability: ErrUnknownCapability, BuildFailed: ErrBuildFailed, Bridge: ErrBridge, Backend: ErrBackend}
+	sentinels := map[FaultKind]error{UnknownCapability: ErrUnknownCapability, BuildFailed: ErrBuildFailed}
 	if len(FaultKinds()) != int(faultKindEnd)-1 {
 		t.Errorf("FaultKinds() lists %d kinds, the constants define %d", len(FaultKinds()), faultKindEnd-1)
 	}

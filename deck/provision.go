@@ -23,10 +23,11 @@ type Deck struct {
 // and edit) is wrapped so that each change can be rewound; without one
 // every tool is exactly what its row built. A row whose build panics,
 // returns nil or returns a tool under another name fails the whole
-// provisioning with a [BuildFailed] fault naming the row.
+// provisioning with a [BuildFailed] fault naming the row; a profile that
+// is not one of [Profiles] is an [UnknownCapability] fault.
 func Provision(p Profile, ctx Context) (*Deck, error) {
 	if !p.known() {
-		return nil, fmt.Errorf("deck: unknown profile %d", p)
+		return nil, &Fault{Kind: UnknownCapability, ID: p.String(), Msg: fmt.Sprintf("no such profile; use one of %v", Profiles())}
 	}
 	d := &Deck{ctx: ctx, env: ctx.Env()}
 	for _, c := range CardsFor(p) {
