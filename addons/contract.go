@@ -33,6 +33,10 @@ const (
 	ContextBuild                   // context:build
 	CompactBuild                   // compact:build
 	CompactBefore                  // compact:before (gate-bearing)
+
+	// eventEnd is one past the last Event: keep it last, so that
+	// TestEveryEventNamed, which loops up to it, sees every new one.
+	eventEnd
 )
 
 // Events returns every event in declaration order; each call returns a new slice.
@@ -228,6 +232,10 @@ const (
 	Observe   Kind = iota + 1 // sees a copy, returns nothing
 	Transform                 // returns the payload later handlers see
 	Gate                      // returns a Decision; the first stop ends the walk
+
+	// kindEnd is one past the last Kind: keep it last, so that
+	// TestKindsAndFaultKindsNamed, which loops up to it, sees every new one.
+	kindEnd
 )
 
 // Kinds returns every handler kind; each call returns a new slice.

@@ -25,6 +25,10 @@ const (
 	// ConflictFault: a command or tool name was already claimed, or a
 	// command took a reserved name.
 	ConflictFault
+
+	// faultKindEnd is one past the last FaultKind: keep it last, so that
+	// TestKindsAndFaultKindsNamed, which loops up to it, sees every new one.
+	faultKindEnd
 )
 
 // FaultKinds returns every kind; each call returns a new slice.

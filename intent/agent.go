@@ -14,6 +14,10 @@ type EventKind uint8
 const (
 	ToolOutput EventKind = iota + 1 // Value holds the output, as JSON
 	ToolError                       // Message says what went wrong
+
+	// eventKindEnd is one past the last EventKind: keep it last, so that
+	// TestEventKindsHandled, which loops up to it, sees every new one.
+	eventKindEnd
 )
 
 // EventKinds returns every EventKind; each call returns a new slice.

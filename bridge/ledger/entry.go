@@ -20,6 +20,10 @@ const (
 	// Retire removes the capability under its key; an unknown key is a
 	// no-op that is still recorded.
 	Retire
+
+	// opEnd is one past the last Op: keep it last, so that
+	// TestOpsHandled, which loops up to it, sees every new one.
+	opEnd
 )
 
 // Ops returns every Op; each call returns a new slice.

@@ -29,6 +29,10 @@ const (
 	Restore
 	// Delete: the file did not exist before the node, so it is removed.
 	Delete
+
+	// opEnd is one past the last Op: keep it last, so that
+	// TestOpsHandled, which loops up to it, sees every new one.
+	opEnd
 )
 
 // Ops returns every Op; each call returns a new slice.
