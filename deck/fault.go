@@ -5,9 +5,10 @@ import "fmt"
 // FaultKind classifies a [Fault].
 type FaultKind uint8
 
-// The fault kinds; the set is closed, and each is raised by [Provision].
-// (MCP servers that fail are reported by package bridge, and a missing
-// backend handle is not a fault: its card answers "not configured".)
+// The fault kinds; the set is closed, and every kind is raised somewhere
+// ([Provision]; session for an unknown --tools id). MCP servers that fail
+// are reported by package bridge, and a missing backend handle is not a
+// fault: its card answers "not configured".
 const (
 	// UnknownCapability: a requested profile or tool id is not in the
 	// catalog.
