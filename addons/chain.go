@@ -50,6 +50,14 @@ func (c *Chain) Len() int {
 	return len(c.stages)
 }
 
+// Interceptors returns the chain's interceptors in load order.
+func (c *Chain) Interceptors() []Interceptor {
+	if c == nil {
+		return nil
+	}
+	return slices.Clone(c.stages)
+}
+
 // Matches reports whether any interceptor applies to the tool.
 func (c *Chain) Matches(name string) bool {
 	if c == nil {

@@ -9,7 +9,8 @@
 // [Fault] handed to the host's listeners, and the addon that caused it is
 // skipped or its handler ignored. The only loader shipped is the Tier-0
 // [ManifestLoader], which reads a declarative manifest.toml (data, not
-// code); bare module files and package folders are recognised and refused
+// code: commands, gates, and interceptors that fix arguments or redact
+// results, see [Descriptor]); bare module files and package folders are recognised and refused
 // with a fault naming the tier they need. Go programs may hand the host
 // in-process addons with [Host.LoadAddon].
 //

@@ -4,15 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/indusagi/induscode/tool"
 )
 
 // Descriptor is a parsed Tier-0 manifest.toml: data only, nothing in it
@@ -30,11 +34,17 @@ import (
 //	event = "tool:before"
 //	match-tool = "bash"
 //	reason = "no shell in this repository"
+//
+//	[[interceptor]]
+//	match-tool = "bash"
+//	set = { timeout = 60 }
+//	redact = ['AKIA[0-9A-Z]{16}']
 type Descriptor struct {
-	ID       string        `toml:"id" json:"id"`
-	Version  string        `toml:"version" json:"version,omitempty"`
-	Commands []CommandDecl `toml:"command" json:"commands,omitempty"`
-	Gates    []GateDecl    `toml:"gate" json:"gates,omitempty"`
+	ID           string            `toml:"id" json:"id"`
+	Version      string            `toml:"version" json:"version,omitempty"`
+	Commands     []CommandDecl     `toml:"command" json:"commands,omitempty"`
+	Gates        []GateDecl        `toml:"gate" json:"gates,omitempty"`
+	Interceptors []InterceptorDecl `toml:"interceptor" json:"interceptors,omitempty"`
 }
 
 // CommandDecl is one [[command]]: a name (no leading slash), a one-line
@@ -52,6 +62,23 @@ type GateDecl struct {
 	Event     string `toml:"event" json:"event"`
 	MatchTool string `toml:"match-tool" json:"matchTool,omitempty"`
 	Reason    string `toml:"reason" json:"reason,omitempty"`
+}
+
+// InterceptorDecl is one [[interceptor]]: a declarative rewrite around
+// the calls of one tool (match-tool), or of every tool when it is empty.
+// Set fixes arguments: each of its fields replaces the argument of that
+// name in the call's input object (the tool still validates the result).
+// Redact rewrites results: every match of each regular expression (Go
+// RE2 syntax) in the result's text is replaced by Replacement, by default
+// "[redacted]".
+type InterceptorDecl struct {
+	MatchTool   string   `toml:"match-tool" json:"matchTool,omitempty"`
+	Set         any      `toml:"set" json:"set,omitempty"`
+	Redact      []string `toml:"redact" json:"redact,omitempty"`
+	Replacement *string  `toml:"replacement" json:"replacement,omitempty"`
+
+	patterns []*regexp.Regexp
+	set      json.RawMessage
 }
 
 // ParseManifest parses and checks a manifest read from file (used in
@@ -85,14 +112,18 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 		}
 		return &Fault{Kind: LoadFault, File: file, Line: line, Msg: fmt.Sprintf("field %s: %s", name, msg)}
 	}
-	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+	// The fields of a set table are the tool's arguments: any name goes.
+	undecoded := slices.DeleteFunc(md.Undecoded(), func(k toml.Key) bool {
+		return len(k) > 2 && k[0] == "interceptor" && k[1] == "set"
+	})
+	if len(undecoded) > 0 {
 		k := undecoded[0]
 		table, field, index := "", k.String(), -1
 		if len(k) > 1 {
 			table, field = k[0], k[len(k)-1]
 		}
 		return nil, &Fault{Kind: LoadFault, File: file, Line: findKey(data, table, index, field),
-			Msg: fmt.Sprintf("field %s: unknown field; fields are id, version, [[command]] name/summary/exec and [[gate]] event/match-tool/reason", k.String())}
+			Msg: fmt.Sprintf("field %s: unknown field; fields are id, version, [[command]] name/summary/exec, [[gate]] event/match-tool/reason and [[interceptor]] match-tool/set/redact/replacement", k.String())}
 	}
 	if strings.TrimSpace(d.ID) == "" {
 		return nil, bad("", -1, "id", "must be set: faults and listings name the addon by it")
@@ -116,6 +147,33 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 		}
 		if _, err := ParseEvent(g.Event); err != nil {
 			return nil, bad("gate", i, "event", err.Error())
+		}
+	}
+	for i := range d.Interceptors {
+		ic := &d.Interceptors[i]
+		set, isTable := ic.Set.(map[string]any)
+		if ic.Set != nil && !isTable {
+			return nil, bad("interceptor", i, "set", "must be a table of arguments, such as set = { timeout = 60 }")
+		}
+		if len(set) == 0 && len(ic.Redact) == 0 {
+			return nil, bad("interceptor", i, "set", "an interceptor needs set (arguments to fix) or redact (patterns to hide in results), or both")
+		}
+		if len(set) > 0 {
+			b, err := json.Marshal(ic.Set)
+			if err != nil {
+				return nil, bad("interceptor", i, "set", "cannot be written as JSON: "+err.Error())
+			}
+			ic.set = b
+		}
+		for _, p := range ic.Redact {
+			re, err := regexp.Compile(p)
+			if err != nil {
+				return nil, bad("interceptor", i, "redact", fmt.Sprintf("%q is not a valid regular expression: %v", p, err))
+			}
+			if re.MatchString("") {
+				return nil, bad("interceptor", i, "redact", fmt.Sprintf("%q matches the empty string, so it would rewrite every result; make it match at least one character", p))
+			}
+			ic.patterns = append(ic.patterns, re)
 		}
 	}
 	return &d, nil
@@ -222,8 +280,117 @@ func (d *Descriptor) Addon() *Addon {
 				r.describeGate(GateInfo{Event: e, Tool: g.MatchTool, Reason: reason})
 			}
 		}
+		for _, ic := range d.Interceptors {
+			api.InterceptTool(Match{Tool: ic.MatchTool}, ic.enter(), ic.exit())
+		}
 		return nil
 	}}
+}
+
+// enter returns the stage that applies Set, or nil.
+func (ic *InterceptorDecl) enter() func(context.Context, EnterContext) EnterOutcome {
+	if len(ic.set) == 0 {
+		return nil
+	}
+	var fixed map[string]json.RawMessage
+	if err := json.Unmarshal(ic.set, &fixed); err != nil {
+		return nil // ParseManifest made ic.set from a map: cannot happen
+	}
+	return func(_ context.Context, ec EnterContext) EnterOutcome {
+		var in map[string]json.RawMessage
+		if len(ec.Args) > 0 {
+			if err := json.Unmarshal(ec.Args, &in); err != nil {
+				// Not an object: leave it to the tool, which says what is wrong.
+				return Proceed()
+			}
+		}
+		if in == nil {
+			in = make(map[string]json.RawMessage, len(fixed))
+		}
+		for k, v := range fixed {
+			in[k] = v
+		}
+		out, err := json.Marshal(in)
+		if err != nil {
+			return Proceed()
+		}
+		return RewriteArgs(out)
+	}
+}
+
+func (ic *InterceptorDecl) redact(s, with string) string {
+	for _, re := range ic.patterns {
+		s = re.ReplaceAllLiteralString(s, with)
+	}
+	return s
+}
+
+// redactJSON redacts the strings inside a JSON value (keys and values),
+// so that the value stays valid JSON; ok is false when nothing changed.
+func (ic *InterceptorDecl) redactJSON(raw json.RawMessage, with string) (json.RawMessage, bool) {
+	if !slices.ContainsFunc(ic.patterns, func(re *regexp.Regexp) bool { return re.Match(raw) }) {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // numbers keep their exact digits
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	var walk func(any) any
+	walk = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			return ic.redact(x, with)
+		case []any:
+			for i := range x {
+				x[i] = walk(x[i])
+			}
+		case map[string]any:
+			out := make(map[string]any, len(x))
+			for k, e := range x {
+				out[ic.redact(k, with)] = walk(e)
+			}
+			return out
+		}
+		return v
+	}
+	out, err := json.Marshal(walk(v))
+	if err != nil {
+		return nil, false
+	}
+	return out, true
+}
+
+// exit returns the stage that applies Redact, or nil.
+func (ic *InterceptorDecl) exit() func(context.Context, ExitContext) ExitOutcome {
+	if len(ic.patterns) == 0 {
+		return nil
+	}
+	with := "[redacted]"
+	if ic.Replacement != nil {
+		with = *ic.Replacement
+	}
+	return func(_ context.Context, xc ExitContext) ExitOutcome {
+		changed := false
+		blocks := slices.Clone(xc.Result.Blocks)
+		for i := range blocks {
+			switch b := &blocks[i]; b.Kind {
+			case tool.KindText:
+				if text := ic.redact(b.Text, with); text != b.Text {
+					b.Text, changed = text, true
+				}
+			case tool.KindJSON:
+				if out, ok := ic.redactJSON(b.JSON, with); ok {
+					b.JSON, changed = out, true
+				}
+			}
+		}
+		if !changed {
+			return Keep()
+		}
+		return RewriteResult(tool.Result{Blocks: blocks, IsError: xc.Result.IsError})
+	}
 }
 
 // gateRule is a declarative gate: without a tool it stops every time;

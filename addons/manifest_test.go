@@ -2,11 +2,14 @@ package addons
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/indusagi/induscode/tool"
 )
 
 func TestParseManifestFaults(t *testing.T) {
@@ -28,6 +31,10 @@ func TestParseManifestFaults(t *testing.T) {
 		{"gate unknown event", "id = \"a\"\n[[gate]]\nevent = \"turn:end\"\n[[gate]]\nevent = \"tool:bfore\"\n", 5, `unknown event "tool:bfore"`},
 		{"unknown field", "id = \"a\"\n[[gate]]\nevent = \"tool:before\"\nmatch_tool = \"bash\"\n", 4, "field gate.match_tool: unknown field"},
 		{"name wrong type", "id = \"a\"\n[[command]]\nname = 3\n", 3, "field command.name"},
+		{"interceptor with nothing", "id = \"a\"\n[[interceptor]]\nmatch-tool = \"bash\"\n", 2, "needs set"},
+		{"redact bad regexp", "id = \"a\"\n[[interceptor]]\nmatch-tool = \"bash\"\nredact = ['ok', 'a(b']\n", 4, `field interceptor[1].redact: "a(b" is not a valid regular expression`},
+		{"redact matches empty", "id = \"a\"\n[[interceptor]]\nredact = ['x*']\n", 3, "matches the empty string"},
+		{"set not a table", "id = \"a\"\n[[interceptor]]\nset = 3\n", 3, "field interceptor[1].set: must be a table"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -224,4 +231,59 @@ func FuzzParseManifest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Declarative interceptors: set fixes arguments (and only those named),
+// redact hides matches in text and inside JSON strings, keeping the JSON
+// valid and its numbers exact.
+func TestManifestInterceptors(t *testing.T) {
+	d, err := ParseManifest("m", []byte(`
+id = "rw"
+[[interceptor]]
+match-tool = "bash"
+set = { timeout = 30, env = { LANG = "C" } }
+[[interceptor]]
+redact = ['sk-[a-z0-9]{8}', 'hunter2']
+replacement = "***"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := NewHost(HostOptions{})
+	h.LoadAddon(d.Addon())
+	b := h.Bundle()
+	if got := b.Chain.For("bash").Len(); got != 2 {
+		t.Fatalf("bash has %d interceptors, want 2", got)
+	}
+	if got := b.Chain.For("read").Len(); got != 1 {
+		t.Fatalf("read has %d interceptors, want 1 (redact applies to every tool)", got)
+	}
+	var ran json.RawMessage
+	cr := b.Chain.Run(context.Background(), EnterContext{Tool: "bash", Args: json.RawMessage(`{"command":"ls","timeout":5}`)},
+		func(_ context.Context, args json.RawMessage) tool.Result {
+			ran = args
+			return tool.Result{Blocks: []tool.Block{
+				{Kind: tool.KindText, Text: "token sk-abcd1234 and hunter2"},
+				tool.JSONBlock(map[string]any{"secret": "hunter2", "n": json.Number("12345678901234567890")}),
+			}}
+		})
+	var args map[string]any
+	if err := json.Unmarshal(ran, &args); err != nil {
+		t.Fatal(err)
+	}
+	if args["command"] != "ls" || args["timeout"] != float64(30) || args["env"].(map[string]any)["LANG"] != "C" {
+		t.Errorf("tool ran with %s, want command kept, timeout 30 and env set", ran)
+	}
+	if got := cr.Result.Blocks[0].Text; got != "token *** and ***" {
+		t.Errorf("text %q, want both secrets redacted", got)
+	}
+	if got := string(cr.Result.Blocks[1].JSON); got != `{"n":12345678901234567890,"secret":"***"}` {
+		t.Errorf("JSON %s, want the secret redacted and the number exact", got)
+	}
+	// Input that is not an object is left for the tool to refuse.
+	b.Chain.Run(context.Background(), EnterContext{Tool: "bash", Args: json.RawMessage(`[1]`)},
+		func(_ context.Context, args json.RawMessage) tool.Result { ran = args; return tool.Result{} })
+	if string(ran) != "[1]" {
+		t.Errorf("non-object input became %s", ran)
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -71,7 +70,9 @@ var emptyObject = json.RawMessage(`{}`)
 // result saying the call was cancelled or ran out of time; a tool that
 // ignores its context keeps running in the background until it returns,
 // and its result is dropped. A panic in the tool becomes an IsError result
-// and is logged with its stack.
+// and is logged with its stack. Wrappers mapped over the deck with
+// [Deck.Map] run on the caller's goroutine, outside that watcher: they
+// must honor ctx themselves.
 func (b *Box) Run(ctx context.Context, name string, input json.RawMessage) tool.Result {
 	t, ok := b.byName[name]
 	if !ok {
@@ -83,34 +84,9 @@ func (b *Box) Run(ctx context.Context, name string, input json.RawMessage) tool.
 	if len(input) == 0 {
 		input = emptyObject
 	}
-	if ctx.Done() == nil {
-		// A context that can never end needs no watcher goroutine: this
-		// keeps the common library path free of allocations.
-		return b.call(ctx, t, name, input)
-	}
-	done := make(chan tool.Result, 1)
-	go func() { done <- b.call(ctx, t, name, input) }()
-	select {
-	case r := <-done:
-		return r
-	case <-ctx.Done():
-		select {
-		case r := <-done: // finished at the same moment: keep the real result
-			return r
-		default:
-			return interrupted(name, ctx)
-		}
-	}
-}
-
-func (b *Box) call(ctx context.Context, t tool.Tool, name string, input json.RawMessage) (res tool.Result) {
-	defer func() {
-		if r := recover(); r != nil {
-			b.log.Error("tool panicked", "tool", name, "panic", r, "stack", string(debug.Stack()))
-			res = tool.Errorf("tool %s failed with an internal error (%v). This is a bug in the tool, not in your input; try another way to reach your goal.", name, r)
-		}
-	}()
-	return t.Run(ctx, input, b.env)
+	// The tool is watched (see watched): the wrappers mapped over the deck
+	// run here, the tool itself beside a watcher when ctx can end.
+	return guard(b.log, t, ctx, input, b.env)
 }
 
 func (b *Box) unknown(name string) tool.Result {

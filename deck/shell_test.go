@@ -71,7 +71,13 @@ func TestProvisionWrapsOnlyFileChangers(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, tl := range d.Tools() {
-			_, wrapped := tl.(unwrapper)
+			// Every deck tool is under the Box's watcher; a checkpointed
+			// one has the checkpoint wrapper inside that.
+			layers := 0
+			for u, ok := tl.(unwrapper); ok; u, ok = u.Unwrap().(unwrapper) {
+				layers++
+			}
+			wrapped := layers == 2
 			want := store != nil && slices.Contains([]string{"write", "edit"}, tl.Spec().Name)
 			if wrapped != want {
 				t.Errorf("store %T: %s wrapped = %v, want %v", store, tl.Spec().Name, wrapped, want)

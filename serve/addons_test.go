@@ -1,15 +1,11 @@
 package serve
 
 import (
-	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/session"
-	"github.com/indusagi/induscode/tool"
 )
 
 const serveGuard = `
@@ -22,6 +18,18 @@ reason = "reading is off today"
 event = "tool:before"
 match-tool = "everything__get-sum"
 reason = "no sums"
+`
+
+// serveRewrites are two declarative interceptors: one fixes an argument of
+// a grafted tool, one redacts a name from a built-in's result.
+const serveRewrites = `
+[[interceptor]]
+match-tool = "everything__echo"
+set = { message = "rewritten" }
+[[interceptor]]
+match-tool = "ls"
+redact = ['notes\.txt']
+replacement = "[hidden]"
 `
 
 // indusr serve over stdio loads the workspace's addons: a manifest gate
@@ -40,22 +48,13 @@ func TestServeAddonGateOverStdio(t *testing.T) {
 }
 
 // Over HTTP with a grafted server: the manifest gate refuses a grafted
-// tool, and a Go addon's interceptor rewrites a grafted tool's arguments
+// tool, and the manifest's interceptors rewrite a grafted tool's arguments
 // and a built-in's result.
 func TestServeAddonsOnGraftedTools(t *testing.T) {
 	t.Parallel()
 	cfg := everythingConfig(t)
-	dir := workspace(t, map[string]string{".indus/addons/guard/manifest.toml": serveGuard, "notes.txt": "hello\n"})
-	rw := &addons.Addon{ID: "rewriter", Register: func(api addons.API) error {
-		api.InterceptTool(addons.Match{Tool: "everything__echo"}, func(_ context.Context, ec addons.EnterContext) addons.EnterOutcome {
-			return addons.RewriteArgs(json.RawMessage(`{"message":"rewritten"}`))
-		}, nil)
-		api.InterceptTool(addons.Match{Tool: "ls"}, nil, func(_ context.Context, xc addons.ExitContext) addons.ExitOutcome {
-			return addons.RewriteResult(tool.Text("listing hidden by rewriter"))
-		})
-		return nil
-	}}
-	url, srv := startHTTP(t, Options{Session: session.Options{Dir: dir, MCP: []string{cfg}, Addons: []*addons.Addon{rw},
+	dir := workspace(t, map[string]string{".indus/addons/guard/manifest.toml": serveGuard + serveRewrites, "notes.txt": "hello\n"})
+	url, srv := startHTTP(t, Options{Session: session.Options{Dir: dir, MCP: []string{cfg},
 		Warn: func(m string) { t.Log(m) }}, Log: quiet}, HTTPOptions{})
 	ev := newEvents()
 	cs := httpClient(t, url, ev)
@@ -72,7 +71,7 @@ func TestServeAddonsOnGraftedTools(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), "addon guard blocked the call of everything__get-sum: no sums") {
 		t.Errorf("get-sum: error=%v %q, want the gate's refusal", res.IsError, text(res))
 	}
-	if out := mustSucceed(t, "ls", call(t, cs, "ls", map[string]any{})); strings.TrimSpace(out) != "listing hidden by rewriter" {
-		t.Errorf("ls: %q, want the rewritten result", out)
+	if out := mustSucceed(t, "ls", call(t, cs, "ls", map[string]any{})); !strings.Contains(out, "[hidden]") || strings.Contains(out, "notes.txt") {
+		t.Errorf("ls: %q, want notes.txt redacted", out)
 	}
 }

@@ -3,8 +3,6 @@ package serve
 import (
 	"context"
 	"io"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // RunStdio serves one client over stdin and stdout (newline-delimited
@@ -12,7 +10,7 @@ import (
 // closed when it returns, with every process the session started.
 func (s *Server) RunStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	defer s.Close()
-	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	err := s.mcp.Run(ctx, &lineTransport{in: in, out: out})
 	if ctx.Err() != nil {
 		return nil // an interrupt is a normal end
 	}

@@ -209,3 +209,50 @@ func TestShellEnvTransform(t *testing.T) {
 		t.Errorf("bash: %q, want the variable the addon added and INDUSR removed", res.PlainText())
 	}
 }
+
+// A grafted tool listed from the cache and mounted on its first call
+// passes the addons' boundary once, like any other call: an interceptor
+// sees it once and its rewrite of the result is applied once.
+func TestLazyGraftCrossesTheBoundaryOnce(t *testing.T) {
+	t.Parallel()
+	dir := addonWorkspace(t, "id = \"quiet\"\n")
+	cfg := filesystemConfig(t, dir, nil)
+	warn := func(m string) { t.Log(m) }
+	// The first session lists the server's tools and caches them.
+	s, err := Open(context.Background(), Options{Dir: dir, MCP: []string{cfg}, Warn: warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	var mu sync.Mutex
+	var entered int
+	counter := &addons.Addon{ID: "counter", Register: func(api addons.API) error {
+		api.InterceptTool(addons.Match{Tool: "fs__list_directory"}, func(context.Context, addons.EnterContext) addons.EnterOutcome {
+			mu.Lock()
+			entered++
+			mu.Unlock()
+			return addons.Proceed()
+		}, func(_ context.Context, xc addons.ExitContext) addons.ExitOutcome {
+			return addons.RewriteResult(tool.Text("seen:" + xc.Result.PlainText()))
+		})
+		return nil
+	}}
+	s, err = Open(context.Background(), Options{Dir: dir, MCP: []string{cfg}, UseCache: true, Addons: []*addons.Addon{counter}, Warn: warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	res := s.Run(context.Background(), "fs__list_directory", []byte(`{"path":"`+dir+`"}`))
+	if res.IsError || !strings.Contains(res.PlainText(), "notes.txt") {
+		t.Fatalf("fs__list_directory: %q", res.PlainText())
+	}
+	if strings.Count(res.PlainText(), "seen:") != 1 {
+		t.Errorf("result rewritten %d times, want once: %q", strings.Count(res.PlainText(), "seen:"), res.PlainText())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if entered != 1 {
+		t.Errorf("enter stage ran %d times, want 1", entered)
+	}
+}

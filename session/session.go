@@ -374,9 +374,25 @@ func housekeep(dir string, store checkpoint.Store) {
 	childproc.Reap(workspace.At(dir).Procs())
 	if ds, ok := store.(*checkpoint.DiskStore); ok {
 		ds.Sweep()
+		// A prune reads and rewrites the whole store, so a session start
+		// runs one at most once an hour.
+		stamp := filepath.Join(ds.Dir(), pruneStamp)
+		if fi, err := os.Stat(stamp); err == nil && time.Since(fi.ModTime()) < pruneEvery {
+			return
+		}
+		if _, err := os.Stat(ds.Dir()); err != nil {
+			return // no checkpoint yet
+		}
 		_, _ = ds.Prune(checkpoint.DefaultMaxAge, checkpoint.DefaultMaxBytes, time.Now())
+		_ = os.WriteFile(stamp, nil, 0o644)
 	}
 }
+
+// pruneStamp, in the checkpoint folder, is touched by each prune at session start.
+const (
+	pruneStamp = ".pruned"
+	pruneEvery = time.Hour
+)
 
 // OptionError is an option the caller must fix: a working directory that
 // is not one, a tool the profile lacks, a session name that cannot be a

@@ -154,10 +154,26 @@ func (l *lazyTool) Run(ctx context.Context, input json.RawMessage, env *tool.Env
 	if err := l.s.mountDeferred(ctx, l.server); err != nil {
 		return tool.Errorf("%s is not available: starting MCP server %q failed: %v", l.spec.Name, l.server, err)
 	}
-	if t, ok := l.s.Box().Lookup(l.spec.Name); ok {
-		if _, still := t.(*lazyTool); !still {
-			return t.Run(ctx, input, env)
-		}
+	// The server's own tool, not the Box's: the call is inside the
+	// addons' boundary already, and must not cross it a second time.
+	if t := l.s.grafted(l.spec.Name); t != nil {
+		return t.Run(ctx, input, env)
 	}
 	return tool.Errorf("%s is no longer offered: MCP server %q does not list it any more (its tools changed since they were cached). List the tools again and use another.", l.spec.Name, l.server)
+}
+
+// grafted returns the mounted server tool with this name, or nil.
+func (s *Session) grafted(name string) tool.Tool {
+	s.mu.Lock()
+	f := s.fleet
+	s.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	for _, t := range f.Tools() {
+		if t.Spec().Name == name {
+			return t
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package files
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -72,15 +73,28 @@ func runRead(ctx context.Context, in readInput, env *tool.Env) tool.Result {
 	case !m.IsRegular():
 		return tool.Errorf("%s is %s; read opens regular files only, because reading a device, pipe or socket may block or never end.", shown, kindOf(m))
 	}
-	f, err := os.Open(abs)
+	f, err := openRead(abs)
 	if err != nil {
 		return openFailed(env, abs, err)
 	}
 	defer f.Close()
 
 	head := make([]byte, sniffBytes)
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
+	n, err := f.Read(head)
+	// ended: the whole file is in head, so it need not be read again. A
+	// short read of a regular file is its end; the size check keeps a
+	// file system that reads short for other reasons on the safe path.
+	ended := err == io.EOF || (err == nil && n < len(head) && int64(n) == fi.Size())
+	if err == nil && !ended && n < len(head) {
+		var m int
+		m, err = io.ReadFull(f, head[n:])
+		n += m
+		ended = err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)
+		if ended {
+			err = nil
+		}
+	}
+	if err != nil && !ended {
 		return tool.Errorf("cannot read %s: %v", shown, err)
 	}
 	kind := sniff(head[:n])
@@ -91,10 +105,11 @@ func runRead(ctx context.Context, in readInput, env *tool.Env) tool.Result {
 		return tool.Errorf("%s is a binary file (%s, %s). read shows text files and PNG, JPEG, GIF and WebP images; inspect other files with bash (for example `file %s` or `xxd %s | head`).",
 			shown, kind.name, humanBytes(fi.Size()), shellQuote(abs), shellQuote(abs))
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return tool.Errorf("cannot read %s: %v", shown, err)
+	var text io.Reader = bytes.NewReader(head[:n])
+	if !ended {
+		text = io.MultiReader(text, f)
 	}
-	s, err := scanText(ctx, f, offset, limit)
+	s, err := scanText(ctx, text, offset, limit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Errorf("read of %s was cancelled: %v", shown, context.Cause(ctx))
@@ -102,13 +117,13 @@ func runRead(ctx context.Context, in readInput, env *tool.Env) tool.Result {
 		return tool.Errorf("cannot read %s: %v", shown, err)
 	}
 	if s.total == 0 {
-		env.Reads.Record(tool.ReadRecord{Path: canonical(abs), Size: s.size, ModTime: fi.ModTime(), Hash: s.hash})
+		env.Reads.Record(tool.ReadRecord{Path: canonicalOpen(f, abs), Size: s.size, ModTime: fi.ModTime(), Hash: s.hash})
 		return tool.Textf("%s is empty (0 lines, 0 bytes).", shown)
 	}
 	if offset > s.total {
 		return tool.Errorf("offset %d is past the end of %s, which has %s. Use an offset from 1 to %d.", offset, shown, plural(s.total, "line"), s.total)
 	}
-	env.Reads.Record(tool.ReadRecord{Path: canonical(abs), Size: s.size, ModTime: fi.ModTime(), Hash: s.hash})
+	env.Reads.Record(tool.ReadRecord{Path: canonicalOpen(f, abs), Size: s.size, ModTime: fi.ModTime(), Hash: s.hash})
 	out := strings.TrimSuffix(string(s.out), "\n")
 	if s.last < s.total {
 		why := ""

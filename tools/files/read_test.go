@@ -205,3 +205,24 @@ func TestReadHugeLine(t *testing.T) {
 		t.Errorf("got %q…, want %q…", got[:40], want[:40])
 	}
 }
+
+// Files whose size sits around the sniffing buffer are read whole, and
+// the hash read records is the file's: an edit right after succeeds.
+func TestReadAroundTheSniffBuffer(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{1, sniffBytes - 1, sniffBytes, sniffBytes + 1, 3*sniffBytes + 7} {
+		env, dir := newEnv(t)
+		line := "0123456789abcdef\n"
+		content := strings.Repeat(line, size/len(line)+1)[:size-1] + "Z"
+		p := filepath.Join(dir, "f.txt")
+		writeFile(t, p, content)
+		out := mustOK(t, call(t, ReadTool(), env, map[string]any{"path": "f.txt", "limit": 100000}))
+		if !strings.HasSuffix(strings.TrimSpace(out), "Z") {
+			t.Errorf("size %d: the last byte is missing: ...%q", size, out[max(0, len(out)-40):])
+		}
+		mustOK(t, call(t, EditTool(), env, map[string]any{"path": "f.txt", "old_string": "Z", "new_string": "Y"}))
+		if got := readFile(t, p); got != content[:size-1]+"Y" {
+			t.Errorf("size %d: edit left %d bytes", size, len(got))
+		}
+	}
+}

@@ -17,7 +17,7 @@ func newAddonsCmd(opts *options) *cobra.Command {
 		Use:   "addons",
 		Short: "List, check and run the workspace's addons",
 		Long: `Addons live in .indus/addons of the working directory, one folder each with a
-manifest.toml that declares commands and gates:
+manifest.toml that declares commands, gates and interceptors:
 
   id = "safety"
   [[command]]
@@ -28,8 +28,13 @@ manifest.toml that declares commands and gates:
   event = "tool:before"
   match-tool = "bash"
   reason = "no shell here"
+  [[interceptor]]                       # fix arguments, redact results
+  match-tool = "bash"
+  set = { timeout = 60 }
+  redact = ['AKIA[0-9A-Z]{16}']
 
-Gates act on every tool call of indusr call, batch and serve. --no-addons
+Gates and interceptors act on every tool call of indusr call, batch and
+serve. --no-addons
 loads none.`,
 	}
 	cmd.AddCommand(newAddonsListCmd(opts), newAddonsCheckCmd(opts), newAddonsRunCmd(opts))
@@ -41,15 +46,22 @@ type addonReport struct {
 	Addons   []addons.Loaded   `json:"addons"`
 	Commands []addonCommandRow `json:"commands"`
 	Gates    []addons.GateInfo `json:"gates"`
-	Tools    []string          `json:"tools"`
-	Agents   []addons.Profile  `json:"agents"`
-	Faults   []addonFaultRow   `json:"faults"`
+	// Interceptors are listed by addon and tool ("" for every tool).
+	Interceptors []interceptorRow `json:"interceptors"`
+	Tools        []string         `json:"tools"`
+	Agents       []addons.Profile `json:"agents"`
+	Faults       []addonFaultRow  `json:"faults"`
 }
 
 type addonCommandRow struct {
 	Name    string    `json:"name"`
 	Summary string    `json:"summary,omitempty"`
 	Addon   addons.ID `json:"addon"`
+}
+
+type interceptorRow struct {
+	Addon addons.ID `json:"addon"`
+	Tool  string    `json:"matchTool,omitempty"`
 }
 
 type addonFaultRow struct {
@@ -96,6 +108,10 @@ func reportOf(b *addons.Bundle) addonReport {
 	}
 	for _, c := range b.Commands {
 		r.Commands = append(r.Commands, addonCommandRow{Name: c.Name, Summary: c.Summary, Addon: c.Addon})
+	}
+	r.Interceptors = []interceptorRow{}
+	for _, ic := range b.Chain.Interceptors() {
+		r.Interceptors = append(r.Interceptors, interceptorRow{Addon: ic.Addon, Tool: ic.Match.Tool})
 	}
 	for _, t := range b.Tools {
 		r.Tools = append(r.Tools, t.Spec().Name)
@@ -145,11 +161,13 @@ func writeAddons(w io.Writer, r addonReport) error {
 	if len(r.Gates) > 0 {
 		fmt.Fprintln(tw, "\nGATE\tADDON\tTOOL\tREASON")
 		for _, g := range r.Gates {
-			tool := g.Tool
-			if tool == "" {
-				tool = "(any)"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", g.Event, g.Addon, tool, g.Reason)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", g.Event, g.Addon, anyTool(g.Tool), g.Reason)
+		}
+	}
+	if len(r.Interceptors) > 0 {
+		fmt.Fprintln(tw, "\nINTERCEPTOR\tTOOL")
+		for _, ic := range r.Interceptors {
+			fmt.Fprintf(tw, "%s\t%s\n", ic.Addon, anyTool(ic.Tool))
 		}
 	}
 	for _, t := range r.Tools {
@@ -168,6 +186,14 @@ func writeAddons(w io.Writer, r addonReport) error {
 		fmt.Fprintln(w, "fault:", faultLine(f))
 	}
 	return nil
+}
+
+// anyTool names the tool a gate or interceptor matches.
+func anyTool(name string) string {
+	if name == "" {
+		return "(any)"
+	}
+	return name
 }
 
 // faultLine reads "file:line: kind fault (addon x): message".

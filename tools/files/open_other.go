@@ -1,0 +1,11 @@
+//go:build !linux
+
+package files
+
+import "os"
+
+// openRead opens a file for reading.
+func openRead(abs string) (*os.File, error) { return os.Open(abs) }
+
+// canonicalOpen is canonical(abs); f is already open.
+func canonicalOpen(_ *os.File, abs string) string { return canonical(abs) }
