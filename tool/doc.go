@@ -8,7 +8,11 @@
 // infers the input schema from the handler's input struct, validating input
 // against it before the handler runs; [WithSchema] adds what a Go type
 // cannot say (defaults, bounds, enums) and is the one way tools adjust an
-// inferred schema.
+// inferred schema. A tool that can name the files a call will change is a
+// [FileChanger] (built with [ChangesFiles]); hosts checkpoint those files
+// first. Specs leave their tools as copies ([CloneSpec]): tool values are
+// shared by every deck of a process, and no caller may change what another
+// sees.
 //
 // [Env] is the per-session environment a tool runs in: the working directory,
 // the workspace roots writes are confined to, the [ReadState] that backs the
