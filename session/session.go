@@ -408,9 +408,14 @@ const (
 type OptionError struct {
 	Option string // "dir", "tools", "name"
 	Msg    string
+	Err    error // the typed cause, if any: a *deck.Fault for an unknown tool id
 }
 
 func (e *OptionError) Error() string { return e.Msg }
+
+// Unwrap returns the typed cause, so errors.Is(err, deck.ErrUnknownCapability)
+// tells an unknown --tools id.
+func (e *OptionError) Unwrap() error { return e.Err }
 
 // WorkDir is the workspace a session in dir would have: dir made
 // absolute, or the current directory. A dir that is not a directory is an
