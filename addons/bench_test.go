@@ -47,7 +47,7 @@ func benchBundle(tb testing.TB) *Bundle {
 	h.LoadAddon(d.Addon())
 	h.LoadAddon(&Addon{ID: "stages", Register: func(api API) error {
 		for range 10 {
-			api.InterceptTool(AnyTool,
+			api.InterceptTool(AnyTool(),
 				func(context.Context, EnterContext) EnterOutcome { return Proceed() },
 				func(context.Context, ExitContext) ExitOutcome { return Keep() })
 		}

@@ -37,7 +37,7 @@ func TestChainOrderProperty(t *testing.T) {
 		for i, s := range specs {
 			st := Interceptor{Addon: ID(fmt.Sprint(i)), Match: Match{Tool: "other"}}
 			if s.matches {
-				st.Match = AnyTool
+				st.Match = AnyTool()
 				if i%2 == 0 {
 					st.Match = Match{Tool: "t"}
 				}

@@ -33,11 +33,17 @@ const (
 	ContextBuild                   // context:build
 	CompactBuild                   // compact:build
 	CompactBefore                  // compact:before (gate-bearing)
+
+	// eventEnd is one past the last Event: keep it last, so that
+	// TestEveryEventNamed, which loops up to it, sees every new one.
+	eventEnd
 )
 
-// Events lists every event in declaration order.
-var Events = []Event{SessionStart, SessionEnd, TurnStart, TurnEnd, ToolBefore, ToolAfter,
-	ChatParams, ChatMessage, ShellEnv, InputSubmit, ContextBuild, CompactBuild, CompactBefore}
+// Events returns every event in declaration order; each call returns a new slice.
+func Events() []Event {
+	return []Event{SessionStart, SessionEnd, TurnStart, TurnEnd, ToolBefore, ToolAfter,
+		ChatParams, ChatMessage, ShellEnv, InputSubmit, ContextBuild, CompactBuild, CompactBefore}
+}
 
 // String returns the wire name, such as "tool:before".
 func (e Event) String() string {
@@ -74,13 +80,13 @@ func (e Event) String() string {
 
 // ParseEvent returns the event with this wire name.
 func ParseEvent(name string) (Event, error) {
-	for _, e := range Events {
+	for _, e := range Events() {
 		if e.String() == name {
 			return e, nil
 		}
 	}
-	names := make([]string, len(Events))
-	for i, e := range Events {
+	names := make([]string, len(Events()))
+	for i, e := range Events() {
 		names[i] = e.String()
 	}
 	return 0, fmt.Errorf("unknown event %q; events are %v", name, names)
@@ -88,7 +94,7 @@ func ParseEvent(name string) (Event, error) {
 
 // MarshalText writes the wire name.
 func (e Event) MarshalText() ([]byte, error) {
-	if !slices.Contains(Events, e) {
+	if !slices.Contains(Events(), e) {
 		return nil, fmt.Errorf("unknown event %d", uint8(e))
 	}
 	return []byte(e.String()), nil
@@ -226,10 +232,14 @@ const (
 	Observe   Kind = iota + 1 // sees a copy, returns nothing
 	Transform                 // returns the payload later handlers see
 	Gate                      // returns a Decision; the first stop ends the walk
+
+	// kindEnd is one past the last Kind: keep it last, so that
+	// TestKindsAndFaultKindsNamed, which loops up to it, sees every new one.
+	kindEnd
 )
 
-// Kinds lists every handler kind.
-var Kinds = []Kind{Observe, Transform, Gate}
+// Kinds returns every handler kind; each call returns a new slice.
+func Kinds() []Kind { return []Kind{Observe, Transform, Gate} }
 
 func (k Kind) String() string {
 	switch k {
@@ -279,8 +289,8 @@ type Subscription struct {
 // tool when Tool is empty.
 type Match struct{ Tool string }
 
-// AnyTool matches every tool.
-var AnyTool = Match{}
+// AnyTool returns the Match of every tool.
+func AnyTool() Match { return Match{} }
 
 // Matches reports whether m applies to the tool named name.
 func (m Match) Matches(name string) bool { return m.Tool == "" || m.Tool == name }

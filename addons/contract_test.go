@@ -9,10 +9,10 @@ import (
 func TestEventsWireNames(t *testing.T) {
 	want := []string{"session:start", "session:end", "turn:start", "turn:end", "tool:before", "tool:after",
 		"chat:params", "chat:message", "shell:env", "input:submit", "context:build", "compact:build", "compact:before"}
-	if len(Events) != 13 {
-		t.Fatalf("%d events, want the 13 of the contract", len(Events))
+	if len(Events()) != 13 {
+		t.Fatalf("%d events, want the 13 of the contract", len(Events()))
 	}
-	for i, e := range Events {
+	for i, e := range Events() {
 		if e.String() != want[i] {
 			t.Errorf("event %d is %q, want %q", i, e, want[i])
 		}
@@ -30,6 +30,22 @@ func TestEventsWireNames(t *testing.T) {
 	}
 }
 
+// TestEveryEventNamed loops up to the sentinel, not over the list, so an
+// event added without a wire name or a place in Events fails here.
+func TestEveryEventNamed(t *testing.T) {
+	for e := SessionStart; e < eventEnd; e++ {
+		if !slices.Contains(Events(), e) {
+			t.Errorf("event %d is missing from Events", e)
+		}
+		if back, err := ParseEvent(e.String()); err != nil || back != e {
+			t.Errorf("event %d (%q) has no wire name of its own: %v", e, e, err)
+		}
+	}
+	if len(Events()) != int(eventEnd)-1 {
+		t.Errorf("Events lists %d events, the constants define %d", len(Events()), eventEnd-1)
+	}
+}
+
 func TestGuardsAreTheGateBearingThree(t *testing.T) {
 	got := Reserved()
 	want := []Event{ToolBefore, InputSubmit, CompactBefore}
@@ -43,7 +59,7 @@ func TestGuardsAreTheGateBearingThree(t *testing.T) {
 func TestEveryEventHasOnePayloadType(t *testing.T) {
 	payloads := []Payload{ToolPayload{}, ChatPayload{}, MessagePayload{}, ShellPayload{}, InputPayload{},
 		ContextPayload{}, CompactPayload{}, LifecyclePayload{}}
-	for _, e := range Events {
+	for e := SessionStart; e < eventEnd; e++ {
 		n := 0
 		for _, p := range payloads {
 			if e.Accepts(p) {
@@ -57,14 +73,20 @@ func TestEveryEventHasOnePayloadType(t *testing.T) {
 }
 
 func TestKindsAndFaultKindsNamed(t *testing.T) {
-	for _, k := range Kinds {
+	for k := Observe; k < kindEnd; k++ {
 		if s := k.String(); s == "" || s[0] == 'K' {
 			t.Errorf("kind %d has no name: %q", k, s)
 		}
+		if !slices.Contains(Kinds(), k) {
+			t.Errorf("kind %s is missing from Kinds", k)
+		}
 	}
-	for _, k := range FaultKinds {
+	for k := LoadFault; k < faultKindEnd; k++ {
 		if s := k.String(); s == "" || s[0] == 'F' {
 			t.Errorf("fault kind %d has no name: %q", k, s)
+		}
+		if !slices.Contains(FaultKinds(), k) {
+			t.Errorf("fault kind %s is missing from FaultKinds", k)
 		}
 	}
 }

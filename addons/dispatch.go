@@ -56,7 +56,7 @@ func (d *Dispatcher) Has(e Event) bool { return d != nil && len(d.by[e]) > 0 }
 // on (see [Event.Guards]).
 func Reserved() []Event {
 	var out []Event
-	for _, e := range Events {
+	for _, e := range Events() {
 		if e.Guards() {
 			out = append(out, e)
 		}

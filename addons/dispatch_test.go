@@ -82,7 +82,7 @@ type handlerSpec struct {
 func TestDispatchOrderProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		specs := rapid.SliceOfN(rapid.Custom(func(t *rapid.T) handlerSpec {
-			return handlerSpec{kind: rapid.SampledFrom(Kinds).Draw(t, "kind"), stop: rapid.Bool().Draw(t, "stop")}
+			return handlerSpec{kind: rapid.SampledFrom(Kinds()).Draw(t, "kind"), stop: rapid.Bool().Draw(t, "stop")}
 		}), 0, 12).Draw(t, "handlers")
 		var calls []string
 		subs := make([]Subscription, len(specs))

@@ -12,7 +12,10 @@
 // code: commands, gates, and interceptors that fix arguments or redact
 // results, see [Descriptor]); bare module files and package folders are recognised and refused
 // with a fault naming the tier they need. Go programs may hand the host
-// in-process addons with [Host.LoadAddon].
+// in-process addons with [Host.LoadAddon]. A manifest's [[hook]] tables
+// (command hooks, [HookDecl]) are parsed and checked here and run by
+// package addons/hooks, which the session plugs in as the loader's
+// [HookBinder].
 //
 // Beside the addons, .indus/agents holds subagent profiles
 // ([DiscoverProfiles]); a [Crew] runs a board of tasks with them, each

@@ -25,10 +25,16 @@ const (
 	// ConflictFault: a command or tool name was already claimed, or a
 	// command took a reserved name.
 	ConflictFault
+
+	// faultKindEnd is one past the last FaultKind: keep it last, so that
+	// TestKindsAndFaultKindsNamed, which loops up to it, sees every new one.
+	faultKindEnd
 )
 
-// FaultKinds lists every kind.
-var FaultKinds = []FaultKind{LoadFault, RegisterFault, HandlerFault, CommandFault, ConflictFault}
+// FaultKinds returns every kind; each call returns a new slice.
+func FaultKinds() []FaultKind {
+	return []FaultKind{LoadFault, RegisterFault, HandlerFault, CommandFault, ConflictFault}
+}
 
 func (k FaultKind) String() string {
 	switch k {

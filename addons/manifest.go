@@ -46,6 +46,7 @@ type Descriptor struct {
 	Commands     []CommandDecl     `toml:"command" json:"commands,omitempty"`
 	Gates        []GateDecl        `toml:"gate" json:"gates,omitempty"`
 	Interceptors []InterceptorDecl `toml:"interceptor" json:"interceptors,omitempty"`
+	Hooks        []HookDecl        `toml:"hook" json:"hooks,omitempty"` // command hooks: see hookdecl.go
 	// Process, when set, makes the addon a Tier-1 subprocess addon (see
 	// package addons/rpc); the Tier-0 loader alone refuses it.
 	Process *ProcessDecl `toml:"process" json:"process,omitempty"`
@@ -157,7 +158,7 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 			table, field = k[0], k[len(k)-1]
 		}
 		return nil, &Fault{Kind: LoadFault, File: file, Line: findKey(data, table, index, field),
-			Msg: fmt.Sprintf("field %s: unknown field; fields are id, version, [[command]] name/summary/exec, [[gate]] event/match-tool/reason, [[interceptor]] match-tool/set/redact/replacement and [process] command/env/timeout/on_error", k.String())}
+			Msg: fmt.Sprintf("field %s: unknown field; fields are id, version, [[command]] name/summary/exec, [[gate]] event/match-tool/reason, [[interceptor]] match-tool/set/redact/replacement, [[hook]] event/matcher/command/timeout and [process] command/env/timeout/on_error", k.String())}
 	}
 	if strings.TrimSpace(d.ID) == "" {
 		return nil, bad("", -1, "id", "must be set: faults and listings name the addon by it")
@@ -209,6 +210,12 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 			}
 			ic.patterns = append(ic.patterns, re)
 		}
+	}
+	for i := range d.Hooks {
+		if field, msg := d.Hooks[i].check(); field != "" {
+			return nil, bad("hook", i, field, msg)
+		}
+		d.Hooks[i].Line = findKey(data, "hook", i, "\x00") // the header: no key is NUL
 	}
 	if d.Process != nil {
 		if err := checkProcess(d.Process, data, bad); err != nil {
@@ -306,12 +313,16 @@ const moduleTier = "Tier 1 (a subprocess JSON-RPC host)"
 // (or the file itself) and turns it into an addon whose commands run
 // their exec through the session's exec handle and whose gates are rules.
 // A module file is refused with a fault naming the tier it needs.
-type ManifestLoader struct{}
+type ManifestLoader struct {
+	// Hooks registers a manifest's [[hook]] tables; nil leaves them
+	// unregistered (they are still parsed and checked).
+	Hooks HookBinder
+}
 
 var _ Loader = ManifestLoader{}
 
 // Load reads the addon at path.
-func (ManifestLoader) Load(_ context.Context, path string) (*Addon, error) {
+func (l ManifestLoader) Load(_ context.Context, path string) (*Addon, error) {
 	file := path
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		file = filepath.Join(path, ManifestFile)
@@ -335,7 +346,15 @@ func (ManifestLoader) Load(_ context.Context, path string) (*Addon, error) {
 		return nil, &Fault{Kind: LoadFault, File: file, Line: d.Process.Line,
 			Msg: "a [process] addon needs the Tier-1 loader (package addons/rpc); this host uses the Tier-0 loader only"}
 	}
-	return d.Addon(), nil
+	return l.Declarative(file, d), nil
+}
+
+// Declarative is the data-only part of d, read from file, as this loader
+// registers it: the commands, gates and interceptors of d and, with a
+// Hooks binder, its hooks. The Tier-1 loader builds on it for a manifest
+// that also has a [process] table.
+func (l ManifestLoader) Declarative(file string, d *Descriptor) *Addon {
+	return withHooks(d.Addon(), l.Hooks, file, d.Hooks)
 }
 
 // Addon turns the descriptor into an addon. Its register function only

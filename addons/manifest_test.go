@@ -31,6 +31,12 @@ func TestParseManifestFaults(t *testing.T) {
 		{"gate unknown event", "id = \"a\"\n[[gate]]\nevent = \"turn:end\"\n[[gate]]\nevent = \"tool:bfore\"\n", 5, `unknown event "tool:bfore"`},
 		{"unknown field", "id = \"a\"\n[[gate]]\nevent = \"tool:before\"\nmatch_tool = \"bash\"\n", 4, "field gate.match_tool: unknown field"},
 		{"name wrong type", "id = \"a\"\n[[command]]\nname = 3\n", 3, "field command.name"},
+		{"hook bad matcher", "id = \"a\"\n[[hook]]\nevent = \"PreToolUse\"\ncommand = \"true\"\n[[hook]]\nevent = \"PreToolUse\"\nmatcher = \"Edit|(Write\"\ncommand = \"true\"\n", 7, `field hook[2].matcher: "Edit|(Write" is not a valid regular expression`},
+		{"hook look-around", "id = \"a\"\n[[hook]]\nevent = \"tool:before\"\nmatcher = \"^(?!read)\"\ncommand = \"true\"\n", 4, "RE2"},
+		{"hook unknown event", "id = \"a\"\n[[hook]]\nevent = \"Stop\"\ncommand = \"true\"\n", 3, `"Stop" is not a hook event; hook events are PreToolUse (tool:before)`},
+		{"hook without command", "id = \"a\"\n\n[[hook]]\nevent = \"PostToolUse\"\n", 3, "field hook[1].command: must be set"},
+		{"hook timeout", "id = \"a\"\n[[hook]]\nevent = \"SessionStart\"\ncommand = \"x\"\ntimeout = -1\n", 5, "field hook[1].timeout: -1"},
+		{"hook timeout text", "id = \"a\"\n[[hook]]\nevent = \"SessionStart\"\ncommand = \"x\"\ntimeout = \"10s\"\n", 5, "field hook.timeout"},
 		{"interceptor with nothing", "id = \"a\"\n[[interceptor]]\nmatch-tool = \"bash\"\n", 2, "needs set"},
 		{"redact bad regexp", "id = \"a\"\n[[interceptor]]\nmatch-tool = \"bash\"\nredact = ['ok', 'a(b']\n", 4, `field interceptor[1].redact: "a(b" is not a valid regular expression`},
 		{"redact matches empty", "id = \"a\"\n[[interceptor]]\nredact = ['x*']\n", 3, "matches the empty string"},
@@ -77,6 +83,29 @@ event = "input:submit"
 	if d.ID != "safety" || d.Version != "1.0.0" || len(d.Commands) != 2 || len(d.Gates) != 2 ||
 		d.Gates[0].MatchTool != "bash" || d.Commands[0].Exec != "./scripts/deploy.sh" {
 		t.Errorf("descriptor %+v", d)
+	}
+}
+
+func TestParseManifestHooks(t *testing.T) {
+	d, err := ParseManifest("m", []byte(`id = "h"
+
+[[hook]]
+event = "PreToolUse"
+matcher = "bash"
+command = "./block.sh"
+timeout = 5
+
+[[hook]] # after every tool
+event = "tool:after"
+command = "echo done"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []HookDecl{{Event: "PreToolUse", Matcher: "bash", Command: "./block.sh", Timeout: 5, Line: 3},
+		{Event: "tool:after", Command: "echo done", Line: 9}}
+	if !slices.Equal(d.Hooks, want) {
+		t.Errorf("hooks %+v, want %+v", d.Hooks, want)
 	}
 }
 

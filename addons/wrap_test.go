@@ -80,7 +80,7 @@ func TestWrapRewritesArgsAndResults(t *testing.T) {
 			tp.Args = json.RawMessage(strings.Replace(string(tp.Args), "one", "two", 1))
 			return tp
 		}))
-		api.InterceptTool(AnyTool, func(_ context.Context, ec EnterContext) EnterOutcome {
+		api.InterceptTool(AnyTool(), func(_ context.Context, ec EnterContext) EnterOutcome {
 			return RewriteArgs(json.RawMessage(strings.Replace(string(ec.Args), "two", "three", 1)))
 		}, func(_ context.Context, xc ExitContext) ExitOutcome {
 			return RewriteResult(tool.Text("exit saw " + xc.Result.PlainText()))

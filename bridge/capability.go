@@ -21,7 +21,9 @@ type capability struct {
 
 var _ tool.Tool = (*capability)(nil)
 
-func (c *capability) Spec() tool.Spec { return c.spec }
+// Spec hands out copies of the schemas: one fleet's tools serve every
+// session of a serve process.
+func (c *capability) Spec() tool.Spec { return tool.CloneSpec(c.spec) }
 
 // Origin returns the server and its own name of the tool.
 func (c *capability) Origin() (string, string) { return c.server, c.name }

@@ -32,8 +32,8 @@ const (
 	transportEnd
 )
 
-// Transports lists every Transport.
-var Transports = []Transport{Stdio, SSE, StreamableHTTP}
+// Transports returns every Transport; each call returns a new slice.
+func Transports() []Transport { return []Transport{Stdio, SSE, StreamableHTTP} }
 
 func (t Transport) String() string {
 	switch t {

@@ -192,35 +192,39 @@ func TestDetachAndAttach(t *testing.T) {
 	}
 }
 
-func TestCardView(t *testing.T) {
+// TestGraftedSpecsAreCopies: one fleet serves every session of a serve
+// process, so a caller that changes the schema of a grafted tool's spec
+// must not change what the others see.
+func TestGraftedSpecsAreCopies(t *testing.T) {
 	t.Parallel()
 	f := mount(t, Options{}, fake("k"))
 	tl := toolNamed(t, f, "k__echo")
-	c := Card(tl)
-	if c.ID != "k__echo" || c.Title != "echo" || c.Summary != "Echo the message." || len(c.Profiles) != 0 {
-		t.Errorf("card %+v", c)
+	want := string(tl.Spec().InputSchema)
+	s := tl.Spec()
+	for i := range s.InputSchema {
+		s.InputSchema[i] = '!'
 	}
-	if c.Build(deckContext()) != tl {
-		t.Error("the card does not build the live tool")
+	if got := string(toolNamed(t, f, "k__echo").Spec().InputSchema); got != want {
+		t.Errorf("schema after a caller changed its copy: %.40q…, want %.40q…", got, want)
 	}
 }
 
 func TestStatesHandled(t *testing.T) {
 	t.Parallel()
-	if len(States) != int(stateEnd)-1 || len(Transports) != int(transportEnd)-1 {
-		t.Errorf("States lists %d of %d states, Transports %d of %d transports", len(States), stateEnd-1, len(Transports), transportEnd-1)
+	if len(States()) != int(stateEnd)-1 || len(Transports()) != int(transportEnd)-1 {
+		t.Errorf("States() lists %d of %d states, Transports() %d of %d transports", len(States()), stateEnd-1, len(Transports()), transportEnd-1)
 	}
 	for s := Connecting; s < stateEnd; s++ {
-		if !slices.Contains(States, s) {
-			t.Errorf("state %d is missing from States", s)
+		if !slices.Contains(States(), s) {
+			t.Errorf("state %d is missing from States()", s)
 		}
 		if strings.HasPrefix(s.String(), "State(") {
 			t.Errorf("state %d has no name", s)
 		}
 	}
 	for tr := Stdio; tr < transportEnd; tr++ {
-		if !slices.Contains(Transports, tr) {
-			t.Errorf("transport %d is missing from Transports", tr)
+		if !slices.Contains(Transports(), tr) {
+			t.Errorf("transport %d is missing from Transports()", tr)
 		}
 		if strings.HasPrefix(tr.String(), "Transport(") {
 			t.Errorf("transport %d has no name", tr)

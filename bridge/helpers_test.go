@@ -17,7 +17,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/internal/testpeer"
 	"github.com/indusagi/induscode/tool"
 )
@@ -220,8 +219,6 @@ func continueProcess(t testing.TB, p *process) {
 		t.Fatal(err)
 	}
 }
-
-func deckContext() deck.Context { return deck.Context{Dir: "."} }
 
 // waitRefreshed waits until server name's link has received at least n
 // tools/list_changed notifications and finished a listing that answers

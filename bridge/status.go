@@ -26,8 +26,8 @@ const (
 	stateEnd
 )
 
-// States lists every State.
-var States = []State{Connecting, Ready, Exited, Failed, Detached}
+// States returns every State; each call returns a new slice.
+func States() []State { return []State{Connecting, Ready, Exited, Failed, Detached} }
 
 func (s State) String() string {
 	switch s {

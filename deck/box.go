@@ -1,7 +1,6 @@
 package deck
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -44,12 +43,12 @@ func (d *Deck) Box() *Box {
 }
 
 // Specs returns the specs of the box's tools in deck order. The slice and
-// each InputSchema are copies: a caller that changes them (to adapt a
-// schema for one model API, say) changes neither this box nor any other.
+// each schema are copies: a caller that changes them (to adapt a schema
+// for one model API, say) changes neither this box nor any other.
 func (b *Box) Specs() []tool.Spec {
-	out := slices.Clone(b.specs)
-	for i := range out {
-		out[i].InputSchema = bytes.Clone(out[i].InputSchema)
+	out := make([]tool.Spec, len(b.specs))
+	for i, s := range b.specs {
+		out[i] = tool.CloneSpec(s)
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package deck_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -177,8 +178,11 @@ func TestProvisionProfiles(t *testing.T) {
 			t.Errorf("%s: %d tools, want %d", p, got, want)
 		}
 	}
-	if _, err := deck.Provision(deck.Profile(42), deck.Context{Dir: "."}); err == nil {
-		t.Error("unknown profile provisioned")
+	_, err := deck.Provision(deck.Profile(42), deck.Context{Dir: "."})
+	var f *deck.Fault
+	if !errors.Is(err, deck.ErrUnknownCapability) || !errors.As(err, &f) || f.ID != "Profile(42)" ||
+		!strings.Contains(err.Error(), "authoring survey all") {
+		t.Errorf("unknown profile: err = %v, want an unknown-capability fault naming it and the profiles there are", err)
 	}
 }
 

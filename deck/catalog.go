@@ -19,6 +19,14 @@ type Card struct {
 	Build    func(Context) tool.Tool
 }
 
+// clone returns c with its own Profiles: the rows are shared by the
+// whole process, and a caller changing a row it was handed must not change
+// what every later deck provisions.
+func (c Card) clone() Card {
+	c.Profiles = slices.Clone(c.Profiles)
+	return c
+}
+
 // In reports whether the card belongs to profile p.
 func (c Card) In(p Profile) bool { return p.admits(c.Profiles) }
 
@@ -42,8 +50,16 @@ func indexOf(cards []Card) map[string]int {
 }
 
 // Catalog returns the catalog rows in order: built-ins, then app cards. The
-// slice is a copy; changing it changes nothing else.
-func Catalog() []Card { return slices.Clone(catalog()) }
+// slice and each row's Profiles are copies; changing them changes nothing
+// else.
+func Catalog() []Card {
+	cards := catalog()
+	out := make([]Card, len(cards))
+	for i, c := range cards {
+		out[i] = c.clone()
+	}
+	return out
+}
 
 // Index returns a map from id to catalog position (first occurrence wins).
 // The map is a copy.
@@ -78,13 +94,13 @@ func Find(id string) (Card, bool) {
 	if !ok {
 		return Card{}, false
 	}
-	return catalog()[i], true
+	return catalog()[i].clone(), true
 }
 
 // ProfilesOf returns the membership of the row with this id.
 func ProfilesOf(id string) ([]Profile, bool) {
 	c, ok := Find(id)
-	return slices.Clone(c.Profiles), ok
+	return c.Profiles, ok
 }
 
 // CardsFor returns the rows that belong to profile p, in catalog order.
@@ -92,7 +108,7 @@ func CardsFor(p Profile) []Card {
 	var out []Card
 	for _, c := range catalog() {
 		if c.In(p) {
-			out = append(out, c)
+			out = append(out, c.clone())
 		}
 	}
 	return out

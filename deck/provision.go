@@ -19,13 +19,15 @@ type Deck struct {
 
 // Provision builds the tools of every catalog row in profile p for the
 // session described by ctx. When ctx.Framework carries a checkpoint store,
-// the write and edit tools are wrapped so that each change can be rewound;
-// without one every tool is exactly what its row built. A row whose build panics, returns nil or returns
-// a tool under another name fails the whole provisioning with a
-// [BuildFailed] fault naming the row.
+// every tool that says which files it changes ([tool.FileChanger]: write
+// and edit) is wrapped so that each change can be rewound; without one
+// every tool is exactly what its row built. A row whose build panics,
+// returns nil or returns a tool under another name fails the whole
+// provisioning with a [BuildFailed] fault naming the row; a profile that
+// is not one of [Profiles] is an [UnknownCapability] fault.
 func Provision(p Profile, ctx Context) (*Deck, error) {
 	if !p.known() {
-		return nil, fmt.Errorf("deck: unknown profile %d", p)
+		return nil, &Fault{Kind: UnknownCapability, ID: p.String(), Msg: fmt.Sprintf("no such profile; use one of %v", Profiles())}
 	}
 	d := &Deck{ctx: ctx, env: ctx.Env()}
 	for _, c := range CardsFor(p) {
@@ -66,7 +68,8 @@ func (d *Deck) Tools() []tool.Tool { return slices.Clone(d.tools) }
 // Graft appends extra tools after the deck's own. A tool whose name the
 // deck already has, or whose name breaks the tool-name rule
 // ([tool.ValidName]), is not added; the returned error names each one
-// skipped and why (the deck is still usable).
+// skipped and why (the deck is still usable). A grafted [tool.FileChanger]
+// is checkpointed like write and edit when the deck has a store.
 func (d *Deck) Graft(extra ...tool.Tool) error {
 	have := make(map[string]bool, len(d.tools))
 	for _, t := range d.tools {
@@ -84,7 +87,7 @@ func (d *Deck) Graft(extra ...tool.Tool) error {
 			continue
 		}
 		have[name] = true
-		d.tools = append(d.tools, watch(t, d.ctx.Framework.log()))
+		d.tools = append(d.tools, watch(checkpoint.Wrap(t, d.ctx.Framework.Checkpoints), d.ctx.Framework.log()))
 	}
 	return errors.Join(errs...)
 }

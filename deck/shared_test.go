@@ -99,3 +99,66 @@ func TestProfilesIsFresh(t *testing.T) {
 		t.Errorf("Provision after changing a Profiles() result: %v", err)
 	}
 }
+
+// TestCatalogRowsAreCopies: a caller that changes the profiles of a row it
+// was handed does not change what later decks provision.
+func TestCatalogRowsAreCopies(t *testing.T) {
+	t.Parallel()
+	scramble := func(cards []deck.Card) {
+		for _, c := range cards {
+			for i := range c.Profiles {
+				c.Profiles[i] = deck.All
+			}
+		}
+	}
+	scramble(deck.Catalog())
+	scramble(deck.CardsFor(deck.Survey))
+	if c, ok := deck.Find("read"); ok {
+		scramble([]deck.Card{c})
+	}
+	if p, ok := deck.ProfilesOf("write"); ok {
+		scramble([]deck.Card{{Profiles: p}})
+	}
+	d, err := deck.Provision(deck.Authoring, deck.Context{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var names []string
+	for _, tl := range d.Tools() {
+		names = append(names, tool.NameOf(tl))
+	}
+	if !slices.Contains(names, "read") || slices.Contains(names, "write") {
+		t.Errorf("authoring provisions %v after callers changed handed-out rows; want read and no write", names)
+	}
+}
+
+// TestOutputSchemasAreCopies: a grafted tool's output schema (an MCP
+// tool's, say) is handed out as a copy too.
+func TestOutputSchemasAreCopies(t *testing.T) {
+	t.Parallel()
+	const out = `{"type":"object","properties":{"n":{"type":"integer"}}}`
+	grafted := &tool.Func{S: tool.Spec{Name: "srv__count", InputSchema: tool.EmptyObjectSchema(), OutputSchema: json.RawMessage(out)},
+		Fn: func(context.Context, json.RawMessage, *tool.Env) tool.Result { return tool.Text("1") }}
+	d, err := deck.Provision(deck.Authoring, deck.Context{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := d.Graft(grafted); err != nil {
+		t.Fatal(err)
+	}
+	box := d.Box()
+	for _, s := range box.Specs() {
+		scribble(s.OutputSchema)
+	}
+	scribble(grafted.Spec().OutputSchema)
+	for _, s := range box.Specs() {
+		if s.Name == "srv__count" && string(s.OutputSchema) != out {
+			t.Errorf("box shows output schema %q after a caller changed a copy", s.OutputSchema)
+		}
+	}
+	if got := grafted.Spec().OutputSchema; string(got) != out {
+		t.Errorf("tool shows output schema %q after a caller changed a copy", got)
+	}
+}

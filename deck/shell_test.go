@@ -60,9 +60,9 @@ func TestShellRowsInSpecOrder(t *testing.T) {
 	}
 }
 
-// With a checkpoint store only write and edit are wrapped; without one no
-// tool is.
-func TestProvisionWrapsOnlyCheckpointedTools(t *testing.T) {
+// With a checkpoint store only write and edit are wrapped (the catalog's
+// tool.FileChangers); without one no tool is.
+func TestProvisionWrapsOnlyFileChangers(t *testing.T) {
 	t.Parallel()
 	type unwrapper interface{ Unwrap() tool.Tool }
 	for _, store := range []checkpoint.Store{nil, checkpoint.NewMemStore()} {
@@ -78,7 +78,7 @@ func TestProvisionWrapsOnlyCheckpointedTools(t *testing.T) {
 				layers++
 			}
 			wrapped := layers == 2
-			want := store != nil && slices.Contains(checkpoint.CheckpointedTools, tl.Spec().Name)
+			want := store != nil && slices.Contains([]string{"write", "edit"}, tl.Spec().Name)
 			if wrapped != want {
 				t.Errorf("store %T: %s wrapped = %v, want %v", store, tl.Spec().Name, wrapped, want)
 			}

@@ -14,10 +14,14 @@ type EventKind uint8
 const (
 	ToolOutput EventKind = iota + 1 // Value holds the output, as JSON
 	ToolError                       // Message says what went wrong
+
+	// eventKindEnd is one past the last EventKind: keep it last, so that
+	// TestEventKindsHandled, which loops up to it, sees every new one.
+	eventKindEnd
 )
 
-// EventKinds lists every EventKind, for exhaustiveness tests.
-var EventKinds = []EventKind{ToolOutput, ToolError}
+// EventKinds returns every EventKind; each call returns a new slice.
+func EventKinds() []EventKind { return []EventKind{ToolOutput, ToolError} }
 
 func (k EventKind) String() string {
 	switch k {

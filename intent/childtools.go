@@ -79,11 +79,7 @@ type childTool[CI any] struct {
 
 var _ tool.Tool = (*childTool[struct{}])(nil)
 
-func (t *childTool[CI]) Spec() tool.Spec {
-	sp := t.spec
-	sp.InputSchema = append(json.RawMessage(nil), sp.InputSchema...)
-	return sp
-}
+func (t *childTool[CI]) Spec() tool.Spec { return tool.CloneSpec(t.spec) }
 
 func (t *childTool[CI]) Run(ctx context.Context, input json.RawMessage, _ *tool.Env) tool.Result {
 	id, rest, err := splitID(input, t.field)

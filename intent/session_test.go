@@ -184,7 +184,7 @@ func (e encoder) Reduce(s int, _ int, fx intent.Effects) (int, error) {
 // Every event kind turns into a result, and has a name.
 func TestEventKindsHandled(t *testing.T) {
 	t.Parallel()
-	for _, k := range intent.EventKinds {
+	for _, k := range intent.EventKinds() {
 		ev := intent.Event{Kind: k, Value: json.RawMessage(`1`), Message: "m"}
 		if res := intent.ResultOf([]intent.Event{ev}); strings.Contains(res.PlainText(), "unknown agent event") {
 			t.Errorf("ResultOf does not handle %v", k)

@@ -69,11 +69,7 @@ type sessionTool[I any] struct {
 
 var _ tool.Tool = (*sessionTool[struct{}])(nil)
 
-func (t *sessionTool[I]) Spec() tool.Spec {
-	sp := t.spec
-	sp.InputSchema = append(json.RawMessage(nil), sp.InputSchema...)
-	return sp
-}
+func (t *sessionTool[I]) Spec() tool.Spec { return tool.CloneSpec(t.spec) }
 
 func (t *sessionTool[I]) Run(ctx context.Context, input json.RawMessage, env *tool.Env) tool.Result {
 	in, err := t.set.Parse(t.spec.Name, input)

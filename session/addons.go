@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/hooks"
 	"github.com/indusagi/induscode/addons/rpc"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/shell"
@@ -18,7 +19,7 @@ import (
 // Exec runs through the session's shell engine, so a command's processes
 // are a process group the session stops. Faults become warnings.
 func (s *Session) loadAddons(ctx context.Context) {
-	if s.opts.NoAddons && len(s.opts.Addons) == 0 {
+	if s.opts.NoAddons && len(s.opts.Addons) == 0 && !s.opts.ClaudeHooks {
 		return
 	}
 	env := s.base.Env()
@@ -32,10 +33,15 @@ func (s *Session) loadAddons(ctx context.Context) {
 			return out, err
 		},
 	}
+	hopts, addonHooks, claudeHooks := s.sessionHooks(shell.EngineOf(env)) // issue 12: command hooks
+	loader := addons.ManifestLoader{}
+	if addonHooks {
+		loader.Hooks = hooks.Binder(hopts)
+	}
 	// issue 12: Tier-1 ([process]) addons, whose processes the session
 	// stops at Close; other manifests go to the Tier-0 loader.
 	var h *addons.Host
-	procs := rpc.NewLoader(rpc.Options{Workspace: s.dir, Report: func(f *addons.Fault) { h.Report(f) }})
+	procs := rpc.NewLoader(rpc.Options{Workspace: s.dir, Fallback: loader, Report: func(f *addons.Fault) { h.Report(f) }})
 	s.addonProcs = procs
 	h = addons.NewHost(addons.HostOptions{Loader: procs, Handles: handles, Log: s.opts.Framework.Log})
 	h.OnFault(func(f *addons.Fault) { s.warn(f.Error()) })
@@ -43,6 +49,9 @@ func (s *Session) loadAddons(ctx context.Context) {
 		for _, src := range addons.Sources(addons.Discovery{Workspace: s.dir}) {
 			h.LoadOne(ctx, src)
 		}
+	}
+	if len(claudeHooks) > 0 {
+		h.LoadAddon(hooks.Addon(ClaudeHooksAddon, claudeHooks, hopts))
 	}
 	for _, a := range s.opts.Addons {
 		h.LoadAddon(a)

@@ -114,7 +114,7 @@ func TestGoAddonsRewriteAndLifecycle(t *testing.T) {
 			b, _ := json.Marshal(in)
 			return addons.RewriteArgs(b)
 		}, nil)
-		api.InterceptTool(addons.AnyTool, nil, func(_ context.Context, xc addons.ExitContext) addons.ExitOutcome {
+		api.InterceptTool(addons.AnyTool(), nil, func(_ context.Context, xc addons.ExitContext) addons.ExitOutcome {
 			return addons.RewriteResult(tool.Text("[" + xc.Tool + "] " + xc.Result.PlainText()))
 		})
 		api.AddTool(&tool.Func{S: tool.Spec{Name: "shout", InputSchema: tool.EmptyObjectSchema()},

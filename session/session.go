@@ -68,8 +68,16 @@ type Options struct {
 	// them (see ProjectConfig). Servers named by MCP paths and user-level
 	// configs are always trusted: the user chose them.
 	TrustProjectMCP bool
-	// TrustStore, when set, replaces the user's store of approvals.
+	// TrustStore, when set, replaces the user's store of approvals (of
+	// MCP configs, and of command hooks in the same folder).
 	TrustStore *bridge.TrustStore
+	// ClaudeHooks runs the hooks of the workspace's Claude Code settings
+	// (.claude/settings.json, .claude/settings.local.json), once approved
+	// like the [[hook]] tables of its addons (see WorkspaceHooks).
+	ClaudeHooks bool
+	// TrustHooks runs the workspace's command hooks without an approval,
+	// for one unattended run (CI).
+	TrustHooks bool
 	// Fleet, when set, is a fleet mounted by the host (see [MountFleet])
 	// and shared with other sessions: the session grafts its tools, follows
 	// its changes and leaves it running at Close. When nil the session
@@ -403,9 +411,14 @@ const (
 type OptionError struct {
 	Option string // "dir", "tools", "name"
 	Msg    string
+	Err    error // the typed cause, if any: a *deck.Fault for an unknown tool id
 }
 
 func (e *OptionError) Error() string { return e.Msg }
+
+// Unwrap returns the typed cause, so errors.Is(err, deck.ErrUnknownCapability)
+// tells an unknown --tools id.
+func (e *OptionError) Unwrap() error { return e.Err }
 
 // WorkDir is the workspace a session in dir would have: dir made
 // absolute, or the current directory. A dir that is not a directory is an

@@ -146,7 +146,9 @@ type lazyTool struct {
 
 var _ tool.Tool = (*lazyTool)(nil)
 
-func (l *lazyTool) Spec() tool.Spec { return l.spec }
+// Spec hands out copies of the schemas: the lazy tool stands in every
+// session of a serve process.
+func (l *lazyTool) Spec() tool.Spec { return tool.CloneSpec(l.spec) }
 
 func (l *lazyTool) Run(ctx context.Context, input json.RawMessage, env *tool.Env) tool.Result {
 	if err := l.s.mountDeferred(ctx, l.server); err != nil {

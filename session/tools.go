@@ -78,7 +78,8 @@ func keepTools(d *deck.Deck, requested []string, profile deck.Profile) error {
 		}
 		id, ok := MatchName(r, deck.IDs())
 		if !ok {
-			return &OptionError{Option: "tools", Msg: fmt.Sprintf("unknown tool %q in --tools; valid ids: %s (and grafted tools as SERVER__TOOL or a glob such as fs__read_*)", r, strings.Join(deck.IDs(), ", "))}
+			return &OptionError{Option: "tools", Msg: fmt.Sprintf("unknown tool %q in --tools; valid ids: %s (and grafted tools as SERVER__TOOL or a glob such as fs__read_*)", r, strings.Join(deck.IDs(), ", ")),
+				Err: &deck.Fault{Kind: deck.UnknownCapability, ID: r, Msg: "not in the catalog"}}
 		}
 		if _, ok := MatchName(id, onDeck); !ok {
 			return &OptionError{Option: "tools", Msg: fmt.Sprintf("tool %q is not in profile %s; use --profile survey or all, or choose from: %s", id, profile, strings.Join(onDeck, ", "))}

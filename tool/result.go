@@ -26,8 +26,8 @@ const (
 	kindEnd
 )
 
-// Kinds lists every Kind, for exhaustiveness tests.
-var Kinds = []Kind{KindText, KindJSON, KindImage, KindResource}
+// Kinds returns every Kind; each call returns a new slice.
+func Kinds() []Kind { return []Kind{KindText, KindJSON, KindImage, KindResource} }
 
 func (k Kind) String() string {
 	switch k {
@@ -157,7 +157,7 @@ func (b *Block) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	var kind Kind
-	for _, k := range Kinds {
+	for _, k := range Kinds() {
 		if k.String() == w.Type {
 			kind = k
 		}

@@ -50,7 +50,7 @@ func TestEmptyResultEncodesContentArray(t *testing.T) {
 // rendering.
 func TestKindsHandled(t *testing.T) {
 	t.Parallel()
-	for _, k := range tool.Kinds {
+	for _, k := range tool.Kinds() {
 		if strings.HasPrefix(k.String(), "Kind(") {
 			t.Errorf("kind %d has no name", k)
 		}

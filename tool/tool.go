@@ -12,8 +12,8 @@ import (
 type Tool interface {
 	// Spec describes the tool to the model and to hosts. It must be cheap
 	// and return the same value on every call. The caller owns the
-	// returned InputSchema bytes: a tool shared by many decks returns a
-	// copy, so that no caller can change what another sees.
+	// returned schema bytes: a tool shared by many decks returns copies
+	// ([CloneSpec]), so that no caller can change what another sees.
 	Spec() Spec
 	// Run executes one call. input is the model-supplied JSON object (never
 	// nil: an absent input arrives as {}). Failures are reported in the
@@ -108,12 +108,16 @@ type namer interface{ toolName() string }
 
 func (f *Func) toolName() string { return f.S.Name }
 
-// clone returns s with its own copy of the InputSchema bytes (nil stays
+// clone returns s with its own copies of the schema bytes (nil stays
 // nil). It is the one way a Spec leaves its owner.
-func (s Spec) clone() Spec {
-	if s.InputSchema != nil {
-		s.InputSchema = bytes.Clone(s.InputSchema)
-	}
+func (s Spec) clone() Spec { return CloneSpec(s) }
+
+// CloneSpec returns s with its own copies of InputSchema and
+// OutputSchema, so that whoever receives it can change them without
+// changing s. Hosts that keep specs and hand them out use it.
+func CloneSpec(s Spec) Spec {
+	s.InputSchema = bytes.Clone(s.InputSchema)
+	s.OutputSchema = bytes.Clone(s.OutputSchema)
 	return s
 }
 

@@ -14,59 +14,52 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Schema infers the JSON Schema of In: exported fields become properties
-// named by their json tag, fields without omitempty/omitzero are required,
-// unknown properties are refused, and a `jsonschema:"…"` tag is the
-// property's description. Tools that want to add defaults or enums edit the
-// returned schema and put it in Spec.InputSchema before calling [New].
-func Schema[In any]() (*jsonschema.Schema, error) {
-	s, err := jsonschema.For[In](nil)
-	if err != nil {
-		return nil, err
-	}
-	if s.Type != "object" {
-		return nil, fmt.Errorf("tool input must be a struct (schema type object), got %q", s.Type)
-	}
-	return s, nil
-}
-
 // New builds a Tool from a typed handler. When spec.InputSchema is empty the
-// schema is inferred from In (see [Schema]); otherwise spec.InputSchema is
-// used as given (and must not be changed afterwards) and must be an object
-// schema. spec.Name must satisfy
-// [ValidName] ([CheckName] gives the error). Every call's input is
+// schema is inferred from In (see [Schema]), adjusted by a [WithSchema]
+// option if given; otherwise spec.InputSchema is used as given (and must
+// not be changed afterwards) and must be an object schema. spec.Name must
+// satisfy [ValidName] ([CheckName] gives the error). Every call's input is
 // validated against the schema before the handler runs; invalid input is an
 // IsError result that names the offending field and shows what was expected,
 // so the model can correct its call.
-func New[In any](spec Spec, run func(ctx context.Context, in In, env *Env) Result) (Tool, error) {
+func New[In any](spec Spec, run func(ctx context.Context, in In, env *Env) Result, opts ...Option) (Tool, error) {
 	if err := CheckName(spec.Name); err != nil {
 		return nil, err
 	}
-	raw, err := wireSchema[In](spec.InputSchema)
+	var b build
+	for _, o := range opts {
+		o(&b)
+	}
+	raw, err := wireSchema[In](spec.InputSchema, b.edits)
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", spec.Name, err)
 	}
 	spec.InputSchema = raw
-	// An explicit schema is kept, not copied (tools are built for every
-	// session, often from one schema table of their package); it is the
-	// caller's promise not to change it. Nobody else can: Spec hands out
-	// copies.
-	return &typed[In]{spec: spec, run: run}, nil
+	// The schema is kept, not copied (tools are built for every session,
+	// and inferred schemas are cached per process); nothing changes it.
+	// Nobody else can: Spec hands out copies.
+	t := &typed[In]{spec: spec, run: run}
+	if b.changes != nil {
+		return &changer[In]{typed: t, paths: b.changes}, nil
+	}
+	return t, nil
 }
 
 // wireSchema returns the schema a tool shows: explicit (checked to be an
-// object schema) or inferred from In.
-func wireSchema[In any](explicit json.RawMessage) (json.RawMessage, error) {
+// object schema) or inferred from In and adjusted by at most one edit.
+func wireSchema[In any](explicit json.RawMessage, edits []*schemaEdit) (json.RawMessage, error) {
+	if len(edits) > 1 {
+		return nil, errors.New("more than one WithSchema option: put every adjustment in one")
+	}
 	if len(explicit) == 0 {
-		s, err := Schema[In]()
-		if err != nil {
-			return nil, err
+		var e *schemaEdit
+		if len(edits) == 1 {
+			e = edits[0]
 		}
-		raw, err := json.Marshal(s)
-		if err != nil {
-			return nil, fmt.Errorf("encoding schema: %w", err)
-		}
-		return raw, nil
+		return inferSchema[In](e)
+	}
+	if len(edits) > 0 {
+		return nil, errors.New("WithSchema adjusts the inferred schema, but Spec.InputSchema is set too: use one or the other")
 	}
 	if _, ok := checkedSchemas.Load(string(explicit)); ok {
 		return explicit, nil

@@ -46,12 +46,12 @@ func FuzzTransformAnswer(f *testing.F) {
 		`{"text":"hi"}`,
 		`[]`,
 	} {
-		for e := range addons.Events {
+		for e := range addons.Events() {
 			f.Add(uint8(e), []byte(s))
 		}
 	}
 	f.Fuzz(func(t *testing.T, e uint8, data []byte) {
-		ev := addons.Events[int(e)%len(addons.Events)]
+		ev := addons.Events()[int(e)%len(addons.Events())]
 		p, err := decodePayload(ev, data)
 		if err != nil {
 			return

@@ -186,6 +186,9 @@ func (l *Loader) Load(ctx context.Context, path string) (*addons.Addon, error) {
 		return nil, err
 	}
 	base := d.Addon()
+	if dl, ok := l.o.Fallback.(declarative); ok {
+		base = dl.Declarative(file, d) // with the fallback's hooks, say
+	}
 	onError := pr.OnError
 	return &addons.Addon{ID: base.ID, Version: base.Version, Register: func(api addons.API) error {
 		if err := base.Register(api); err != nil {
@@ -194,6 +197,13 @@ func (l *Loader) Load(ctx context.Context, path string) (*addons.Addon, error) {
 		s.register(api, decls, onError)
 		return nil
 	}}, nil
+}
+
+// declarative is a fallback that can give the data-only part of a
+// manifest ([addons.ManifestLoader] can), so a [process] manifest's
+// gates, commands, interceptors and hooks load as they would without it.
+type declarative interface {
+	Declarative(file string, d *addons.Descriptor) *addons.Addon
 }
 
 // adopt keeps s so Close stops it.

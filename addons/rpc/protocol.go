@@ -237,7 +237,7 @@ func (d *Declarations) check() error {
 }
 
 func parseKind(s string) (addons.Kind, error) {
-	for _, k := range addons.Kinds {
+	for _, k := range addons.Kinds() {
 		if k.String() == s {
 			return k, nil
 		}

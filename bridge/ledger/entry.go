@@ -20,10 +20,14 @@ const (
 	// Retire removes the capability under its key; an unknown key is a
 	// no-op that is still recorded.
 	Retire
+
+	// opEnd is one past the last Op: keep it last, so that
+	// TestOpsHandled, which loops up to it, sees every new one.
+	opEnd
 )
 
-// Ops lists every Op.
-var Ops = []Op{Enroll, Retire}
+// Ops returns every Op; each call returns a new slice.
+func Ops() []Op { return []Op{Enroll, Retire} }
 
 func (o Op) String() string {
 	switch o {
@@ -37,7 +41,7 @@ func (o Op) String() string {
 
 // MarshalText encodes the op as its name.
 func (o Op) MarshalText() ([]byte, error) {
-	for _, op := range Ops {
+	for _, op := range Ops() {
 		if op == o {
 			return []byte(o.String()), nil
 		}
@@ -47,7 +51,7 @@ func (o Op) MarshalText() ([]byte, error) {
 
 // UnmarshalText decodes an op name.
 func (o *Op) UnmarshalText(b []byte) error {
-	for _, op := range Ops {
+	for _, op := range Ops() {
 		if op.String() == string(b) {
 			*o = op
 			return nil
@@ -163,8 +167,8 @@ func NewRecorded(spec tool.Spec, server, t string) *Recorded {
 	return &Recorded{spec: spec, server: server, tool: t}
 }
 
-// Spec returns the recorded spec.
-func (r *Recorded) Spec() tool.Spec { return r.spec }
+// Spec returns the recorded spec, with its own copies of the schemas.
+func (r *Recorded) Spec() tool.Spec { return tool.CloneSpec(r.spec) }
 
 // Origin returns the server and its own name of the tool.
 func (r *Recorded) Origin() (string, string) { return r.server, r.tool }

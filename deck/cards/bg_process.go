@@ -2,7 +2,6 @@ package cards
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -41,7 +40,6 @@ var bgProcessOnce = sync.OnceValue(func() tool.Tool {
 			"action=poll with id returns only the lines printed since the last poll, stdout and stderr apart, optionally filtered by a regular expression; " +
 			"action=stop with id stops it and its children (SIGTERM, then SIGKILL after 3 s); action=list shows id, state, exit code, age and command. " +
 			"The last 2000 lines of each stream stay in memory and everything goes to capture files under .indusvx/bg/. Processes end with the session.",
-		InputSchema: bgSchema(),
 	}, func(ctx context.Context, in bgInput, env *tool.Env) tool.Result {
 		e := shell.EngineOf(env)
 		switch in.Action {
@@ -55,23 +53,8 @@ var bgProcessOnce = sync.OnceValue(func() tool.Tool {
 			return e.ListAction()
 		}
 		return tool.Errorf("unknown action %q: use start, poll, stop or list", in.Action)
-	}))
+	}, tool.WithSchema(func(s *jsonschema.Schema) {
+		tool.SetEnum(s, "action", bgActions...)
+		tool.SetRange(s, "yield_ms", 0, float64(shell.MaxWait.Milliseconds()))
+	})))
 })
-
-func bgSchema() json.RawMessage {
-	s, err := tool.Schema[bgInput]()
-	if err != nil {
-		panic(err)
-	}
-	for _, a := range bgActions {
-		s.Properties["action"].Enum = append(s.Properties["action"].Enum, a)
-	}
-	y := s.Properties["yield_ms"]
-	y.Minimum = jsonschema.Ptr(0.0)
-	y.Maximum = jsonschema.Ptr(float64(shell.MaxWait.Milliseconds()))
-	raw, err := json.Marshal(s)
-	if err != nil {
-		panic(err)
-	}
-	return raw
-}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/indusagi/induscode/internal/atomicfile"
+	"github.com/indusagi/induscode/internal/flock"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -69,15 +70,11 @@ func (m *FileMemory) update(change func(cur string) (string, error)) error {
 	if err := workspace.MkdirAll(filepath.Dir(m.path), 0o755); err != nil {
 		return fmt.Errorf("creating the state folder: %w", err)
 	}
-	lf, err := os.OpenFile(m.lock, os.O_RDWR|os.O_CREATE, 0o644)
+	held, err := flock.Acquire(m.lock)
 	if err != nil {
-		return fmt.Errorf("opening the lock file: %w", err)
-	}
-	defer lf.Close()
-	if err := lockFile(lf); err != nil {
 		return fmt.Errorf("locking %s: %w", m.lock, err)
 	}
-	defer unlockFile(lf)
+	defer held.Release()
 	cur, err := m.Read(context.Background())
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", m.path, err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -90,7 +91,7 @@ func Memory(store MemoryStore) tool.Tool {
 	if store == nil {
 		desc += " It lasts for this session only."
 	}
-	return tool.Must(tool.New(tool.Spec{Name: "memory", Label: "Working memory", Description: desc, InputSchema: memorySchema()},
+	return tool.Must(tool.New(tool.Spec{Name: "memory", Label: "Working memory", Description: desc},
 		func(ctx context.Context, in memoryInput, env *tool.Env) tool.Result {
 			s := store
 			if s == nil {
@@ -124,20 +125,12 @@ func Memory(store MemoryStore) tool.Tool {
 				return tool.Text("Note appended to memory.")
 			}
 			return tool.Errorf("memory: unknown action %q; use read, replace or append", in.Action)
-		}))
+		}, memorySchema))
 }
 
-var memorySchema = sync.OnceValue(func() []byte {
-	s, err := tool.Schema[memoryInput]()
-	if err != nil {
-		panic(err)
-	}
-	s.Properties["action"].Enum = []any{"read", "replace", "append"}
-	t := s.Properties["text"]
-	t.Types, t.Type = nil, "string"
-	raw, err := s.MarshalJSON()
-	if err != nil {
-		panic(err)
-	}
-	return raw
+// memorySchema is a package value: the card is built per deck, the schema
+// once.
+var memorySchema = tool.WithSchema(func(s *jsonschema.Schema) {
+	tool.SetEnum(s, "action", "read", "replace", "append")
+	tool.NotNull(s, "text")
 })

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -37,17 +37,10 @@ type saasInput struct {
 // with megabytes (a whole issue list), which no model should read at once.
 const maxSaasResult = 50_000
 
-var saasSchema = sync.OnceValue(func() json.RawMessage {
-	s, err := tool.Schema[saasInput]()
-	if err != nil {
-		panic(err)
-	}
-	s.Properties["action"].Enum = []any{"discover", "execute"}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		panic(err)
-	}
-	return raw
+// saasSchema is a package value: the card is built per deck, the schema
+// once.
+var saasSchema = tool.WithSchema(func(s *jsonschema.Schema) {
+	tool.SetEnum(s, "action", "discover", "execute")
 })
 
 // SaasActionCard returns the saas-action card over gw. A nil gateway
@@ -59,7 +52,6 @@ func SaasActionCard(gw SaasGateway) tool.Tool {
 		Description: "Act on connected third-party services (issue trackers, chat, mail, calendars) through the host's " +
 			"gateway. First action=discover (optionally with slug as a search term) to see the available actions and " +
 			"their parameters; then action=execute with the exact slug (for example GITHUB_CREATE_ISSUE) and params.",
-		InputSchema: saasSchema(),
 	}, func(ctx context.Context, in saasInput, _ *tool.Env) tool.Result {
 		if gw == nil {
 			return notConfigured("saas-action", "SaaS gateway",
@@ -92,7 +84,7 @@ func SaasActionCard(gw SaasGateway) tool.Tool {
 			return tool.Textf("%s succeeded:\n%s", in.Slug, text)
 		}
 		return tool.Errorf("saas-action: unknown action %q; use discover or execute", in.Action)
-	}))
+	}, saasSchema))
 }
 
 func renderActions(query string, actions []SaasAction) tool.Result {

@@ -2,10 +2,8 @@ package cards
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/indusagi/induscode/tool"
 )
@@ -56,7 +54,7 @@ func Task(runner DelegateRunner) tool.Tool {
 	} else {
 		desc += " No delegate runner is configured in this session, so calls fail until the host wires one."
 	}
-	return tool.Must(tool.New(tool.Spec{Name: "task", Label: "Delegate task", Description: desc, InputSchema: taskSchema()},
+	return tool.Must(tool.New(tool.Spec{Name: "task", Label: "Delegate task", Description: desc},
 		func(ctx context.Context, in taskInput, _ *tool.Env) tool.Result {
 			if runner == nil {
 				return notConfigured("task", "delegate runner",
@@ -81,20 +79,6 @@ func Task(runner DelegateRunner) tool.Tool {
 			return tool.Text(out)
 		}))
 }
-
-// taskSchema is inferred once; the card itself is built per deck because
-// its description carries the deck's roster.
-var taskSchema = sync.OnceValue(func() json.RawMessage {
-	s, err := tool.Schema[taskInput]()
-	if err != nil {
-		panic(err)
-	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		panic(err)
-	}
-	return raw
-})
 
 func hasAgent(roster []Agent, name string) bool {
 	for _, a := range roster {

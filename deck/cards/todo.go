@@ -2,12 +2,12 @@ package cards
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -22,8 +22,8 @@ const (
 	TodoDropped TodoState = "dropped"
 )
 
-// TodoStates lists every TodoState.
-var TodoStates = []TodoState{TodoPending, TodoActive, TodoDone, TodoDropped}
+// TodoStates returns every TodoState; each call returns a new slice.
+func TodoStates() []TodoState { return []TodoState{TodoPending, TodoActive, TodoDone, TodoDropped} }
 
 // glyph is the box a state renders as.
 func (s TodoState) glyph() string {
@@ -50,8 +50,8 @@ const (
 	WeightHigh   TodoWeight = "high"
 )
 
-// TodoWeights lists every TodoWeight.
-var TodoWeights = []TodoWeight{WeightLow, WeightNormal, WeightHigh}
+// TodoWeights returns every TodoWeight; each call returns a new slice.
+func TodoWeights() []TodoWeight { return []TodoWeight{WeightLow, WeightNormal, WeightHigh} }
 
 // maxTodos bounds the list so a runaway model cannot grow session memory;
 // it matches the checklist's bound.
@@ -100,23 +100,6 @@ type todoInput struct {
 func Todo() tool.Tool { return todoOnce() }
 
 var todoOnce = sync.OnceValue(func() tool.Tool {
-	s, err := tool.Schema[todoInput]()
-	if err != nil {
-		panic(err)
-	}
-	s.Properties["action"].Enum = []any{"read", "set"}
-	items := s.Properties["items"]
-	items.Types, items.Type = nil, "array"
-	for _, st := range TodoStates {
-		items.Items.Properties["state"].Enum = append(items.Items.Properties["state"].Enum, string(st))
-	}
-	for _, w := range TodoWeights {
-		items.Items.Properties["weight"].Enum = append(items.Items.Properties["weight"].Enum, string(w))
-	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		panic(err)
-	}
 	return tool.Must(tool.New(tool.Spec{
 		Name:  "todo",
 		Label: "Todo list",
@@ -125,8 +108,13 @@ var todoOnce = sync.OnceValue(func() tool.Tool {
 			"keep track of: follow-ups, ideas, things you decided to drop. action=read shows it ([ ] pending, [~] active, " +
 			"[x] done, [-] dropped); action=set with items replaces the whole list. Each item has content, a state and an " +
 			"optional weight (low, normal, high).",
-		InputSchema: raw,
-	}, runTodo))
+	}, runTodo, tool.WithSchema(func(s *jsonschema.Schema) {
+		tool.SetEnum(s, "action", "read", "set")
+		tool.NotNull(s, "items")
+		item := tool.Property(s, "items").Items
+		tool.SetEnum(item, "state", TodoStates()...)
+		tool.SetEnum(item, "weight", TodoWeights()...)
+	})))
 })
 
 func runTodo(_ context.Context, in todoInput, env *tool.Env) tool.Result {

@@ -18,7 +18,7 @@ import (
 // whole file, replace one string, write the file back atomically (temp
 // file, fsync, rename).
 func editTool() tool.Tool {
-	return &tool.Func{
+	return changesPath{&tool.Func{
 		S: tool.Spec{Name: "edit", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		Fn: func(_ context.Context, input json.RawMessage, env *tool.Env) tool.Result {
 			var in struct{ Path, Old, New string }
@@ -34,7 +34,7 @@ func editTool() tool.Tool {
 			}
 			return tool.Text("edited")
 		},
-	}
+	}}
 }
 
 // BenchmarkEdit10MB measures what checkpointing adds to an edit of a 10 MB

@@ -1,7 +1,9 @@
 // Package checkpoint lets a session's file changes be rewound. Before a
-// write or edit runs, the [Wrap] wrapper files the target's current content
-// in a [Store] under the active node (one step of the conversation); a
-// [Plan] later puts the files back as they were before that node.
+// call of a tool that says which files it changes (a [tool.FileChanger]:
+// write and edit, and any grafted or addon tool that implements it) runs,
+// the [Wrap] wrapper files those files' current content in a [Store] under
+// the active node (one step of the conversation); a [Plan] later puts the
+// files back as they were before that node.
 //
 // A store keeps the first record of each (node, path) pair, so a node that
 // changes a file twice still remembers the content from before its first

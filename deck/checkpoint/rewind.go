@@ -29,10 +29,14 @@ const (
 	Restore
 	// Delete: the file did not exist before the node, so it is removed.
 	Delete
+
+	// opEnd is one past the last Op: keep it last, so that
+	// TestOpsHandled, which loops up to it, sees every new one.
+	opEnd
 )
 
-// Ops lists every Op.
-var Ops = []Op{Keep, Restore, Delete}
+// Ops returns every Op; each call returns a new slice.
+func Ops() []Op { return []Op{Keep, Restore, Delete} }
 
 func (o Op) String() string {
 	switch o {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -183,9 +184,12 @@ func TestFindNode(t *testing.T) {
 
 func TestOpsHandled(t *testing.T) {
 	t.Parallel()
-	for _, op := range Ops {
+	for op := Keep; op < opEnd; op++ {
 		if strings.HasPrefix(op.String(), "Op(") {
 			t.Errorf("op %d has no name", op)
+		}
+		if !slices.Contains(Ops(), op) {
+			t.Errorf("op %s is missing from Ops", op)
 		}
 	}
 }

@@ -3,12 +3,13 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
-	"github.com/indusagi/induscode/workspace"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/indusagi/induscode/workspace"
 )
 
 // stores returns one store of each kind, fresh.

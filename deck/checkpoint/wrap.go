@@ -16,11 +16,6 @@ import (
 	"github.com/indusagi/induscode/tool"
 )
 
-// CheckpointedTools are the tools whose changes can be rewound. bash and
-// process are left out: what a shell command changes cannot be known
-// before it runs.
-var CheckpointedTools = []string{"write", "edit"}
-
 // MaxPriorBytes is the largest prior content the wrapper files: the
 // largest file write and edit change (files.MaxEditBytes, 32 MiB). A
 // larger file is not read, so a call the tool is about to refuse for its
@@ -28,19 +23,22 @@ var CheckpointedTools = []string{"write", "edit"}
 const MaxPriorBytes = 32 << 20
 
 // Wrap returns t wrapped so that, before each call, the current content of
-// the file the call names in its "path" input is filed in s. The wrapper's
-// Spec is t's, unchanged. When s is nil, or t is not one of
-// CheckpointedTools, Wrap returns t itself.
+// every file the call will change (as t, a [tool.FileChanger], says) is
+// filed in s. The wrapper's Spec is t's, unchanged. When s is nil, or t
+// cannot say which files it changes (bash cannot: what a shell command
+// changes is not known before it runs), Wrap returns t itself. The wrapper
+// is not a FileChanger, so wrapping twice files nothing twice.
 func Wrap(t tool.Tool, s Store) tool.Tool {
-	if s == nil || !slices.Contains(CheckpointedTools, tool.NameOf(t)) {
+	fc, ok := t.(tool.FileChanger)
+	if s == nil || !ok {
 		return t
 	}
-	return &wrapped{inner: t, store: s}
+	return &wrapped{inner: fc, store: s}
 }
 
 // wrapped is a checkpointing tool.
 type wrapped struct {
-	inner tool.Tool
+	inner tool.FileChanger
 	store Store
 }
 
@@ -52,14 +50,14 @@ func (w *wrapped) Spec() tool.Spec { return w.inner.Spec() }
 // Unwrap returns the inner tool.
 func (w *wrapped) Unwrap() tool.Tool { return w.inner }
 
-// Run records the target's prior state, runs the inner tool, and takes the
-// record back when the call failed without touching the file, so a refused
-// call leaves no node behind. Recording is best effort: when the prior
-// content cannot be read or stored the call still runs, and the result
-// says that this change cannot be rewound.
+// Run records the prior state of each target, runs the inner tool, and
+// takes a record back when the call failed without touching its file, so
+// a refused call leaves no node behind. Recording is best effort: when the
+// prior content cannot be read or stored the call still runs, and the
+// result says that this change cannot be rewound.
 func (w *wrapped) Run(ctx context.Context, input json.RawMessage, env *tool.Env) tool.Result {
-	path, ok := target(input, env)
-	if !ok {
+	paths := w.targets(input, env)
+	if len(paths) == 0 {
 		return w.inner.Run(ctx, input, env)
 	}
 	node, ok := NodeFrom(ctx)
@@ -67,22 +65,32 @@ func (w *wrapped) Run(ctx context.Context, input json.RawMessage, env *tool.Env)
 		node = NewNode()
 	}
 	name := tool.NameOf(w.inner)
-	entry, added, err := w.record(node, name, path, env)
+	type filed struct {
+		path  string
+		entry Entry
+		added bool
+		err   error
+	}
+	files := make([]filed, len(paths))
+	for i, p := range paths {
+		files[i].path = p
+		files[i].entry, files[i].added, files[i].err = w.record(node, name, p, env)
+	}
 	res := w.inner.Run(ctx, input, env)
-	if err != nil && !res.IsError {
-		res.Blocks = append(res.Blocks, tool.TextBlock(fmt.Sprintf(
-			"Note: the earlier content of %s was not checkpointed (%v), so this change cannot be rewound.", env.Rel(path), err)))
-		return res
-	}
-	if err != nil {
-		return res // a refused call changed nothing: no note needed
-	}
-	if added && res.IsError && unchanged(path, entry) {
-		_ = w.store.Forget(node, path) // best effort: a leftover record restores the same content
-		return res
-	}
-	if !res.IsError {
-		w.settle(node, path, env)
+	for _, f := range files {
+		switch {
+		case f.err != nil && !res.IsError:
+			res.Blocks = append(res.Blocks, tool.TextBlock(fmt.Sprintf(
+				"Note: the earlier content of %s was not checkpointed (%v), so this change cannot be rewound.", env.Rel(f.path), f.err)))
+		case f.err != nil:
+			// a refused call changed nothing: no note needed
+		case res.IsError:
+			if f.added && unchanged(f.path, f.entry) {
+				_ = w.store.Forget(node, f.path) // best effort: a leftover record restores the same content
+			}
+		default:
+			w.settle(node, f.path, env)
+		}
 	}
 	return res
 }
@@ -184,20 +192,26 @@ func (w *wrapped) record(node, name, path string, env *tool.Env) (Entry, bool, e
 	return w.store.Record(node, name, path, prior)
 }
 
-// target reads the "path" input and resolves it; ok is false when the
-// input names no usable path (the inner tool reports that).
-func target(input json.RawMessage, env *tool.Env) (string, bool) {
-	var in struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal(input, &in) != nil || in.Path == "" {
-		return "", false
-	}
-	p, err := env.Resolve(in.Path)
+// targets asks the inner tool which files the call changes and resolves
+// them, dropping duplicates. Paths it cannot name or resolve are left to
+// the inner tool, which reports them.
+func (w *wrapped) targets(input json.RawMessage, env *tool.Env) []string {
+	named, err := w.inner.ChangedPaths(input)
 	if err != nil {
-		return "", false
+		return nil
 	}
-	return p, true
+	var out []string
+	for _, n := range named {
+		if n == "" {
+			continue
+		}
+		p, err := env.Resolve(n)
+		if err != nil || slices.Contains(out, p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // unchanged reports whether path still matches its recorded prior state.

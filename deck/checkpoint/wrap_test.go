@@ -11,10 +11,23 @@ import (
 	"github.com/indusagi/induscode/tool"
 )
 
+// changesPath makes a stand-in tool a tool.FileChanger: a call changes
+// the file its "path" names.
+type changesPath struct{ *tool.Func }
+
+func (changesPath) ChangedPaths(args json.RawMessage) ([]string, error) {
+	var in struct{ Path string }
+	err := json.Unmarshal(args, &in)
+	return []string{in.Path}, err
+}
+
 // writeTool is a stand-in for the real write tool: {path, content, fail}
 // writes content to path (creating directories), or, with fail, refuses
 // without touching anything; "delete": true removes the file instead.
-func writeTool(name string) tool.Tool {
+func writeTool(name string) tool.Tool { return changesPath{plainWriteTool(name)} }
+
+// plainWriteTool is writeTool without a word on which files it changes.
+func plainWriteTool(name string) *tool.Func {
 	return &tool.Func{
 		S: tool.Spec{Name: name, Label: "Write file (test)", Description: "test " + name,
 			InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -67,11 +80,13 @@ func TestWrapIdentityWithoutStore(t *testing.T) {
 	if got := Wrap(w, nil); got != w {
 		t.Errorf("Wrap with no store returned a different tool")
 	}
-	bash := writeTool("bash")
-	if got := Wrap(bash, NewMemStore()); got != bash {
-		t.Errorf("Wrap of a tool that is not checkpointed returned a different tool")
+	// The name does not matter: what matters is whether the tool can say
+	// which files a call changes.
+	silent := plainWriteTool("write")
+	if got := Wrap(silent, NewMemStore()); got != silent {
+		t.Errorf("Wrap of a tool that is not a tool.FileChanger returned a different tool")
 	}
-	for _, name := range CheckpointedTools {
+	for _, name := range []string{"write", "edit", "notes_save"} {
 		inner := writeTool(name)
 		wrapped := Wrap(inner, NewMemStore())
 		if wrapped == inner {
@@ -84,6 +99,9 @@ func TestWrapIdentityWithoutStore(t *testing.T) {
 		}
 		if u, ok := wrapped.(interface{ Unwrap() tool.Tool }); !ok || u.Unwrap() != inner {
 			t.Errorf("%s: Unwrap does not return the inner tool", name)
+		}
+		if again := Wrap(wrapped, NewMemStore()); again != wrapped {
+			t.Errorf("%s: wrapping a wrapped tool wrapped it again (each change would be filed twice)", name)
 		}
 	}
 }
@@ -205,5 +223,65 @@ func TestWrapNotesARecordFailure(t *testing.T) {
 	}
 	if !strings.Contains(r.PlainText(), "was not checkpointed") || !strings.Contains(r.PlainText(), "cannot be rewound") {
 		t.Errorf("no note in %q", r.PlainText())
+	}
+}
+
+// moveTool is a tool no name list knows: it moves one file to another
+// path and says so, as a grafted or addon tool might.
+type moveTool struct{ *tool.Func }
+
+func (moveTool) ChangedPaths(args json.RawMessage) ([]string, error) {
+	var in struct{ From, To string }
+	err := json.Unmarshal(args, &in)
+	return []string{in.From, in.To, in.From}, err
+}
+
+func newMoveTool() tool.Tool {
+	return moveTool{&tool.Func{
+		S: tool.Spec{Name: "notes_move", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		Fn: func(_ context.Context, input json.RawMessage, env *tool.Env) tool.Result {
+			var in struct{ From, To string }
+			json.Unmarshal(input, &in)
+			from, _ := env.Resolve(in.From)
+			to, _ := env.Resolve(in.To)
+			if err := os.Rename(from, to); err != nil {
+				return tool.Errorf("%v", err)
+			}
+			return tool.Text("moved")
+		},
+	}}
+}
+
+// TestWrapCheckpointsAnyFileChanger: a tool outside the catalog that says
+// which files it changes is checkpointed like write, every file it names
+// (once each), and a rewind puts both files back.
+func TestWrapCheckpointsAnyFileChanger(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := tool.NewEnv(dir)
+	store := NewMemStore()
+	w := Wrap(newMoveTool(), store)
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("notes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "b.md"), []byte("older notes"), 0o644)
+	if r := runTool(WithNode(context.Background(), "n1"), t, w, env, map[string]any{"from": "a.md", "to": "b.md"}); r.IsError {
+		t.Fatalf("move: %v", r)
+	}
+	nodes, err := store.Nodes()
+	if err != nil || len(nodes) != 1 || len(nodes[0].Files) != 2 {
+		t.Fatalf("nodes %+v (%v), want one node filing a.md and b.md once each", nodes, err)
+	}
+	plan, err := NewPlan(store, "n1", env.Roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.Apply(store, env.Roots); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"a.md": "notes", "b.md": "older notes"} {
+		if b, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(b) != want {
+			t.Errorf("%s after rewind = %q (%v), want %q", name, b, err, want)
+		}
 	}
 }

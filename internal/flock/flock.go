@@ -1,6 +1,6 @@
 // Package flock is the one advisory-lock helper of the deck: the checkpoint
-// store, the ledger log and the per-file locks of write, edit and rewind all
-// take their locks here. Locks are whole-file flock(2) locks, owned by an
+// store, the ledger log, the memory card's file and the per-file locks of
+// write, edit and rewind all take their locks here. Locks are whole-file flock(2) locks, owned by an
 // open file description, so two opens in one process exclude each other just
 // as two processes do, and the kernel drops a lock when its holder dies.
 //

@@ -28,7 +28,9 @@ func Missing(t testing.TB, what, fix string) {
 
 // Root is the repository root (the folder with go.mod), found from the
 // test's working directory, or "" when there is none.
-var Root = sync.OnceValue(func() string {
+func Root() string { return root() }
+
+var root = sync.OnceValue(func() string {
 	dir, err := os.Getwd()
 	if err != nil {
 		return ""

@@ -27,8 +27,8 @@ const (
 	Completed  Status = "completed"
 )
 
-// Statuses lists every Status in display order.
-var Statuses = []Status{Pending, InProgress, Completed}
+// Statuses returns every Status in display order; each call returns a new slice.
+func Statuses() []Status { return []Status{Pending, InProgress, Completed} }
 
 // MaxItems bounds the list so a runaway model cannot grow session memory
 // without limit; 200 is far beyond any plan a person would read.
@@ -77,7 +77,7 @@ func validate(items []Item) error {
 		if strings.TrimSpace(it.ActiveForm) == "" {
 			return fmt.Errorf("todos[%d].activeForm is empty; give the task in the present continuous (\"Running the tests\")", i)
 		}
-		if !slices.Contains(Statuses, it.Status) {
+		if !slices.Contains(Statuses(), it.Status) {
 			return fmt.Errorf("todos[%d].status %q is not one of pending, in_progress, completed", i, it.Status)
 		}
 		if it.Status == InProgress {
@@ -124,7 +124,7 @@ func Render(items []Item) string {
 func summary(items []Item) string {
 	var n [3]int
 	for _, it := range items {
-		n[slices.Index(Statuses, it.Status)]++
+		n[slices.Index(Statuses(), it.Status)]++
 	}
 	return fmt.Sprintf("%d items: %d pending, %d in progress, %d completed", len(items), n[0], n[1], n[2])
 }
@@ -164,16 +164,6 @@ type setInput struct {
 func SetTool() tool.Tool { return setTool() }
 
 var setTool = sync.OnceValue(func() tool.Tool {
-	s, err := tool.Schema[setInput]()
-	if err != nil {
-		panic(err)
-	}
-	status := s.Properties["todos"].Items.Properties["status"]
-	for _, st := range Statuses {
-		status.Enum = append(status.Enum, string(st))
-	}
-	s.Properties["todos"].Types = nil
-	s.Properties["todos"].Type = "array"
 	return tool.Must(tool.New(tool.Spec{
 		Name:  "todo_set",
 		Label: "Update checklist",
@@ -181,20 +171,14 @@ var setTool = sync.OnceValue(func() tool.Tool {
 			"progress visible: mark an item in_progress before starting it and completed as soon as it is done. " +
 			"At most one item may be in_progress. Send the whole list every time; items left out are dropped. " +
 			"Use this for the steps of the current task; the todo card, where present, keeps a separate backlog.",
-		InputSchema: mustJSON(s),
 	}, func(_ context.Context, in setInput, env *tool.Env) tool.Result {
 		list := Of(env)
 		if err := list.Set(in.Todos); err != nil {
 			return tool.Errorf("checklist not changed: %v", err)
 		}
 		return tool.Textf("Checklist updated (%s).\n%s", summary(in.Todos), Render(in.Todos))
-	}))
+	}, tool.WithSchema(func(s *jsonschema.Schema) {
+		tool.NotNull(s, "todos")
+		tool.SetEnum(tool.Property(s, "todos").Items, "status", Statuses()...)
+	})))
 })
-
-func mustJSON(s *jsonschema.Schema) []byte {
-	b, err := s.MarshalJSON()
-	if err != nil {
-		panic(err)
-	}
-	return b
-}

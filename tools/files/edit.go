@@ -11,6 +11,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/internal/linediff"
 	"github.com/indusagi/induscode/tool"
@@ -41,25 +42,19 @@ func EditTool() tool.Tool { return editToolOnce() }
 // The tool keeps no state of its own (what a session shares lives in its
 // tool.Env), so one value, with its schema compiled once, serves every deck.
 var editToolOnce = sync.OnceValue(func() tool.Tool {
-	s, err := tool.Schema[editInput]()
-	if err != nil {
-		panic(err)
-	}
-	for _, name := range []string{"old_string", "new_string"} {
-		p := s.Properties[name]
-		p.Types, p.Type = nil, "string"
-	}
-	setDefault(s, "replace_all", false)
-	edits := arrayOf(s, "edits")
-	one := 1
-	edits.MinItems = &one
-	edits.Items.Required = []string{"old_string", "new_string"}
 	return tool.Must(tool.New(tool.Spec{
 		Name:        "edit",
 		Label:       "Edit file",
 		Description: editDescription,
-		InputSchema: mustJSON(s),
-	}, runEdit))
+	}, runEdit, tool.ChangesFiles(changedPath), tool.WithSchema(func(s *jsonschema.Schema) {
+		tool.NotNull(s, "old_string")
+		tool.NotNull(s, "new_string")
+		tool.SetDefault(s, "replace_all", false)
+		tool.NotNull(s, "edits")
+		edits := tool.Property(s, "edits")
+		edits.MinItems = jsonschema.Ptr(1)
+		edits.Items.Required = []string{"old_string", "new_string"}
+	})))
 })
 
 // editResult is the JSON block of a successful edit.

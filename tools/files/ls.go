@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
 )
@@ -38,21 +39,18 @@ func LsTool() tool.Tool { return lsToolOnce() }
 // The tool keeps no state of its own (what a session shares lives in its
 // tool.Env), so one value, with its schema compiled once, serves every deck.
 var lsToolOnce = sync.OnceValue(func() tool.Tool {
-	s, err := tool.Schema[lsInput]()
-	if err != nil {
-		panic(err)
-	}
-	setDefault(s, "path", ".")
-	setInt(s, "limit", 1, DefaultListLimit)
-	setMax(s, "limit", MaxListLimit)
-	arrayOf(s, "ignore").Default = []byte("[]")
 	return tool.Must(tool.New(tool.Spec{
 		Name:        "ls",
 		Label:       "List directory",
 		Description: lsDescription,
-		InputSchema: mustJSON(s),
 		ReadOnly:    true,
-	}, runLs))
+	}, runLs, tool.WithSchema(func(s *jsonschema.Schema) {
+		tool.SetDefault(s, "path", ".")
+		tool.SetDefault(s, "limit", DefaultListLimit)
+		tool.SetRange(s, "limit", 1, MaxListLimit)
+		tool.NotNull(s, "ignore")
+		tool.SetDefault(s, "ignore", []string{})
+	})))
 })
 
 // lsBatch is how many entries ls asks the operating system for at a time;

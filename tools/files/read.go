@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
 )
@@ -39,19 +40,17 @@ func ReadTool() tool.Tool { return readToolOnce() }
 // The tool keeps no state of its own (what a session shares lives in its
 // tool.Env), so one value, with its schema compiled once, serves every deck.
 var readToolOnce = sync.OnceValue(func() tool.Tool {
-	s, err := tool.Schema[readInput]()
-	if err != nil {
-		panic(err)
-	}
-	setInt(s, "offset", 1, 1)
-	setInt(s, "limit", 1, DefaultReadLines)
 	return tool.Must(tool.New(tool.Spec{
 		Name:        "read",
 		Label:       "Read file",
 		Description: readDescription,
-		InputSchema: mustJSON(s),
 		ReadOnly:    true,
-	}, runRead))
+	}, runRead, tool.WithSchema(func(s *jsonschema.Schema) {
+		tool.SetDefault(s, "offset", 1)
+		tool.SetMinimum(s, "offset", 1)
+		tool.SetDefault(s, "limit", DefaultReadLines)
+		tool.SetMinimum(s, "limit", 1)
+	})))
 })
 
 func runRead(ctx context.Context, in readInput, env *tool.Env) tool.Result {

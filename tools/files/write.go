@@ -3,6 +3,8 @@ package files
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -35,7 +37,7 @@ var writeToolOnce = sync.OnceValue(func() tool.Tool {
 		Name:        "write",
 		Label:       "Write file",
 		Description: writeDescription,
-	}, runWrite))
+	}, runWrite, tool.ChangesFiles(changedPath)))
 })
 
 func runWrite(ctx context.Context, in writeInput, env *tool.Env) tool.Result {
@@ -95,4 +97,20 @@ func plural(n int, unit string) string {
 		return "1 " + unit
 	}
 	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// changedPath is the ChangedPaths of write and edit: the one file their
+// path names. It reads nothing else, so a large content costs a scan, not
+// a copy.
+func changedPath(args json.RawMessage) ([]string, error) {
+	var in struct {
+		Path string `json:"path"`
+	}
+	if err := json.Unmarshal(args, &in); err != nil {
+		return nil, fmt.Errorf("the input is not a JSON object with a string path: %v", err)
+	}
+	if in.Path == "" {
+		return nil, errors.New("the input names no path")
+	}
+	return []string{in.Path}, nil
 }

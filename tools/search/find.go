@@ -3,17 +3,16 @@ package search
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/indusagi/induscode/tool"
 )
@@ -33,23 +32,17 @@ func FindTool(o Options) tool.Tool {
 			"Honors .gitignore, .ignore and .git/info/exclude, includes hidden files and skips .git and other " +
 			"version-control directories. Paths are relative to the working directory. Use it to locate files " +
 			"before reading them; use grep to search their contents.",
-		InputSchema: findSchema(),
-		ReadOnly:    true,
+		ReadOnly: true,
 	}, func(ctx context.Context, in findInput, env *tool.Env) tool.Result {
 		return runFind(ctx, in, env, o)
-	}))
+	}, findSchema))
 }
 
-// findSchema is find's input schema, built once per process.
-var findSchema = sync.OnceValue(func() json.RawMessage {
-	s, err := tool.Schema[findInput]()
-	if err != nil {
-		panic(err)
-	}
-	s.Properties["limit"].Default = []byte(fmt.Sprint(DefaultFindLimit))
-	bound(s.Properties["limit"], 1, MaxFindLimit)
-	s.Properties["path"].Default = []byte(`"."`)
-	return mustJSON(s)
+// findSchema adjusts find's inferred schema, once per process.
+var findSchema = tool.WithSchema(func(s *jsonschema.Schema) {
+	tool.SetDefault(s, "limit", DefaultFindLimit)
+	tool.SetRange(s, "limit", 1, MaxFindLimit)
+	tool.SetDefault(s, "path", ".")
 })
 
 // namePattern is a compiled find pattern.

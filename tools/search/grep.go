@@ -3,14 +3,12 @@ package search
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -66,61 +64,33 @@ func GrepTool(o Options) tool.Tool {
 			"to the working directory and sorted. By default lists the matching files; output_mode content shows " +
 			"the lines (path:line:text, context lines as path-line-text), count shows matching lines per file. " +
 			"Narrow with glob or type; page with head_limit and offset. Prefer this over running grep or rg in a shell.",
-		InputSchema: grepSchema(),
-		ReadOnly:    true,
+		ReadOnly: true,
 	}, func(ctx context.Context, in grepInput, env *tool.Env) tool.Result {
 		return runGrep(ctx, in, env, o)
-	}))
+	}, grepSchema))
 }
 
-// grepSchema is grep's input schema, built once per process: building it
-// costs far more than the rest of the tool, and decks are built per session.
-var grepSchema = sync.OnceValue(func() json.RawMessage {
-	s, err := tool.Schema[grepInput]()
-	if err != nil {
-		panic(err)
-	}
-	p := s.Properties
-	modes := make([]any, len(outputModes))
+// grepSchema adjusts grep's inferred schema. It is a package value, so
+// the schema is built once per process although decks are built per
+// session.
+var grepSchema = tool.WithSchema(func(s *jsonschema.Schema) {
+	modes := make([]string, len(outputModes))
 	for i, m := range outputModes {
 		modes[i] = m.String()
 	}
-	p["output_mode"].Enum = modes
-	p["output_mode"].Default = []byte(`"files_with_matches"`)
-	fixPointer(p["line_numbers"], "boolean", `true`)
-	fixPointer(p["head_limit"], "integer", fmt.Sprint(DefaultHeadLimit))
+	tool.SetEnum(s, "output_mode", modes...)
+	tool.SetDefault(s, "output_mode", "files_with_matches")
+	tool.NotNull(s, "line_numbers")
+	tool.SetDefault(s, "line_numbers", true)
+	tool.NotNull(s, "head_limit")
+	tool.SetDefault(s, "head_limit", DefaultHeadLimit)
 	for _, k := range []string{"before", "after", "context"} {
-		bound(p[k], 0, MaxContextLines)
+		tool.SetRange(s, k, 0, MaxContextLines)
 	}
-	bound(p["head_limit"], 0, -1)
-	bound(p["offset"], 0, -1)
-	p["path"].Default = []byte(`"."`)
-	return mustJSON(s)
+	tool.SetMinimum(s, "head_limit", 0)
+	tool.SetMinimum(s, "offset", 0)
+	tool.SetDefault(s, "path", ".")
 })
-
-// fixPointer turns the ["null", T] type jsonschema-go infers for a
-// pointer field into T with a default: null is not a value a model should
-// send.
-func fixPointer(s *jsonschema.Schema, typ, def string) {
-	s.Types = nil
-	s.Type = typ
-	s.Default = []byte(def)
-}
-
-func bound(s *jsonschema.Schema, lo, hi float64) {
-	s.Minimum = &lo
-	if hi >= 0 {
-		s.Maximum = &hi
-	}
-}
-
-func mustJSON(s *jsonschema.Schema) []byte {
-	b, err := s.MarshalJSON()
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
 
 func parseMode(s string) (outputMode, error) {
 	if s == "" {

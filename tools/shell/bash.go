@@ -2,7 +2,6 @@ package shell
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -38,18 +37,6 @@ func BashTool() tool.Tool { return bashToolOnce() }
 // The tool keeps no state of its own (what a session shares lives in its
 // tool.Env), so one value, with its schema compiled once, serves every deck.
 var bashToolOnce = sync.OnceValue(func() tool.Tool {
-	s, err := tool.Schema[bashInput]()
-	if err != nil {
-		panic(err)
-	}
-	ms := s.Properties["timeout_ms"]
-	ms.Default = json.RawMessage(fmt.Sprint(DefaultTimeout.Milliseconds()))
-	ms.Minimum = jsonschema.Ptr(1.0)
-	ms.Maximum = jsonschema.Ptr(float64(MaxTimeout.Milliseconds()))
-	raw, err := json.Marshal(s)
-	if err != nil {
-		panic(err)
-	}
 	return tool.Must(tool.New(tool.Spec{
 		Name:  "bash",
 		Label: "Run shell command",
@@ -59,8 +46,10 @@ var bashToolOnce = sync.OnceValue(func() tool.Tool {
 			"nothing it starts outlives the call, so run servers and watchers with the process tool instead. " +
 			"Output beyond 30000 characters is cut to its first and last lines, with the full output saved to a log file whose path the result gives; read or grep that file for the rest. " +
 			"Prefer the read, grep, find and ls tools over cat, grep, find and ls in the shell.",
-		InputSchema: raw,
-	}, runBash))
+	}, runBash, tool.WithSchema(func(s *jsonschema.Schema) {
+		tool.SetDefault(s, "timeout_ms", DefaultTimeout.Milliseconds())
+		tool.SetRange(s, "timeout_ms", 1, float64(MaxTimeout.Milliseconds()))
+	})))
 })
 
 func runBash(ctx context.Context, in bashInput, env *tool.Env) tool.Result {

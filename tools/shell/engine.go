@@ -175,7 +175,7 @@ func (e *Engine) Start(command, dir string) (*Proc, error) {
 		}
 		streams[i] = newStream(name, w, path)
 	}
-	g, err := spawnArgs(e.ward, command, nil, dir, e.environ(), streams[0], streams[1])
+	g, err := spawnArgs(e.ward, command, nil, dir, e.environ(), nil, streams[0], streams[1])
 	if err != nil {
 		for _, s := range streams {
 			s.close()
@@ -245,13 +245,19 @@ func (e *Engine) runForeground(command, dir string, s sink) (*group, error) {
 // runForegroundArgs is runForeground with positional parameters (see
 // spawnArgs) and any number of sinks.
 func (e *Engine) runForegroundArgs(command string, args []string, dir string, s ...sink) (*group, error) {
+	return e.runForegroundInput(command, args, dir, ExecInput{}, s...)
+}
+
+// runForegroundInput is runForegroundArgs with standard input and more
+// environment variables (see ExecInput).
+func (e *Engine) runForegroundInput(command string, args []string, dir string, in ExecInput, s ...sink) (*group, error) {
 	e.mu.Lock()
 	closed := e.closed
 	e.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
 	}
-	g, err := spawnArgs(e.ward, command, args, dir, e.environ(), s...)
+	g, err := spawnArgs(e.ward, command, args, dir, append(e.environ(), in.Env...), in.Stdin, s...)
 	if err != nil {
 		return nil, err
 	}

@@ -29,11 +29,29 @@ type ExecResult struct {
 // stopped when timeout passes (0 means DefaultTimeout) or ctx ends.
 // The error is for a command that could not start.
 func (e *Engine) Exec(ctx context.Context, command string, args []string, dir string, timeout time.Duration) (ExecResult, error) {
+	return e.ExecInput(ctx, command, args, dir, timeout, ExecInput{})
+}
+
+// ExecInput is what a command run by [Engine.ExecInput] gets beyond what
+// Exec gives it.
+type ExecInput struct {
+	// Stdin is what the command reads on its standard input; nil means
+	// the null device, as for Exec.
+	Stdin []byte
+	// Env are NAME=value variables added after the session's environment
+	// (so they win over a variable of the same name).
+	Env []string
+}
+
+// ExecInput is Exec with standard input and more environment variables:
+// the way to run a program that takes a request on stdin, such as a
+// command hook.
+func (e *Engine) ExecInput(ctx context.Context, command string, args []string, dir string, timeout time.Duration, in ExecInput) (ExecResult, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
 	out, errOut := &capture{}, &capture{}
-	g, err := e.runForegroundArgs(command, args, dir, out, errOut)
+	g, err := e.runForegroundInput(command, args, dir, in, out, errOut)
 	if err != nil {
 		return ExecResult{Code: -1}, err
 	}

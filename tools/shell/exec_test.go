@@ -68,3 +68,23 @@ func TestPrepareEnv(t *testing.T) {
 		t.Errorf("after a panicking hook got %q, %v; want the plain environment", r.Stdout, err)
 	}
 }
+
+// ExecInput hands the command its stdin and extra variables, which win
+// over the session's; a command that ignores a large stdin still ends.
+func TestExecInputStdinAndEnv(t *testing.T) {
+	e := NewEngine(t.TempDir())
+	defer e.Close()
+	dir := t.TempDir()
+	t.Setenv("HOOK_VAR", "from the session")
+	in := ExecInput{Stdin: []byte(`{"tool_name":"bash"}`), Env: []string{"HOOK_VAR=from the caller"}}
+	r, err := e.ExecInput(context.Background(), `cat; echo " $HOOK_VAR"`, nil, dir, 0, in)
+	if err != nil || r.Stdout != `{"tool_name":"bash"} from the caller`+"\n" || r.Code != 0 {
+		t.Errorf("got %+v, %v", r, err)
+	}
+	big := ExecInput{Stdin: []byte(strings.Repeat("x", 4<<20))}
+	start := time.Now()
+	r, err = e.ExecInput(context.Background(), `exit 0`, nil, dir, 5*time.Second, big)
+	if err != nil || r.Code != 0 || time.Since(start) > 3*time.Second {
+		t.Errorf("a command that ignores 4 MiB of stdin: %+v, %v after %s", r, err, time.Since(start))
+	}
+}

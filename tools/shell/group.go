@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -67,14 +68,15 @@ type group struct {
 // stdout and stderr share one pipe, so their order is kept; with two, each
 // stream has its own.
 func spawn(ward *childproc.Ward, command, dir string, sinks ...sink) (*group, error) {
-	return spawnArgs(ward, command, nil, dir, nil, sinks...)
+	return spawnArgs(ward, command, nil, dir, nil, nil, sinks...)
 }
 
 // spawnArgs is spawn with args as the shell's positional parameters: the
 // command reads them as "$@" (and $0 is "indusr"), so they are never
 // parsed as shell text. env nil means the process environment with
-// INDUSR=1; the ward's own variable is added after it either way.
-func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, env []string, sinks ...sink) (*group, error) {
+// INDUSR=1; the ward's own variable is added after it either way. stdin
+// nil connects the null device; otherwise the command reads those bytes.
+func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, env []string, stdin []byte, sinks ...sink) (*group, error) {
 	sh := shellPath()
 	cmd := exec.Command(sh, append([]string{"-c", command, "indusr"}, args...)...)
 	cmd.Dir = dir
@@ -83,6 +85,19 @@ func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, 
 		cmd.Env = baseEnv()
 	}
 	// Stdin nil: os/exec connects the null device.
+	if stdin != nil {
+		if f := filledPipe(stdin); f != nil {
+			// The whole input fits in the pipe: no copying goroutine.
+			defer f.Close() // the child holds its own copy
+			cmd.Stdin = f
+		} else {
+			cmd.Stdin = bytes.NewReader(stdin)
+			// os/exec copies stdin from a goroutine that Wait waits for;
+			// a child that neither reads nor closes it (a background job
+			// holding the pipe) must not hold Wait up.
+			cmd.WaitDelay = drainGrace
+		}
+	}
 	setGroup(cmd)
 	ward.Prepare(cmd)
 
@@ -291,3 +306,24 @@ func findShell(lookPath func(string) (string, error)) string {
 // baseEnv is the environment every command starts from: the process's
 // own, with INDUSR=1 so scripts can tell they run under indusr.
 func baseEnv() []string { return append(os.Environ(), "INDUSR=1") }
+
+// filledPipe returns the read end of a pipe already holding all of data
+// with its write end closed, or nil when data does not fit in a pipe's
+// default capacity (64 KiB on Linux, the least a pipe holds) or the pipe
+// cannot be made.
+func filledPipe(data []byte) *os.File {
+	if len(data) > 64<<10 {
+		return nil
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil
+	}
+	_, err = w.Write(data)
+	w.Close()
+	if err != nil {
+		r.Close()
+		return nil
+	}
+	return r
+}

@@ -2,8 +2,6 @@ package shell
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"sync"
 	"time"
 
@@ -45,7 +43,6 @@ var processToolOnce = sync.OnceValue(func() tool.Tool {
 			"action=list shows every process: id, state, exit code, age, command. " +
 			"Memory keeps the last 2000 lines of each stream; the full output is in capture files under .indusvx/bg/ whose paths the output notices give. " +
 			"Processes are stopped when the session ends.",
-		InputSchema: processSchema(),
 	}, func(ctx context.Context, in processInput, env *tool.Env) tool.Result {
 		e := EngineOf(env)
 		yield := time.Duration(in.YieldMS) * time.Millisecond
@@ -62,26 +59,12 @@ var processToolOnce = sync.OnceValue(func() tool.Tool {
 			return e.ListAction()
 		}
 		return tool.Errorf("unknown action %q: use start, output, wait, kill or list", in.Action)
-	}))
+	}, processSchema))
 })
 
-// processSchema is the inferred schema with action limited to
-// processActions and yield_ms bounded by MaxWait.
-func processSchema() json.RawMessage {
-	s, err := tool.Schema[processInput]()
-	if err != nil {
-		panic(err)
-	}
-	act := s.Properties["action"]
-	for _, a := range processActions {
-		act.Enum = append(act.Enum, a)
-	}
-	y := s.Properties["yield_ms"]
-	y.Minimum = jsonschema.Ptr(0.0)
-	y.Maximum = jsonschema.Ptr(float64(MaxWait.Milliseconds()))
-	raw, err := json.Marshal(s)
-	if err != nil {
-		panic(fmt.Sprint("process schema: ", err))
-	}
-	return raw
-}
+// processSchema limits action to processActions and bounds yield_ms by
+// MaxWait.
+var processSchema = tool.WithSchema(func(s *jsonschema.Schema) {
+	tool.SetEnum(s, "action", processActions...)
+	tool.SetRange(s, "yield_ms", 0, float64(MaxWait.Milliseconds()))
+})

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -68,30 +66,17 @@ func FetchTool(opts Options) tool.Tool {
 			"whether to fetch it. Bodies over 10 MB are refused. PDFs, images and other binary files are saved under " +
 			".indusvx/downloads/ and their path returned. Output is capped at max_chars (default 100000). Responses are " +
 			"cached for 15 minutes, so fetching the same URL again is cheap.",
-		InputSchema: fetchSchema(),
-		ReadOnly:    true,
-	}, f.run))
+		ReadOnly: true,
+	}, f.run, fetchSchema))
 }
 
-// fetchSchema is built once: every deck builds its own webfetch (for
-// its own cache), and schema inference would dominate provisioning.
-var fetchSchema = sync.OnceValue(func() json.RawMessage {
-	s, err := tool.Schema[fetchInput]()
-	if err != nil {
-		panic(err)
-	}
-	f := s.Properties["format"]
-	f.Enum = []any{FormatMarkdown, FormatText, FormatHTML}
-	f.Default = json.RawMessage(`"markdown"`)
-	m := s.Properties["max_chars"]
-	m.Minimum = jsonschema.Ptr(1.0)
-	m.Maximum = jsonschema.Ptr(float64(maxMaxChars))
-	m.Default = json.RawMessage(fmt.Sprint(DefaultMaxChars))
-	raw, err := json.Marshal(s)
-	if err != nil {
-		panic(err)
-	}
-	return raw
+// fetchSchema is a package value, so the schema is built once although
+// every deck builds its own webfetch (for its own cache).
+var fetchSchema = tool.WithSchema(func(s *jsonschema.Schema) {
+	tool.SetEnum(s, "format", FormatMarkdown, FormatText, FormatHTML)
+	tool.SetDefault(s, "format", FormatMarkdown)
+	tool.SetRange(s, "max_chars", 1, maxMaxChars)
+	tool.SetDefault(s, "max_chars", DefaultMaxChars)
 })
 
 func newFetcher(opts Options) *fetcher {

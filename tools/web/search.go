@@ -2,13 +2,11 @@ package web
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -103,30 +101,21 @@ func SearchTool(opts Options) tool.Tool {
 		Description: "Search the web and return the best results as title, URL and snippet. Use it for anything past your " +
 			"training data or outside the workspace: current documentation, error messages, release notes. Narrow the " +
 			"results with allowed_domains or blocked_domains; then read a result in full with webfetch.",
-		InputSchema: searchSchema(),
-		ReadOnly:    true,
+		ReadOnly: true,
 	}, func(ctx context.Context, in searchInput, _ *tool.Env) tool.Result {
 		cfg := SearchConfigFromEnv(os.Getenv)
 		if opts.Search != nil {
 			cfg = *opts.Search
 		}
 		return search(ctx, cfg.Providers(), in)
-	}))
+	}, searchSchema))
 }
 
-var searchSchema = sync.OnceValue(func() json.RawMessage {
-	s, err := tool.Schema[searchInput]()
-	if err != nil {
-		panic(err)
-	}
-	l := s.Properties["limit"]
-	l.Minimum, l.Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(maxLimit))
-	l.Default = json.RawMessage(`10`)
-	raw, err := json.Marshal(s)
-	if err != nil {
-		panic(err)
-	}
-	return raw
+// searchSchema bounds limit; a package value, so the schema is built once
+// although every deck builds its own websearch.
+var searchSchema = tool.WithSchema(func(s *jsonschema.Schema) {
+	tool.SetRange(s, "limit", 1, maxLimit)
+	tool.SetDefault(s, "limit", 10)
 })
 
 // noProvider is the advice when no backend could answer.

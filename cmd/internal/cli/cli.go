@@ -120,6 +120,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newMCPCmd(&opts),
 		newServeCmd(&opts),
 		newAddonsCmd(&opts),
+		newHooksCmd(&opts),
 	)
 	guardParents(root)
 	return root
@@ -154,10 +155,14 @@ func sessionOptions(opts *options, stderr io.Writer) session.Options {
 		// CI and other unattended runs can trust the checkout's own MCP
 		// config for one run.
 		TrustProjectMCP: os.Getenv("INDUSR_TRUST_PROJECT_MCP") == "1",
-		Warn:            func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) },
-		ClientName:      "indusr",
-		ClientVersion:   versionString(),
-		Framework:       opts.handles.framework(opts.Dir),
+		// Command hooks (issue 12): Claude Code's are off unless asked
+		// for; CI can trust the checkout's hooks for one run.
+		ClaudeHooks:   opts.ClaudeHooks || os.Getenv("INDUSR_CLAUDE_HOOKS") == "1",
+		TrustHooks:    os.Getenv("INDUSR_TRUST_HOOKS") == "1",
+		Warn:          func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) },
+		ClientName:    "indusr",
+		ClientVersion: versionString(),
+		Framework:     opts.handles.framework(opts.Dir),
 	}
 }
 

@@ -18,6 +18,8 @@ type options struct {
 	Session string
 	// NoAddons loads none of the workspace's addons (issue 11).
 	NoAddons bool
+	// ClaudeHooks runs the hooks of .claude/settings*.json (issue 12).
+	ClaudeHooks bool
 
 	// handles are the card handles and web policy read from the
 	// environment (see parseHandles); they have no flags.
@@ -75,6 +77,8 @@ var flagTable = []globalFlag{
 		stringFlag(func(o *options) *string { return &o.Session })},
 	{"no-addons", "", "load none of the workspace's addons (.indus/addons)",
 		boolFlag(func(o *options) *bool { return &o.NoAddons })},
+	{"claude-hooks", "", "run the hooks of .claude/settings.json and settings.local.json once approved (also INDUSR_CLAUDE_HOOKS=1)",
+		boolFlag(func(o *options) *bool { return &o.ClaudeHooks })},
 	{"json", "", "machine-readable JSON output",
 		boolFlag(func(o *options) *bool { return &o.JSON })},
 }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,7 +33,11 @@ func TestScripts(t *testing.T) {
 		// script's own, never the user's.
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.xdg")
-			return nil
+			// Scripts copy the shipped examples from here, so they test
+			// the files users copy.
+			examples, err := filepath.Abs("../../../examples")
+			env.Setenv("EXAMPLES", examples)
+			return err
 		},
 		// [tool:NAME] holds when the catalog has a tool NAME, so a script
 		// can cover a tool that joins the catalog in another branch.

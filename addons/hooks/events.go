@@ -1,0 +1,309 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/tool"
+)
+
+// Register records the set's handlers on api (see the package doc for
+// which handler each event gets). A tool event whose hooks all name their
+// tools plainly ("bash", "Edit|Write") is subscribed for those tools
+// only, so the calls of other tools do not pass through the hooks at all.
+func (s *Set) Register(api addons.API) {
+	if tools, ok := s.toolsOf(addons.ToolBefore); ok {
+		gate, rewrite := addons.Gater(s.beforeTool), addons.Transformer(s.rewriteInput)
+		on(api, addons.ToolBefore, tools, gate, rewrite)
+	}
+	if tools, ok := s.toolsOf(addons.ToolAfter); ok {
+		on(api, addons.ToolAfter, tools, addons.Transformer(s.afterTool))
+	}
+	for _, e := range []addons.Event{addons.SessionStart, addons.SessionEnd} {
+		if s.has(e) {
+			api.On(e, addons.Observer(s.observer(e)))
+		}
+	}
+	if s.has(addons.InputSubmit) {
+		api.On(addons.InputSubmit, addons.Gater(s.beforePrompt))
+	}
+}
+
+// on subscribes handlers to e, back to back for each tool of tools (every
+// tool when tools is nil).
+func on(api addons.API, e addons.Event, tools []string, handlers ...addons.Handler) {
+	if tools == nil {
+		for _, h := range handlers {
+			api.On(e, h)
+		}
+		return
+	}
+	for _, t := range tools {
+		for _, h := range handlers {
+			api.OnTool(e, t, h)
+		}
+	}
+}
+
+func (s *Set) has(e addons.Event) bool {
+	return slices.ContainsFunc(s.hooks, func(h Hook) bool { return h.Event == e })
+}
+
+// toolsOf returns the tools the hooks of e can concern: nil when one of
+// them may match any tool; ok false when e has no hooks.
+func (s *Set) toolsOf(e addons.Event) (tools []string, ok bool) {
+	for _, h := range s.hooks {
+		if h.Event != e {
+			continue
+		}
+		ok = true
+		if h.match.all || h.match.re != nil {
+			return nil, true
+		}
+		for _, n := range h.match.names {
+			if !slices.Contains(tools, ourToolName(n)) {
+				tools = append(tools, ourToolName(n))
+			}
+		}
+	}
+	return tools, ok
+}
+
+// ourToolName undoes ClaudeToolName.
+func ourToolName(name string) string {
+	for ours, claude := range claudeNames {
+		if claude == name {
+			return ours
+		}
+	}
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok && strings.Contains(rest, "__") {
+		return rest
+	}
+	return name
+}
+
+func (s *Set) input() Input { return Input{SessionID: s.o.SessionID, Cwd: s.o.Dir} }
+
+// beforeTool is the PreToolUse gate. The strongest verdict wins, as in
+// Claude Code: deny (exit 2, deny, block, continue false) over ask over
+// allow. A host with no one to ask refuses an ask, saying so. An
+// updatedInput of a hook that did not deny is handed to rewriteInput.
+func (s *Set) beforeTool(ctx context.Context, p addons.Payload) addons.Decision {
+	tp, ok := p.(addons.ToolPayload)
+	if !ok {
+		return addons.Decision{}
+	}
+	hooks := s.selectHooks(addons.ToolBefore, tp.Name)
+	if len(hooks) == 0 {
+		return addons.Decision{}
+	}
+	in := s.input()
+	in.ToolName, in.ToolInput = tp.Name, tp.Args
+	results := s.runAll(ctx, hooks, in)
+	if ctx.Err() != nil {
+		return addons.Decision{Stop: true, Reason: fmt.Sprintf("the call was cancelled while its PreToolUse hooks ran (%v)", context.Cause(ctx))}
+	}
+	var deny, ask []string
+	var updated json.RawMessage
+	var rewriters []string
+	for _, r := range results {
+		if s.failed(r) {
+			continue
+		}
+		if r.code == 2 {
+			deny = append(deny, blockReason(r))
+			continue
+		}
+		o := r.reply
+		if o == nil {
+			continue
+		}
+		if stop, why := o.stopped(); stop {
+			if why == "" {
+				why = fmt.Sprintf("the PreToolUse hook %q asked to stop", r.hook.Command)
+			}
+			s.report(r.hook, "stopped the call: %s", why)
+			deny = append(deny, why)
+			continue
+		}
+		decision, why := "", o.Reason
+		switch o.Decision {
+		case "block":
+			decision = Deny
+		case "approve":
+			decision = Allow
+		}
+		spec := o.HookSpecificOutput
+		if spec != nil && spec.PermissionDecision != "" {
+			decision, why = spec.PermissionDecision, spec.PermissionDecisionReason
+		}
+		switch decision {
+		case Deny:
+			if why == "" {
+				why = fmt.Sprintf("denied by the PreToolUse hook %q", r.hook.Command)
+			}
+			deny = append(deny, why)
+			continue
+		case Ask:
+			if why == "" {
+				why = fmt.Sprintf("the PreToolUse hook %q wants the user to confirm this call", r.hook.Command)
+			}
+			ask = append(ask, why)
+		}
+		if spec != nil && len(spec.UpdatedInput) > 0 {
+			updated = spec.UpdatedInput
+			rewriters = append(rewriters, r.hook.Command)
+		}
+	}
+	switch {
+	case len(deny) > 0:
+		return addons.Decision{Stop: true, Reason: strings.Join(deny, "; ")}
+	case len(ask) > 0:
+		return addons.Decision{Stop: true, Reason: strings.Join(ask, "; ") +
+			" (a hook asked for the user's confirmation, which this host cannot ask for; the user may run the call themselves)"}
+	}
+	if updated != nil {
+		if len(rewriters) > 1 {
+			s.report(results[0].hook, "%d hooks (%s) rewrote the input of one %s call; the last one's rewrite is used", len(rewriters), strings.Join(rewriters, ", "), tp.Name)
+		}
+		s.pending.put(pendingKey(tp.Name, tp.Args), updated)
+	}
+	return addons.Decision{}
+}
+
+// rewriteInput applies the updatedInput beforeTool left for this call.
+func (s *Set) rewriteInput(_ context.Context, p addons.Payload) addons.Payload {
+	tp, ok := p.(addons.ToolPayload)
+	if !ok || s.pending.empty() {
+		return p
+	}
+	if v, ok := s.pending.take(pendingKey(tp.Name, tp.Args)); ok {
+		tp.Args = v
+	}
+	return tp
+}
+
+// afterTool is the PostToolUse transform: what a hook has to tell the
+// model (exit 2's stderr, a block's reason, additionalContext, a stop's
+// reason) is added to the result, after the tool's own blocks. The tool
+// has run, so nothing is undone and the result keeps its isError.
+func (s *Set) afterTool(ctx context.Context, p addons.Payload) addons.Payload {
+	tp, ok := p.(addons.ToolPayload)
+	if !ok || tp.Result == nil {
+		return p
+	}
+	hooks := s.selectHooks(addons.ToolAfter, tp.Name)
+	if len(hooks) == 0 {
+		return p
+	}
+	resp, err := json.Marshal(*tp.Result)
+	if err != nil {
+		s.report(hooks[0], "the result of %s cannot be encoded for the hooks (%v); they did not run", tp.Name, err)
+		return p
+	}
+	in := s.input()
+	in.ToolName, in.ToolInput, in.ToolResponse = tp.Name, tp.Args, resp
+	var notes []string
+	for _, r := range s.runAll(ctx, hooks, in) {
+		if s.failed(r) {
+			continue
+		}
+		if r.code == 2 {
+			notes = append(notes, blockReason(r))
+			continue
+		}
+		o := r.reply
+		if o == nil {
+			continue
+		}
+		if stop, why := o.stopped(); stop {
+			if why == "" {
+				why = "the hook asked to stop"
+			}
+			s.report(r.hook, "asked to stop: %s", why)
+			notes = append(notes, why)
+		}
+		if o.Decision == "block" {
+			notes = append(notes, cmp(o.Reason, fmt.Sprintf("the PostToolUse hook %q flagged this result", r.hook.Command)))
+		}
+		if spec := o.HookSpecificOutput; spec != nil && spec.AdditionalContext != "" {
+			notes = append(notes, spec.AdditionalContext)
+		}
+	}
+	if len(notes) == 0 {
+		return p
+	}
+	res := tool.Result{Blocks: slices.Clone(tp.Result.Blocks), IsError: tp.Result.IsError}
+	for _, n := range notes {
+		res.Blocks = append(res.Blocks, tool.TextBlock("PostToolUse hook: "+n))
+	}
+	tp.Result = &res
+	return tp
+}
+
+// observer runs the hooks of a session event. They cannot stop the
+// session: exit 2 and continue false are reported to the user.
+func (s *Set) observer(e addons.Event) func(context.Context, addons.Payload) {
+	return func(ctx context.Context, _ addons.Payload) {
+		in := s.input()
+		if e == addons.SessionStart {
+			in.Source = "startup"
+		} else {
+			in.Reason = "other"
+		}
+		for _, r := range s.runAll(ctx, s.selectHooks(e, ""), in) {
+			if s.failed(r) {
+				continue
+			}
+			if r.code == 2 {
+				s.report(r.hook, "exited 2 (a session hook blocks nothing): %s", blockReason(r))
+			} else if stop, why := r.reply.stopped(); r.reply != nil && stop {
+				s.report(r.hook, "asked to stop (a session hook stops nothing): %s", why)
+			}
+		}
+	}
+}
+
+// beforePrompt is the UserPromptSubmit gate: exit 2, a block or continue
+// false refuses the input.
+func (s *Set) beforePrompt(ctx context.Context, p addons.Payload) addons.Decision {
+	ip, ok := p.(addons.InputPayload)
+	if !ok {
+		return addons.Decision{}
+	}
+	in := s.input()
+	in.Prompt = ip.Text
+	var deny []string
+	for _, r := range s.runAll(ctx, s.selectHooks(addons.InputSubmit, ""), in) {
+		if s.failed(r) {
+			continue
+		}
+		switch {
+		case r.code == 2:
+			deny = append(deny, blockReason(r))
+		case r.reply == nil:
+		case r.reply.Decision == "block":
+			deny = append(deny, cmp(r.reply.Reason, fmt.Sprintf("blocked by the UserPromptSubmit hook %q", r.hook.Command)))
+		default:
+			if stop, why := r.reply.stopped(); stop {
+				deny = append(deny, cmp(why, fmt.Sprintf("the UserPromptSubmit hook %q asked to stop", r.hook.Command)))
+			}
+		}
+	}
+	if len(deny) > 0 {
+		return addons.Decision{Stop: true, Reason: strings.Join(deny, "; ")}
+	}
+	return addons.Decision{}
+}
+
+// cmp is s, or else when s is empty.
+func cmp(s, orElse string) string {
+	if s == "" {
+		return orElse
+	}
+	return s
+}

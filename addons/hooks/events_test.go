@@ -1,0 +1,282 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/tool"
+)
+
+// Every way a PreToolUse hook can answer, and what the caller sees: the
+// tool runs or not, the result's text, the faults shown to the user.
+func TestPreToolUseAnswers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		command string
+		runs    bool
+		result  string // in the result's text
+		fault   string // in a fault, "" for none
+	}{
+		{"exit 0 silent", `exit 0`, true, `tool ran with {"command":"ls"}`, ""},
+		{"exit 2 blocks with stderr", `echo "rm is not allowed here" >&2; exit 2`, false, "addon guard blocked the call of bash: rm is not allowed here", ""},
+		{"exit 2 without a reason", `exit 2`, false, "exited 2 without a reason on stderr", ""},
+		{"exit 1 blocks nothing", `echo oops >&2; exit 1`, true, "tool ran", `exited 1, an error that blocks nothing (exit 2 blocks): "oops"`},
+		{"exit 3 blocks nothing", `exit 3`, true, "tool ran", "exited 3"},
+		{"json deny", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"not today"}}'`, false, "blocked the call of bash: not today", ""},
+		{"json deny no reason", `echo '{"hookSpecificOutput":{"permissionDecision":"deny"}}'`, false, "denied by the PreToolUse hook", ""},
+		{"json ask", `echo '{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"sure?"}}'`, false, "sure? (a hook asked for the user's confirmation, which this host cannot ask for", ""},
+		{"json allow", `echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`, true, "tool ran", ""},
+		{"json defer", `echo '{"hookSpecificOutput":{"permissionDecision":"defer"}}'`, true, "tool ran", ""},
+		{"older block", `echo '{"decision":"block","reason":"old style"}'`, false, "blocked the call of bash: old style", ""},
+		{"older approve", `echo '{"decision":"approve","reason":"fine"}'`, true, "tool ran", ""},
+		{"specific wins over older", `echo '{"decision":"approve","hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"newer form"}}'`, false, "newer form", ""},
+		{"continue false", `echo '{"continue":false,"stopReason":"halt"}'`, false, "blocked the call of bash: halt", "stopped the call: halt"},
+		{"continue false beats allow", `echo '{"continue":false,"hookSpecificOutput":{"permissionDecision":"allow"}}'`, false, "asked to stop", "stopped the call"},
+		{"system message", `echo '{"systemMessage":"linted"}'`, true, "tool ran", "says: linted"},
+		{"updated input", `echo '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"command":"ls -a"}}}'`, true, `tool ran with {"command":"ls -a"}`, ""},
+		{"garbage text", `echo 'hello there'; echo more`, true, "tool ran", `exited 0 but it printed text that is not a JSON reply, which decides nothing: "hello there …"`},
+		{"broken json", `echo '{"decision": '`, true, "tool ran", "its JSON reply does not parse"},
+		{"unknown decision", `echo '{"hookSpecificOutput":{"permissionDecision":"maybe"}}'`, true, "tool ran", `permissionDecision "maybe"`},
+		{"updatedInput not an object", `echo '{"hookSpecificOutput":{"updatedInput":"ls"}}'`, true, `tool ran with {"command":"ls"}`, "not a JSON object"},
+		{"command not found", `no-such-command-xyz`, true, "tool ran", "exited 127"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, nil, mustHook(t, "PreToolUse", "Bash", tt.command, 0))
+			res := r.call(context.Background(), "bash", `{"command":"ls"}`)
+			if ran := r.ran.Load() == 1; ran != tt.runs {
+				t.Errorf("tool ran: %v, want %v (result %q)", ran, tt.runs, res.PlainText())
+			}
+			if !strings.Contains(res.PlainText(), tt.result) || res.IsError == tt.runs {
+				t.Errorf("result (error %v) %q, want one containing %q", res.IsError, res.PlainText(), tt.result)
+			}
+			faults := r.faults.text()
+			if tt.fault == "" && faults != "" || !strings.Contains(faults, tt.fault) {
+				t.Errorf("faults %q, want %q", faults, tt.fault)
+			}
+		})
+	}
+}
+
+// The request on stdin follows Claude Code's contract, and a hook from
+// Claude Code's settings sees Claude Code's tool names.
+func TestPreToolUseRequest(t *testing.T) {
+	t.Parallel()
+	ours := mustHook(t, "tool:before", "bash", `cat > ours.json; echo "$CLAUDE_PROJECT_DIR" > dir.txt`, 0)
+	claude := mustHook(t, "PreToolUse", "Bash", `cat > claude.json`, 0)
+	claude.Claude = true
+	r := newRig(t, nil, ours, claude)
+	r.call(context.Background(), "bash", `{"command":"rm -rf /tmp/x"}`)
+	var in map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(r.dir, "ours.json"))), &in); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"session_id": "s-1", "transcript_path": "", "cwd": r.dir, "hook_event_name": "PreToolUse",
+		"tool_name": "bash", "tool_input": map[string]any{"command": "rm -rf /tmp/x"}}
+	for k, v := range want {
+		if got, _ := json.Marshal(in[k]); string(got) != mustJSON(v) {
+			t.Errorf("%s = %s, want %s", k, got, mustJSON(v))
+		}
+	}
+	if got := strings.TrimSpace(readFile(t, filepath.Join(r.dir, "dir.txt"))); got != r.dir {
+		t.Errorf("CLAUDE_PROJECT_DIR %q, want %q", got, r.dir)
+	}
+	if got := readFile(t, filepath.Join(r.dir, "claude.json")); !strings.Contains(got, `"tool_name":"Bash"`) {
+		t.Errorf("a settings hook saw %s, want tool_name Bash", got)
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// A matcher selects tools as Claude Code's does; a hook that does not
+// match never runs.
+func TestMatcher(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		matcher string
+		tool    string
+		want    bool
+	}{
+		{"", "bash", true},
+		{"*", "fs__read", true},
+		{"bash", "bash", true},
+		{"Bash", "bash", true},
+		{"Bash", "bash_extra", false},
+		{"bas", "bash", false},
+		{"Edit|Write", "write", true},
+		{"Edit|Write", "edit", true},
+		{"Edit|Write", "read", false},
+		{"edit | write", "write", false}, // not a plain list: a regex with spaces
+		{"Notebook.*", "NotebookEdit", true},
+		{"mcp__fs__.*", "fs__read", true},
+		{"mcp__fs__.*", "git__log", false},
+		{"^fs__", "fs__read", true},
+		{"Glob", "find", true},
+	}
+	for _, tt := range tests {
+		h := mustHook(t, "PreToolUse", tt.matcher, "true", 0)
+		if got := h.Matches(tt.tool); got != tt.want {
+			t.Errorf("matcher %q on %s: %v, want %v", tt.matcher, tt.tool, got, tt.want)
+		}
+	}
+	r := newRig(t, nil, mustHook(t, "PreToolUse", "Edit|Write", "exit 2", 0))
+	if res := r.call(context.Background(), "read", `{}`); res.IsError {
+		t.Errorf("a hook on Edit|Write refused read: %q", res.PlainText())
+	}
+	if res := r.call(context.Background(), "write", `{}`); !res.IsError {
+		t.Errorf("a hook on Edit|Write let write run: %q", res.PlainText())
+	}
+}
+
+// Hooks of one event run in parallel: two 300 ms hooks take about 300 ms.
+func TestHooksRunInParallel(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil,
+		mustHook(t, "PreToolUse", "", "sleep 0.3", 0),
+		mustHook(t, "PreToolUse", "", "sleep 0.3; true", 0))
+	start := time.Now()
+	res := r.call(context.Background(), "bash", `{}`)
+	took := time.Since(start)
+	if res.IsError || took < 300*time.Millisecond || took > 550*time.Millisecond {
+		t.Errorf("two 300 ms hooks took %s (error %v %q), want about 300 ms", took, res.IsError, res.PlainText())
+	}
+}
+
+// A deny wins over an allow whatever the order, and identical commands
+// run once.
+func TestStrongestVerdictAndDedup(t *testing.T) {
+	t.Parallel()
+	count := `echo x >> count.txt`
+	r := newRig(t, nil,
+		mustHook(t, "PreToolUse", "", `echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`, 0),
+		mustHook(t, "PreToolUse", "bash", `echo '{"hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"no"}}'`, 0),
+		mustHook(t, "PreToolUse", "", count, 0),
+		mustHook(t, "PreToolUse", "*", count, 0))
+	if res := r.call(context.Background(), "bash", `{}`); !res.IsError || !strings.Contains(res.PlainText(), ": no.") {
+		t.Errorf("allow and deny: %q, want the deny", res.PlainText())
+	}
+	if got := readFile(t, filepath.Join(r.dir, "count.txt")); got != "x\n" {
+		t.Errorf("an identical command ran %d times, want once", strings.Count(got, "x"))
+	}
+}
+
+// A hook past its timeout is killed, blocks nothing and is reported.
+func TestHookTimeout(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil, mustHook(t, "PreToolUse", "", `sleep 5; echo late > late.txt; exit 2`, 300*time.Millisecond))
+	start := time.Now()
+	res := r.call(context.Background(), "bash", `{}`)
+	if took := time.Since(start); res.IsError || took > 2*time.Second {
+		t.Errorf("after %s: %v %q, want the call to go on after about 300 ms", took, res.IsError, res.PlainText())
+	}
+	if f := r.faults.text(); !strings.Contains(f, "timed out after 0.3s; it blocked nothing") {
+		t.Errorf("faults %q, want the timeout", f)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if _, err := filepath.Glob(filepath.Join(r.dir, "late.txt")); err != nil || fileExists(filepath.Join(r.dir, "late.txt")) {
+		t.Errorf("the hook lived on past its timeout")
+	}
+}
+
+// Cancelling the call kills its hooks and refuses the call.
+func TestHookCancelled(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil, mustHook(t, "PreToolUse", "", `sleep 5`, 0))
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res := r.call(ctx, "bash", `{}`)
+	if took := time.Since(start); !res.IsError || !strings.Contains(res.PlainText(), "cancelled while its PreToolUse hooks ran") || took > 2*time.Second || r.ran.Load() != 0 {
+		t.Errorf("after %s: %q (tool ran %d), want a refusal at once", took, res.PlainText(), r.ran.Load())
+	}
+}
+
+// PostToolUse hooks read the result and what they say reaches the model.
+func TestPostToolUse(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil,
+		mustHook(t, "PostToolUse", "bash", `cat > post.json; echo '{"decision":"block","reason":"lint failed","hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"see lint.log"}}'`, 0),
+		mustHook(t, "tool:after", "Bash", `echo "tests are red" >&2; exit 2`, 0))
+	res := r.call(context.Background(), "bash", `{"command":"make"}`)
+	text := res.PlainText()
+	for _, want := range []string{`tool ran with {"command":"make"}`, "PostToolUse hook: lint failed", "PostToolUse hook: see lint.log", "PostToolUse hook: tests are red"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("result %q lacks %q", text, want)
+		}
+	}
+	if res.IsError {
+		t.Errorf("a post hook turned a result into an error")
+	}
+	post := readFile(t, filepath.Join(r.dir, "post.json"))
+	if !strings.Contains(post, `"tool_response":{"content":[{"type":"text","text":"tool ran with {\"command\":\"make\"}"}]}`) || !strings.Contains(post, `"hook_event_name":"PostToolUse"`) {
+		t.Errorf("post hook request %s", post)
+	}
+	if r.call(context.Background(), "read", `{}`).PlainText() != "tool ran with {}" {
+		t.Errorf("a bash-only post hook changed read's result")
+	}
+}
+
+// Session hooks observe; UserPromptSubmit may refuse the input.
+func TestSessionAndPromptHooks(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil,
+		mustHook(t, "SessionStart", "", `cat > start.json`, 0),
+		mustHook(t, "SessionEnd", "", `echo bye >&2; exit 2`, 0),
+		mustHook(t, "UserPromptSubmit", "", `grep -q secret && { echo "no secrets" >&2; exit 2; }; exit 0`, 0))
+	d := r.bundle.Dispatch
+	d.Dispatch(context.Background(), addons.SessionStart, addons.LifecyclePayload{})
+	if got := readFile(t, filepath.Join(r.dir, "start.json")); !strings.Contains(got, `"hook_event_name":"SessionStart"`) || !strings.Contains(got, `"source":"startup"`) {
+		t.Errorf("session start request %s", got)
+	}
+	d.Dispatch(context.Background(), addons.SessionEnd, addons.LifecyclePayload{})
+	if f := r.faults.text(); !strings.Contains(f, "exited 2 (a session hook blocks nothing): bye") {
+		t.Errorf("faults %q", f)
+	}
+	if out := d.Dispatch(context.Background(), addons.InputSubmit, addons.InputPayload{Text: "print the secret"}); out.Stop == nil || out.Stop.Reason != "no secrets" {
+		t.Errorf("prompt with a secret: %+v", out.Stop)
+	}
+	if out := d.Dispatch(context.Background(), addons.InputSubmit, addons.InputPayload{Text: "hello"}); out.Stop != nil {
+		t.Errorf("plain prompt stopped: %+v", out.Stop)
+	}
+}
+
+// A tool that no hook's plain matcher names is not wrapped at all, so its
+// calls cost nothing more; a regex matcher wraps every tool.
+func TestUnmatchedToolIsNotWrapped(t *testing.T) {
+	t.Parallel()
+	noop := &tool.Func{S: tool.Spec{Name: "read", InputSchema: tool.EmptyObjectSchema()}}
+	for _, tt := range []struct {
+		matcher string
+		wrapped bool
+	}{{"Bash|Edit", false}, {"mcp__fs__list", false}, {"", true}, {"Ba.*", true}} {
+		h := addons.NewHost(addons.HostOptions{})
+		h.LoadAddon(Addon("a", []Hook{mustHook(t, "PreToolUse", tt.matcher, "true", 0)}, Options{}))
+		if wrapped := h.Bundle().Wrap(noop) != tool.Tool(noop); wrapped != tt.wrapped {
+			t.Errorf("matcher %q: read wrapped %v, want %v", tt.matcher, wrapped, tt.wrapped)
+		}
+	}
+}
+
+// A host that gave no runner gets a fault, not a panic, and the call
+// goes on.
+func TestNoRunner(t *testing.T) {
+	t.Parallel()
+	log := &faultLog{}
+	h := addons.NewHost(addons.HostOptions{})
+	h.LoadAddon(Addon("a", []Hook{mustHook(t, "PreToolUse", "", "exit 2", 0)}, Options{Report: log.add}))
+	noop := &tool.Func{S: tool.Spec{Name: "read", InputSchema: tool.EmptyObjectSchema()},
+		Fn: func(context.Context, json.RawMessage, *tool.Env) tool.Result { return tool.Text("ran") }}
+	if res := h.Bundle().Wrap(noop).Run(context.Background(), nil, nil); res.IsError || !strings.Contains(log.text(), "no runner") {
+		t.Errorf("result %q, faults %q", res.PlainText(), log.text())
+	}
+}

@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/indusagi/induscode/addons/hooks"
+	"github.com/indusagi/induscode/session"
+)
+
+func newHooksCmd(opts *options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hooks",
+		Short: "List and approve the workspace's command hooks",
+		Long: `Command hooks are shell commands run at an event under Claude Code's hook
+contract: a JSON request on stdin; exit 2 blocks the call with stderr as the
+reason; exit 0 may print a JSON reply (permissionDecision, updatedInput, ...).
+They come from [[hook]] tables of an addon's manifest.toml:
+
+  [[hook]]
+  event = "PreToolUse"       # PostToolUse, SessionStart, SessionEnd, UserPromptSubmit
+  matcher = "bash"           # "" or "*": every tool; "edit|write"; a regex
+  command = "\"$INDUSR_ADDON_DIR/check.sh\""
+  timeout = 10               # seconds, default 60
+
+and, with --claude-hooks (or INDUSR_CLAUDE_HOOKS=1), from the hooks section of
+.claude/settings.json and .claude/settings.local.json. A repository's hooks
+run as you on every tool call, so each group runs only once approved with
+"indusr hooks trust"; INDUSR_TRUST_HOOKS=1 trusts them for one run (CI).`,
+	}
+	cmd.AddCommand(newHooksListCmd(opts), newHooksTrustCmd(opts))
+	return cmd
+}
+
+// hookRow is one hook in `indusr hooks list --json`.
+type hookRow struct {
+	Group   string `json:"group"`
+	Event   string `json:"event"`
+	Matcher string `json:"matcher,omitempty"`
+	Command string `json:"command"`
+	Timeout string `json:"timeout"`
+	File    string `json:"file"`
+	Line    int    `json:"line,omitempty"`
+	Trusted bool   `json:"trusted"`
+}
+
+type hooksReport struct {
+	Groups []session.HookGroup `json:"groups"`
+	Hooks  []hookRow           `json:"hooks"`
+	Faults []addonFaultRow     `json:"faults"`
+}
+
+func hooksOf(opts *options, groups []session.HookGroup) hooksReport {
+	r := hooksReport{Groups: groups, Hooks: []hookRow{}, Faults: []addonFaultRow{}}
+	for _, g := range groups {
+		for _, h := range g.Hooks {
+			t := h.Timeout
+			if t == 0 {
+				t = hooks.DefaultTimeout
+			}
+			r.Hooks = append(r.Hooks, hookRow{Group: g.Name, Event: h.Name, Matcher: h.Matcher, Command: h.Command,
+				Timeout: t.String(), File: relToWork(opts, h.File), Line: h.Line, Trusted: g.Trusted})
+		}
+		for _, f := range g.Faults {
+			r.Faults = append(r.Faults, faultRow(f))
+		}
+	}
+	return r
+}
+
+// relToWork names a file relative to the working directory when inside it.
+func relToWork(opts *options, file string) string {
+	dir, err := session.WorkDir(opts.Dir)
+	if err != nil {
+		return file
+	}
+	return relTo(dir, file)
+}
+
+func newHooksListCmd(opts *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the command hooks of the workspace and whether they are approved",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			groups, err := session.WorkspaceHooks(sessionOptions(opts, cmd.ErrOrStderr()))
+			if err != nil {
+				return bootError(err)
+			}
+			r := hooksOf(opts, groups)
+			if opts.JSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(r)
+			}
+			return writeHooks(cmd.OutOrStdout(), r, sessionOptions(opts, io.Discard).ClaudeHooks)
+		},
+	}
+}
+
+func writeHooks(w io.Writer, r hooksReport, claudeOn bool) error {
+	if len(r.Hooks) == 0 && len(r.Faults) == 0 {
+		_, err := fmt.Fprintln(w, "no command hooks in .indus/addons/*/manifest.toml or .claude/settings*.json")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "GROUP\tEVENT\tMATCHER\tTIMEOUT\tCOMMAND\tWHERE")
+	for _, h := range r.Hooks {
+		m := h.Matcher
+		if m == "" {
+			m = "*"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s:%d\n", h.Group, h.Event, m, h.Timeout, h.Command, h.File, h.Line)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, g := range r.Groups {
+		if len(g.Hooks) == 0 {
+			continue
+		}
+		state := "approved"
+		if !g.Trusted {
+			state = "not approved: they do not run until you review them and run indusr hooks trust"
+		}
+		if g.Name == session.ClaudeHooks && !claudeOn {
+			state += " (and they run only with --claude-hooks or INDUSR_CLAUDE_HOOKS=1)"
+		}
+		fmt.Fprintf(w, "%s hooks: %s\n", g.Name, state)
+	}
+	for _, f := range r.Faults {
+		fmt.Fprintln(w, "fault:", faultLine(f))
+	}
+	return nil
+}
+
+func newHooksTrustCmd(opts *options) *cobra.Command {
+	var revoke bool
+	cmd := &cobra.Command{
+		Use:   "trust",
+		Short: "Approve the command hooks of this workspace",
+		Long: `Show every command hook of the workspace (its addons' [[hook]] tables and
+Claude Code's .claude/settings*.json) and record your approval of them as
+they are now, in $XDG_CONFIG_HOME/indusvx/trusted-hooks.json. Any change to a
+hook (event, matcher, command, timeout) needs a new approval. --revoke
+withdraws it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			out := cmd.OutOrStdout()
+			sopts := sessionOptions(opts, cmd.ErrOrStderr())
+			if revoke {
+				had, err := session.RevokeHooks(sopts)
+				if err != nil {
+					return bootError(err)
+				}
+				if had {
+					fmt.Fprintln(out, "approval withdrawn: this workspace's command hooks will not run until you run indusr hooks trust again")
+				} else {
+					fmt.Fprintln(out, "this workspace had no approval to withdraw")
+				}
+				return nil
+			}
+			groups, err := session.WorkspaceHooks(sopts)
+			if err != nil {
+				return bootError(err)
+			}
+			r := hooksOf(opts, groups)
+			if len(r.Hooks) == 0 {
+				fmt.Fprintln(out, "this workspace declares no command hook; nothing to approve")
+				return nil
+			}
+			fmt.Fprintln(out, "These commands run as you, in this workspace, at the events named:")
+			for _, h := range r.Hooks {
+				m := h.Matcher
+				if m == "" {
+					m = "*"
+				}
+				fmt.Fprintf(out, "  %s %s (%s:%d): %s\n", h.Event, m, h.File, h.Line, h.Command)
+			}
+			if _, err := session.TrustHooks(sopts); err != nil {
+				return &failure{err}
+			}
+			fmt.Fprintln(out, "approved; a change to any of them needs a new approval")
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&revoke, "revoke", false, "withdraw the approval of this workspace's command hooks")
+	return cmd
+}

@@ -1,0 +1,213 @@
+package session
+
+// Command hooks in the session (issue 12): the [[hook]] tables of the
+// workspace's addons and, with Options.ClaudeHooks, the hooks of Claude
+// Code's project settings. Either runs commands a repository chose, as the
+// user, on every tool call, so each group runs only once the user has
+// approved exactly its hooks, like a workspace's own MCP config. The
+// approvals live beside the MCP ones, in trusted-hooks.json, keyed by the
+// folder that declares the group.
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/oklog/ulid/v2"
+
+	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/hooks"
+	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/workspace"
+)
+
+// The hook groups, approved apart: approving the addons' hooks says
+// nothing about Claude Code's, which run only when asked for.
+const (
+	AddonHooks  = "addons" // [[hook]] tables of .indus/addons/*/manifest.toml
+	ClaudeHooks = "claude" // the hooks section of .claude/settings*.json
+)
+
+// ClaudeHooksAddon is the id of the addon that carries Claude Code's
+// hooks; refusals and faults name it.
+const ClaudeHooksAddon addons.ID = "claude-settings"
+
+// HookGroup is one group of a workspace's command hooks and its approval.
+type HookGroup struct {
+	// Name is AddonHooks or ClaudeHooks.
+	Name string `json:"name"`
+	// Key is the folder the approval is recorded for.
+	Key string `json:"key"`
+	// Files are the files that declare hooks of the group.
+	Files []string `json:"files"`
+	// Hooks are the group's hooks, in declaration order.
+	Hooks []hooks.Hook `json:"-"`
+	// Faults are problems with Claude Code's settings (hooks that cannot
+	// run here); a manifest's faults are reported when it is loaded.
+	Faults []*addons.Fault `json:"-"`
+	// Fingerprint identifies what the hooks run.
+	Fingerprint string `json:"fingerprint"`
+	// Trusted says the user approved exactly these hooks.
+	Trusted bool `json:"trusted"`
+}
+
+// WorkspaceHooks reads the command hooks of the workspace, both groups
+// (Claude Code's too, whether or not ClaudeHooks is set), and their
+// approval. A group without hooks is still returned, empty.
+func WorkspaceHooks(opts Options) ([]HookGroup, error) {
+	dir, err := workDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	root := workspace.At(dir).Root()
+	store, err := hookTrustStore(opts)
+	if err != nil {
+		return nil, err
+	}
+	groups := []HookGroup{
+		{Name: AddonHooks, Key: filepath.Join(root, filepath.FromSlash(addons.Dir))},
+		{Name: ClaudeHooks, Key: filepath.Join(root, ".claude")},
+	}
+	byFile := addons.ManifestHooks(context.Background(), addons.Discovery{Workspace: root})
+	files := make([]string, 0, len(byFile))
+	for f := range byFile {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		hs, err := hooks.FromDecls(f, byFile[f])
+		if err != nil {
+			continue // ParseManifest accepted them; loading reports anything else
+		}
+		groups[0].Files = append(groups[0].Files, f)
+		groups[0].Hooks = append(groups[0].Hooks, hs...)
+	}
+	groups[1].Hooks, groups[1].Faults = hooks.LoadSettings(root)
+	for _, h := range groups[1].Hooks {
+		if !slices.Contains(groups[1].Files, h.File) {
+			groups[1].Files = append(groups[1].Files, h.File)
+		}
+	}
+	for i := range groups {
+		g := &groups[i]
+		g.Fingerprint = hooks.Fingerprint(g.Hooks)
+		if len(g.Hooks) > 0 {
+			if g.Trusted, err = store.Trusted(g.Key, g.Fingerprint); err != nil {
+				return groups, err
+			}
+		}
+	}
+	return groups, nil
+}
+
+// hookTrustStore keeps the approvals of hooks in trusted-hooks.json, in
+// the folder of the MCP approvals.
+func hookTrustStore(opts Options) (bridge.TrustStore, error) {
+	mcp, err := trustStore(opts)
+	if err != nil {
+		return bridge.TrustStore{}, err
+	}
+	return bridge.NewTrustStore(filepath.Join(filepath.Dir(mcp.Path()), "trusted-hooks.json")), nil
+}
+
+// TrustHooks records the user's approval of every group of the
+// workspace's hooks as they are now.
+func TrustHooks(opts Options) ([]HookGroup, error) {
+	groups, err := WorkspaceHooks(opts)
+	if err != nil {
+		return groups, err
+	}
+	store, err := hookTrustStore(opts)
+	if err != nil {
+		return groups, err
+	}
+	for i := range groups {
+		g := &groups[i]
+		if len(g.Hooks) == 0 {
+			continue
+		}
+		if err := store.Trust(g.Key, g.Fingerprint); err != nil {
+			return groups, fmt.Errorf("recording the approval in %s: %w", store.Path(), err)
+		}
+		g.Trusted = true
+	}
+	return groups, nil
+}
+
+// RevokeHooks withdraws the approvals of the workspace's hooks; it
+// reports whether there was one.
+func RevokeHooks(opts Options) (bool, error) {
+	dir, err := workDir(opts.Dir)
+	if err != nil {
+		return false, err
+	}
+	store, err := hookTrustStore(opts)
+	if err != nil {
+		return false, err
+	}
+	root := workspace.At(dir).Root()
+	revoked := false
+	for _, key := range []string{filepath.Join(root, filepath.FromSlash(addons.Dir)), filepath.Join(root, ".claude")} {
+		had, err := store.Revoke(key)
+		if err != nil {
+			return revoked, err
+		}
+		revoked = revoked || had
+	}
+	return revoked, nil
+}
+
+// sessionHooks decides which of the workspace's hooks the session runs:
+// the addons' unless NoAddons, Claude Code's only with ClaudeHooks, each
+// group only when approved (or TrustHooks). What is left out, and why, is
+// said once. It returns the options hooks run with and whether each group
+// runs.
+func (s *Session) sessionHooks(runner hooks.Runner) (o hooks.Options, addonsRun bool, claude []hooks.Hook) {
+	id := s.opts.Name
+	if id == "" {
+		id = ulid.Make().String()
+	}
+	o = hooks.Options{Dir: s.dir, SessionID: id, Runner: runner, Report: func(f *addons.Fault) { s.warn(f.Error()) }}
+	groups, err := WorkspaceHooks(Options{Dir: s.dir, TrustStore: s.opts.TrustStore})
+	if err != nil {
+		s.warn(fmt.Sprintf("hooks: %v; the workspace's command hooks are not run", err))
+		return o, false, nil
+	}
+	for _, g := range groups {
+		wanted := g.Name == AddonHooks && !s.opts.NoAddons || g.Name == ClaudeHooks && s.opts.ClaudeHooks
+		if !wanted || len(g.Hooks) == 0 && len(g.Faults) == 0 {
+			continue
+		}
+		for _, f := range g.Faults {
+			s.warn("hooks: " + f.Error())
+		}
+		if len(g.Hooks) == 0 {
+			continue
+		}
+		if !g.Trusted && !s.opts.TrustHooks {
+			s.warn(fmt.Sprintf("hooks: not running %d command hook(s) of %s: a repository's hooks run commands as you on every tool call, so they need your approval; review and approve them with: indusr hooks trust",
+				len(g.Hooks), relFiles(s.dir, g.Files)))
+			continue
+		}
+		if g.Name == AddonHooks {
+			addonsRun = true
+		} else {
+			claude = g.Hooks
+		}
+	}
+	return o, addonsRun, claude
+}
+
+// relFiles names files relative to dir, comma-separated.
+func relFiles(dir string, files []string) string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		if r, err := filepath.Rel(dir, f); err == nil && !strings.HasPrefix(r, "..") {
+			f = r
+		}
+		out[i] = f
+	}
+	return strings.Join(out, ", ")
+}
