@@ -350,3 +350,34 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 	}
 	t.Fatalf("timed out waiting for %s", what)
 }
+
+// A [process] manifest keeps its data-only part: a Tier-0 gate and the
+// [[hook]] tables reach the fallback loader's hook binder.
+func TestProcessManifestKeepsItsTier0Part(t *testing.T) {
+	ws, _ := workspaceWith(t, "ok")
+	m := filepath.Join(ws, ".indus", "addons", "standin", "manifest.toml")
+	b, _ := os.ReadFile(m)
+	b = append([]byte("[[gate]]\nevent = \"tool:before\"\nmatch-tool = \"read\"\nreason = \"tier 0 says no\"\n\n[[hook]]\nevent = \"PreToolUse\"\ncommand = \"true\"\n\n"), b...)
+	// id must come first in TOML, before any table.
+	b = []byte(strings.Replace(string(b), "id = \"standin\"\nversion = \"0.1.0\"\n", "", 1))
+	b = append([]byte("id = \"standin\"\nversion = \"0.1.0\"\n"), b...)
+	if err := os.WriteFile(m, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var bound []addons.HookDecl
+	var h *addons.Host
+	loader := NewLoader(Options{Workspace: ws, Report: func(f *addons.Fault) { h.Report(f) },
+		Fallback: addons.ManifestLoader{Hooks: func(_ addons.API, _ string, hs []addons.HookDecl) error { bound = hs; return nil }}})
+	defer loader.Close()
+	h = addons.NewHost(addons.HostOptions{Loader: loader})
+	bundle := h.LoadAll(context.Background(), addons.Discovery{Workspace: ws})
+	if fs := h.Faults(); len(fs) > 0 {
+		t.Fatal(fs[0])
+	}
+	if len(bound) != 1 || bound[0].Event != "PreToolUse" {
+		t.Errorf("hooks bound: %+v", bound)
+	}
+	if len(bundle.Gates) != 1 || bundle.Gates[0].Reason != "tier 0 says no" || len(bundle.Tools) != 3 {
+		t.Errorf("gates %+v, %d tools: want the Tier-0 gate and the process's tools", bundle.Gates, len(bundle.Tools))
+	}
+}
