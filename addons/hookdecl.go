@@ -137,15 +137,7 @@ func withHooks(a *Addon, bind HookBinder, file string, hooks []HookDecl) *Addon 
 func ManifestHooks(_ context.Context, d Discovery) map[string][]HookDecl {
 	out := map[string][]HookDecl{}
 	for _, src := range Sources(d) {
-		file, ok := manifestFile(src.Path)
-		if !ok {
-			continue
-		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			continue
-		}
-		if desc, err := ParseManifest(file, data); err == nil && len(desc.Hooks) > 0 {
+		if file, desc := readManifest(src.Path); desc != nil && len(desc.Hooks) > 0 {
 			out[file] = desc.Hooks
 		}
 	}
@@ -158,4 +150,41 @@ func manifestFile(path string) (string, bool) {
 		return filepath.Join(path, ManifestFile), true
 	}
 	return path, filepath.Base(path) == ManifestFile
+}
+
+// ManifestProcesses returns the [process] tables of the manifests found by
+// d, by manifest file. Like [ManifestHooks] it starts nothing: a host asks
+// the user before it runs a repository's processes.
+func ManifestProcesses(d Discovery) map[string]*ProcessDecl {
+	out := map[string]*ProcessDecl{}
+	for _, src := range Sources(d) {
+		if file, desc := readManifest(src.Path); desc != nil && desc.Process != nil {
+			out[file] = desc.Process
+		}
+	}
+	return out
+}
+
+// readManifest reads and parses the manifest of an addon entry path; desc
+// is nil when there is none or it does not parse (loading reports why).
+func readManifest(path string) (file string, desc *Descriptor) {
+	file, ok := manifestFile(path)
+	if !ok {
+		return file, nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return file, nil
+	}
+	desc, err = ParseManifest(file, data)
+	if err != nil {
+		return file, nil
+	}
+	return file, desc
+}
+
+// IsProcessAddon reports whether the addon at path is a [process] addon.
+func IsProcessAddon(path string) bool {
+	_, desc := readManifest(path)
+	return desc != nil && desc.Process != nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/indusagi/induscode/internal/testpeer"
 	"github.com/indusagi/induscode/session"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // tier1Workspace is a workspace holding both example addons of
@@ -49,7 +50,11 @@ func tier1Workspace(t *testing.T) string {
 func TestServeTier1AddonsOverStdio(t *testing.T) {
 	t.Parallel()
 	dir := tier1Workspace(t)
-	cs := stdioClient(t, dir, newEvents(), "--no-mcp")
+	cmd := exec.Command(indusr, "--cwd", dir, "--no-mcp", "serve")
+	// The user approved the workspace's addon processes for this run.
+	cmd.Env = append(os.Environ(), "INDUSR_TRUST_HOOKS=1")
+	cmd.Stderr = &testWriter{t: t}
+	cs := connect(t, &mcp.CommandTransport{Command: cmd}, newEvents())
 	if _, ok := toolNames(t, cs)["gate_rules"]; !ok {
 		t.Error("the Go addon's tool gate_rules is not listed")
 	}
@@ -75,7 +80,7 @@ func TestServeTier1AddonsOverStdio(t *testing.T) {
 func TestServeTier1AddonsOverHTTP(t *testing.T) {
 	t.Parallel()
 	dir := tier1Workspace(t)
-	url, srv := startHTTP(t, Options{Session: session.Options{Dir: dir, NoMCP: true, Warn: func(m string) { t.Log(m) }}, Log: quiet}, HTTPOptions{})
+	url, srv := startHTTP(t, Options{Session: session.Options{Dir: dir, NoMCP: true, TrustHooks: true, Warn: func(m string) { t.Log(m) }}, Log: quiet}, HTTPOptions{})
 	cs := httpClient(t, url, newEvents())
 	res := call(t, cs, "bash", map[string]any{"command": "git push --force"})
 	if !res.IsError || !strings.Contains(text(res), "addon go-gate blocked the call of bash") {

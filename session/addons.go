@@ -43,7 +43,12 @@ func (s *Session) loadAddons(ctx context.Context) {
 	var h *addons.Host
 	procs := rpc.NewLoader(rpc.Options{Workspace: s.dir, Fallback: loader, Report: func(f *addons.Fault) { h.Report(f) }})
 	s.addonProcs = procs
-	h = addons.NewHost(addons.HostOptions{Loader: procs, Handles: handles, Log: s.opts.Framework.Log})
+	var load addons.Loader = procs
+	if !addonHooks {
+		// Not approved (said once by sessionHooks): start no process.
+		load = Unapproved(loader)
+	}
+	h = addons.NewHost(addons.HostOptions{Loader: load, Handles: handles, Log: s.opts.Framework.Log})
 	h.OnFault(func(f *addons.Fault) { s.warn(f.Error()) })
 	if !s.opts.NoAddons {
 		for _, src := range addons.Sources(addons.Discovery{Workspace: s.dir}) {

@@ -1,16 +1,19 @@
 package session
 
-// Command hooks in the session (issue 12): the [[hook]] tables of the
-// workspace's addons and, with Options.ClaudeHooks, the hooks of Claude
-// Code's project settings. Either runs commands a repository chose, as the
-// user, on every tool call, so each group runs only once the user has
-// approved exactly its hooks, like a workspace's own MCP config. The
-// approvals live beside the MCP ones, in trusted-hooks.json, keyed by the
-// folder that declares the group.
+// Command hooks and addon processes in the session (issue 12): the
+// [[hook]] tables and [process] addons of the workspace's addons and, with
+// Options.ClaudeHooks, the hooks of Claude Code's project settings. Each
+// runs commands a repository chose, as the user, by itself, so each group
+// runs only once the user has approved exactly what it runs, like a
+// workspace's own MCP config. The approvals live beside the MCP ones, in
+// trusted-hooks.json, keyed by the folder that declares the group.
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,7 +29,7 @@ import (
 // The hook groups, approved apart: approving the addons' hooks says
 // nothing about Claude Code's, which run only when asked for.
 const (
-	AddonHooks  = "addons" // [[hook]] tables of .indus/addons/*/manifest.toml
+	AddonHooks  = "addons" // [[hook]] and [process] tables of .indus/addons/*/manifest.toml
 	ClaudeHooks = "claude" // the hooks section of .claude/settings*.json
 )
 
@@ -44,6 +47,9 @@ type HookGroup struct {
 	Files []string `json:"files"`
 	// Hooks are the group's hooks, in declaration order.
 	Hooks []hooks.Hook `json:"-"`
+	// Processes are the manifests of the group's [process] addons, whose
+	// commands run for as long as a session does (addons group only).
+	Processes []string `json:"processes,omitempty"`
 	// Faults are problems with Claude Code's settings (hooks that cannot
 	// run here); a manifest's faults are reported when it is loaded.
 	Faults []*addons.Fault `json:"-"`
@@ -84,6 +90,16 @@ func WorkspaceHooks(opts Options) ([]HookGroup, error) {
 		groups[0].Files = append(groups[0].Files, f)
 		groups[0].Hooks = append(groups[0].Hooks, hs...)
 	}
+	procs := addons.ManifestProcesses(addons.Discovery{Workspace: root})
+	var procFingerprint strings.Builder
+	for _, f := range slices.Sorted(maps.Keys(procs)) {
+		groups[0].Processes = append(groups[0].Processes, f)
+		if !slices.Contains(groups[0].Files, f) {
+			groups[0].Files = append(groups[0].Files, f)
+		}
+		p := procs[f]
+		fmt.Fprintf(&procFingerprint, "%q %q %q %q\n", f, p.Command, p.Env, p.Timeout)
+	}
 	groups[1].Hooks, groups[1].Faults = hooks.LoadSettings(root)
 	for _, h := range groups[1].Hooks {
 		if !slices.Contains(groups[1].Files, h.File) {
@@ -93,7 +109,10 @@ func WorkspaceHooks(opts Options) ([]HookGroup, error) {
 	for i := range groups {
 		g := &groups[i]
 		g.Fingerprint = hooks.Fingerprint(g.Hooks)
-		if len(g.Hooks) > 0 {
+		if len(g.Processes) > 0 {
+			g.Fingerprint = fingerprintOf(g.Fingerprint + "\n" + procFingerprint.String())
+		}
+		if g.runs() {
 			if g.Trusted, err = store.Trusted(g.Key, g.Fingerprint); err != nil {
 				return groups, err
 			}
@@ -125,7 +144,7 @@ func TrustHooks(opts Options) ([]HookGroup, error) {
 	}
 	for i := range groups {
 		g := &groups[i]
-		if len(g.Hooks) == 0 {
+		if !g.runs() {
 			continue
 		}
 		if err := store.Trust(g.Key, g.Fingerprint); err != nil {
@@ -177,18 +196,18 @@ func (s *Session) sessionHooks(runner hooks.Runner) (o hooks.Options, addonsRun 
 	}
 	for _, g := range groups {
 		wanted := g.Name == AddonHooks && !s.opts.NoAddons || g.Name == ClaudeHooks && s.opts.ClaudeHooks
-		if !wanted || len(g.Hooks) == 0 && len(g.Faults) == 0 {
+		if !wanted || !g.runs() && len(g.Faults) == 0 {
 			continue
 		}
 		for _, f := range g.Faults {
 			s.warn("hooks: " + f.Error())
 		}
-		if len(g.Hooks) == 0 {
+		if !g.runs() {
 			continue
 		}
 		if !g.Trusted && !s.opts.TrustHooks {
-			s.warn(fmt.Sprintf("hooks: not running %d command hook(s) of %s: a repository's hooks run commands as you on every tool call, so they need your approval; review and approve them with: indusr hooks trust",
-				len(g.Hooks), relFiles(s.dir, g.Files)))
+			s.warn(fmt.Sprintf("hooks: not running %s of %s: a repository's hooks and addon processes run commands as you, by themselves, so they need your approval; review and approve them with: indusr hooks trust",
+				g.what(), relFiles(s.dir, g.Files)))
 			continue
 		}
 		if g.Name == AddonHooks {
@@ -198,6 +217,42 @@ func (s *Session) sessionHooks(runner hooks.Runner) (o hooks.Options, addonsRun 
 		}
 	}
 	return o, addonsRun, claude
+}
+
+// runs reports whether the group runs anything: hooks or processes.
+func (g *HookGroup) runs() bool { return len(g.Hooks) > 0 || len(g.Processes) > 0 }
+
+// what says what the group runs, for messages.
+func (g *HookGroup) what() string {
+	var parts []string
+	if n := len(g.Hooks); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d command hook(s)", n))
+	}
+	if n := len(g.Processes); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d addon process(es)", n))
+	}
+	return strings.Join(parts, " and ")
+}
+
+func fingerprintOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Unapproved wraps the addon loader of a workspace whose addon processes
+// the user has not approved: a [process] addon is refused with a fault
+// that says how to approve it, and is never started; anything else goes
+// to next.
+func Unapproved(next addons.Loader) addons.Loader { return unapproved{next} }
+
+type unapproved struct{ next addons.Loader }
+
+func (u unapproved) Load(ctx context.Context, path string) (*addons.Addon, error) {
+	if addons.IsProcessAddon(path) {
+		return nil, &addons.Fault{Kind: addons.LoadFault, File: path,
+			Msg: "this [process] addon runs a command of the repository, so it starts only once you approve it: review it and run indusr hooks trust"}
+	}
+	return u.next.Load(ctx, path)
 }
 
 // relFiles names files relative to dir, comma-separated.

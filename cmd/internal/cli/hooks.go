@@ -4,10 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/hooks"
 	"github.com/indusagi/induscode/session"
 )
@@ -142,12 +146,13 @@ func newHooksTrustCmd(opts *options) *cobra.Command {
 	var revoke bool
 	cmd := &cobra.Command{
 		Use:   "trust",
-		Short: "Approve the command hooks of this workspace",
+		Short: "Approve the command hooks and addon processes of this workspace",
 		Long: `Show every command hook of the workspace (its addons' [[hook]] tables and
-Claude Code's .claude/settings*.json) and record your approval of them as
-they are now, in $XDG_CONFIG_HOME/indusvx/trusted-hooks.json. Any change to a
-hook (event, matcher, command, timeout) needs a new approval. --revoke
-withdraws it.`,
+Claude Code's .claude/settings*.json) and every addon process ([process]
+tables), and record your approval of them as they are now, in
+$XDG_CONFIG_HOME/indusvx/trusted-hooks.json. Any change to a hook (event,
+matcher, command, timeout) or to a process's command, env or timeout needs a
+new approval. --revoke withdraws it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
@@ -169,17 +174,30 @@ withdraws it.`,
 				return bootError(err)
 			}
 			r := hooksOf(opts, groups)
-			if len(r.Hooks) == 0 {
-				fmt.Fprintln(out, "this workspace declares no command hook; nothing to approve")
+			dir, err := session.WorkDir(opts.Dir)
+			if err != nil {
+				return bootError(err)
+			}
+			procs := addons.ManifestProcesses(addons.Discovery{Workspace: dir})
+			if len(r.Hooks) == 0 && len(procs) == 0 {
+				fmt.Fprintln(out, "this workspace declares no command hook and no addon process; nothing to approve")
 				return nil
 			}
-			fmt.Fprintln(out, "These commands run as you, in this workspace, at the events named:")
+			if len(r.Hooks) > 0 {
+				fmt.Fprintln(out, "These commands run as you, in this workspace, at the events named:")
+			}
 			for _, h := range r.Hooks {
 				m := h.Matcher
 				if m == "" {
 					m = "*"
 				}
 				fmt.Fprintf(out, "  %s %s (%s:%d): %s\n", h.Event, m, h.File, h.Line, h.Command)
+			}
+			if len(procs) > 0 {
+				fmt.Fprintln(out, "These addon processes run as you, for as long as a session lasts:")
+			}
+			for _, f := range slices.Sorted(maps.Keys(procs)) {
+				fmt.Fprintf(out, "  process (%s:%d): %s\n", relToWork(opts, f), procs[f].Line, strings.Join(procs[f].Command, " "))
 			}
 			if _, err := session.TrustHooks(sopts); err != nil {
 				return &failure{err}
