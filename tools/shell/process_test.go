@@ -113,7 +113,12 @@ func TestProcessFilter(t *testing.T) {
 	if !strings.Contains(out, "--- stdout: 20 new lines ---\n1\n2\n") {
 		t.Errorf("start after yield should carry the output:\n%s", out)
 	}
-	id, _ := startBg(t, env, "seq 1 20; sleep 300")
+	// The lines come only after start has returned, so that its report
+	// cannot take them (on a loaded machine start can be slow).
+	id, _ := startBg(t, env, "while [ ! -e go ]; do sleep 0.02; done; seq 1 20; sleep 300")
+	if err := os.WriteFile(filepath.Join(env.Dir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	waitLines(t, env, id, 20)
 	out = proc(t, env, map[string]any{"action": "output", "id": id, "filter": `^1\d$`})
 	if !strings.Contains(out, "--- stdout: 10 of 20 new lines match ^1\\d$ ---\n10\n11\n") || strings.Contains(out, "\n9\n") {

@@ -50,6 +50,7 @@ func TestSIGKILLedSessionLeavesNoAddonProcessBehind(t *testing.T) {
 		}
 	}
 	cmd := exec.Command("indusr", "-C", dir, "call", "--batch")
+	cmd.Env = append(os.Environ(), "INDUSR_TRUST_HOOKS=1") // the user approved the addon
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
