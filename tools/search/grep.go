@@ -16,6 +16,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/indusagi/induscode/internal/linematch"
+	"github.com/indusagi/induscode/internal/walk"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -38,7 +40,7 @@ func (o Options) budget() time.Duration {
 // errBudget is the cause of a search context that ran out of budget.
 var errBudget = errors.New("search time budget exhausted")
 
-type grepInput struct {
+type GrepInput struct {
 	Pattern         string `json:"pattern" jsonschema:"Regular expression (RE2 syntax, like ripgrep's) to search file contents for, e.g. \"func\\s+\\w+\" or \"log.*Error\". Set literal to search for the text as written."`
 	Path            string `json:"path,omitempty" jsonschema:"File or directory to search; relative paths are resolved against the working directory. Default: the working directory."`
 	Glob            string `json:"glob,omitempty" jsonschema:"Only search files whose name matches this glob, e.g. \"*.go\", \"*.{ts,tsx}\" or \"src/**/*.py\"; prefix with ! to exclude. Several globs may be separated by spaces."`
@@ -51,6 +53,7 @@ type grepInput struct {
 	Context         int    `json:"context,omitempty" jsonschema:"Lines of context before and after each match (content mode); before and after override it."`
 	Multiline       bool   `json:"multiline,omitempty" jsonschema:"Let the pattern span lines: . matches a line break and ^/$ match at every line. Slower; use only when needed."`
 	Literal         bool   `json:"literal,omitempty" jsonschema:"Treat pattern as plain text, not a regular expression."`
+	Word            bool   `json:"word,omitempty" jsonschema:"Match whole words only (like rg -w): no letter, digit or underscore right before or after the match, so \"log\" finds log( but not logger or blog."`
 	HeadLimit       *int   `json:"head_limit,omitempty" jsonschema:"Show at most this many entries (files, count lines or output lines); default 250, 0 for no limit."`
 	Offset          int    `json:"offset,omitempty" jsonschema:"Skip this many entries first, to page through long results with head_limit."`
 }
@@ -68,7 +71,7 @@ func GrepTool(o Options) tool.Tool {
 			"Narrow with glob or type; page with head_limit and offset. Prefer this over running grep or rg in a shell.",
 		InputSchema: grepSchema(),
 		ReadOnly:    true,
-	}, func(ctx context.Context, in grepInput, env *tool.Env) tool.Result {
+	}, func(ctx context.Context, in GrepInput, env *tool.Env) tool.Result {
 		return runGrep(ctx, in, env, o)
 	}))
 }
@@ -76,7 +79,7 @@ func GrepTool(o Options) tool.Tool {
 // grepSchema is grep's input schema, built once per process: building it
 // costs far more than the rest of the tool, and decks are built per session.
 var grepSchema = sync.OnceValue(func() json.RawMessage {
-	s, err := tool.Schema[grepInput]()
+	s, err := tool.Schema[GrepInput]()
 	if err != nil {
 		panic(err)
 	}
@@ -136,11 +139,11 @@ func parseMode(s string) (outputMode, error) {
 
 // grepPlan is a validated grep call.
 type grepPlan struct {
-	q       *query
+	q       *linematch.Query
 	mode    outputMode
 	root    string // absolute
 	isFile  bool
-	filter  entryFilter
+	filter  walk.Filter
 	scan    scanOptions
 	limit   int
 	offset  int
@@ -148,13 +151,15 @@ type grepPlan struct {
 	where   string
 }
 
-func planGrep(in grepInput, env *tool.Env) (*grepPlan, error) {
+func planGrep(in GrepInput, env *tool.Env) (*grepPlan, error) {
 	p := &grepPlan{offset: in.Offset, limit: DefaultHeadLimit, numbers: true, where: "the working directory"}
 	var err error
 	if p.mode, err = parseMode(in.OutputMode); err != nil {
 		return nil, err
 	}
-	if p.q, err = compileQuery(in.Pattern, in.Literal, in.CaseInsensitive, in.Multiline); err != nil {
+	if p.q, err = linematch.Compile(in.Pattern, linematch.Options{
+		Literal: in.Literal, CaseInsensitive: in.CaseInsensitive, Multiline: in.Multiline, Word: in.Word,
+	}); err != nil {
 		return nil, err
 	}
 	if in.HeadLimit != nil {
@@ -214,26 +219,15 @@ func resolveSearchRoot(env *tool.Env, path string, filesOK bool) (string, bool, 
 }
 
 // grepFilter builds the walk filter of grep's glob and type inputs.
-func grepFilter(glob, typ string) (entryFilter, error) {
-	var f entryFilter
-	if lines := splitGlobs(glob); len(lines) > 0 {
-		for _, g := range lines {
-			if _, ok := parseRuleSyntax(g, true); !ok {
-				return f, fmt.Errorf("glob %q is not a valid glob pattern; use *, ?, **, [abc] and {a,b}", g)
-			}
-			if !strings.HasPrefix(g, "!") {
-				f.whitelists = true
-			}
-		}
-		f.globs = parseRuleLines("", []byte(strings.Join(lines, "\n")), true)
-		f.needRel = true
+func grepFilter(glob, typ string) (walk.Filter, error) {
+	var f walk.Filter
+	if err := f.SetGlobs(splitGlobs(glob)); err != nil {
+		return f, err
 	}
 	if typ != "" {
-		t, err := typeMatcher(typ)
-		if err != nil {
+		if err := f.SetTypes(typ); err != nil {
 			return f, err
 		}
-		f.types = t
 	}
 	return f, nil
 }
@@ -256,7 +250,7 @@ func splitGlobs(s string) []string {
 	return out
 }
 
-func runGrep(ctx context.Context, in grepInput, env *tool.Env, o Options) tool.Result {
+func runGrep(ctx context.Context, in GrepInput, env *tool.Env, o Options) tool.Result {
 	p, err := planGrep(in, env)
 	if err != nil {
 		return tool.Errorf("grep: %v", err)
@@ -265,11 +259,11 @@ func runGrep(ctx context.Context, in grepInput, env *tool.Env, o Options) tool.R
 	defer cancel()
 
 	var (
-		stats    walkStats
+		stats    walk.Stats
 		binary   atomic.Int64
 		tooLarge atomic.Int64
 	)
-	workers := workerCount(o.Workers)
+	workers := walk.Workers(o.Workers)
 	if p.isFile {
 		workers = 1
 	}
@@ -292,7 +286,7 @@ func runGrep(ctx context.Context, in grepInput, env *tool.Env, o Options) tool.R
 		case errors.Is(err, errTooLarge):
 			tooLarge.Add(1)
 		case err != nil && bctx.Err() == nil:
-			stats.fail(err)
+			stats.Fail(err)
 		case ok:
 			hits[w] = append(hits[w], h)
 		}
@@ -300,7 +294,7 @@ func runGrep(ctx context.Context, in grepInput, env *tool.Env, o Options) tool.R
 	if p.isFile {
 		visit(0, p.root)
 	} else {
-		walk(bctx, walkConfig{root: p.root, filter: p.filter, visit: visit, workers: workers}, &stats)
+		walk.Walk(bctx, walk.Config{Root: p.root, Filter: p.filter, Visit: visit, Workers: workers}, &stats)
 	}
 	if ctx.Err() != nil {
 		return tool.Errorf("grep was cancelled before it finished (%v)", context.Cause(ctx))
@@ -325,8 +319,8 @@ func runGrep(ctx context.Context, in grepInput, env *tool.Env, o Options) tool.R
 	if n := tooLarge.Load(); n > 0 {
 		r.notices = append(r.notices, fmt.Sprintf("[Skipped %d %s larger than %d MB: multiline search holds a file in memory whole. Search them without multiline.]", n, plural(int(n), "file", "files"), maxMultilineFile>>20))
 	}
-	if n := stats.unreadable.Load(); n > 0 {
-		r.notices = append(r.notices, fmt.Sprintf("[%d %s could not be read and %s skipped (first: %s).]", n, plural(int(n), "path", "paths"), plural(int(n), "was", "were"), *stats.firstErr.Load()))
+	if n := stats.Unreadable(); n > 0 {
+		r.notices = append(r.notices, fmt.Sprintf("[%d %s could not be read and %s skipped (first: %s).]", n, plural(int(n), "path", "paths"), plural(int(n), "was", "were"), stats.FirstError()))
 	}
 	return tool.Text(r.render())
 }

@@ -45,16 +45,4 @@ const (
 	// holds in memory whole (a multiline match can span any distance).
 	// Larger files are skipped with a notice.
 	maxMultilineFile = 64 << 20
-
-	// maxIgnoreFile bounds how much of one ignore file is read; real ones
-	// are kilobytes, and a huge one is a mistake that must not cost memory.
-	maxIgnoreFile = 1 << 20
-
-	// maxWorkers caps the parallel walk. Beyond 16 the disk, not the CPU,
-	// limits a search, and each worker holds a read buffer.
-	maxWorkers = 16
-
-	// maxPrefilterLiterals caps the alternatives a prefilter scans for
-	// separately; with more, the scan costs more than the regex it saves.
-	maxPrefilterLiterals = 8
 )

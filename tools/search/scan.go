@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+
+	"github.com/indusagi/induscode/internal/linematch"
 )
 
 // outputMode is what grep reports.
@@ -68,8 +70,8 @@ var errTooLarge = errors.New("file too large for multiline search")
 // scanner searches files for one worker; it owns the read buffer that all
 // of the worker's files pass through.
 type scanner struct {
-	q    *query
-	m    *lineMatcher
+	q    *linematch.Query
+	m    *linematch.Matcher
 	opts scanOptions
 	buf  []byte
 
@@ -81,14 +83,14 @@ type scanner struct {
 	lnPos  int
 }
 
-func newScanner(q *query, opts scanOptions) *scanner {
+func newScanner(q *linematch.Query, opts scanOptions) *scanner {
 	if opts.bufSize <= 0 {
 		opts.bufSize = readBufferSize
 	}
 	if opts.maxLine <= 0 {
 		opts.maxLine = maxLineBuffer
 	}
-	return &scanner{q: q, m: q.matcher(), opts: opts, buf: make([]byte, opts.bufSize)}
+	return &scanner{q: q, m: q.Matcher(), opts: opts, buf: make([]byte, opts.bufSize)}
 }
 
 // scanFile searches one file. It reports whether the file matched; hit
@@ -103,7 +105,7 @@ func (s *scanner) scanFile(ctx context.Context, path string, hit *fileHit) (bool
 	defer s.shrink()
 	*hit = fileHit{path: path}
 	s.hit, s.shown, s.owed, s.lineNo, s.lnPos = hit, 0, 0, 1, 0
-	if s.q.multiline {
+	if s.q.Multiline() {
 		return s.scanWhole(f)
 	}
 	n, scan := 0, 0
@@ -178,9 +180,9 @@ func (s *scanner) carryFrom(limit int) int {
 // searchLines searches the whole lines of data from offset scan. done
 // means the file needs no more searching.
 func (s *scanner) searchLines(data []byte, scan int) (done bool, err error) {
-	s.m.reset()
+	s.m.Reset()
 	for pos := scan; pos < len(data); {
-		ls, le, ok := s.m.next(data, pos)
+		ls, le, ok := s.m.Next(data, pos)
 		if !ok {
 			break
 		}
@@ -255,7 +257,7 @@ func (s *scanner) addLine(data []byte, start, end int, match bool) {
 	line := data[start:end]
 	at := -1
 	if match && len(line) > MaxLineChars {
-		if loc := s.q.re.FindIndex(line); loc != nil {
+		if loc := s.q.Regexp().FindIndex(line); loc != nil {
 			at = loc[0]
 		}
 	}
@@ -299,21 +301,19 @@ func (s *scanner) scanWhole(f rawFile) (bool, error) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return false, errBinary
 	}
-	s.m.reset()
-	if len(s.m.finders) > 0 {
-		if p, _ := s.m.candidate(data, 0); p < 0 {
-			return false, nil
-		}
+	s.m.Reset()
+	if !s.m.MayMatch(data) {
+		return false, nil
 	}
 	if s.opts.mode == modeFiles {
-		if s.q.re.Match(data) {
+		if s.q.Regexp().Match(data) {
 			s.hit.count = 1
 			return true, nil
 		}
 		return false, nil
 	}
 	lastEnd := -1 // end of the last line counted
-	for _, loc := range s.q.re.FindAllIndex(data, -1) {
+	for _, loc := range s.q.Regexp().FindAllIndex(data, -1) {
 		a, b := loc[0], loc[1]
 		if a == len(data) && (a == 0 || data[a-1] == '\n') {
 			break // an empty match after the final line break is on no line

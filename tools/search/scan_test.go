@@ -73,7 +73,7 @@ func TestScanChunkBoundaries(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ctx := range [][2]int{{0, 0}, {2, 0}, {0, 3}, {4, 4}} {
-			want := naiveContent(q.re, data, ctx[0], ctx[1])
+			want := naiveContent(q.Regexp(), data, ctx[0], ctx[1])
 			for _, size := range []int{8, 33, 64, 100, 257, 4096} {
 				name := fmt.Sprintf("%s/B%dA%d/buf%d", pattern, ctx[0], ctx[1], size)
 				sc := newScanner(q, scanOptions{mode: modeContent, before: ctx[0], after: ctx[1], bufSize: size})
@@ -90,7 +90,7 @@ func TestScanChunkBoundaries(t *testing.T) {
 				if _, err := sc.scanFile(t.Context(), path, &hit); err != nil {
 					t.Fatal(err)
 				}
-				if n := len(naiveContent(q.re, data, 0, 0)); hit.count != n {
+				if n := len(naiveContent(q.Regexp(), data, 0, 0)); hit.count != n {
 					t.Fatalf("%s: count %d, want %d", name, hit.count, n)
 				}
 			}
