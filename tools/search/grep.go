@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -255,6 +256,9 @@ func runGrep(ctx context.Context, in GrepInput, env *tool.Env, o Options) tool.R
 	if err != nil {
 		return tool.Errorf("grep: %v", err)
 	}
+	if p.mode == modeContent {
+		return runContent(ctx, p, in, env, o)
+	}
 	bctx, cancel := context.WithTimeoutCause(ctx, o.budget(), errBudget)
 	defer cancel()
 
@@ -304,23 +308,94 @@ func runGrep(ctx context.Context, in GrepInput, env *tool.Env, o Options) tool.R
 		all[i].rel = env.Rel(all[i].path)
 	}
 	slices.SortFunc(all, func(a, b fileHit) int { return cmp.Compare(a.rel, b.rel) })
+	split := 0
+	for _, sc := range scanners {
+		if sc != nil {
+			split += sc.split
+		}
+	}
 	r := &report{
 		mode: p.mode, hits: all,
 		offset: p.offset, limit: p.limit, numbers: p.numbers,
-		context: p.scan.before > 0 || p.scan.after > 0,
 		pattern: in.Pattern, where: p.where,
-	}
-	if context.Cause(bctx) == errBudget {
-		r.notices = append(r.notices, fmt.Sprintf("[Search stopped at its %s time budget: results are partial. Narrow path, glob or type, or use a more specific pattern.]", o.budget()))
-	}
-	if p.isFile && binary.Load() > 0 {
-		r.notices = append(r.notices, fmt.Sprintf("[%s is a binary file (it contains NUL bytes); grep does not search binary files.]", env.Rel(p.root)))
-	}
-	if n := tooLarge.Load(); n > 0 {
-		r.notices = append(r.notices, fmt.Sprintf("[Skipped %d %s larger than %d MB: multiline search holds a file in memory whole. Search them without multiline.]", n, plural(int(n), "file", "files"), maxMultilineFile>>20))
-	}
-	if n := stats.Unreadable(); n > 0 {
-		r.notices = append(r.notices, fmt.Sprintf("[%d %s could not be read and %s skipped (first: %s).]", n, plural(int(n), "path", "paths"), plural(int(n), "was", "were"), stats.FirstError()))
+		notices: searchNotices(noticeInput{
+			budget: context.Cause(bctx) == errBudget, o: o,
+			binaryFile: p.isFile && binary.Load() > 0, root: env.Rel(p.root),
+			tooLarge: tooLarge.Load(), split: int64(split),
+			unreadable: stats.Unreadable(), firstErr: stats.FirstError(),
+		}),
 	}
 	return tool.Text(r.render())
+}
+
+// runContent is grep's content mode: lines are written in path order as
+// they are found, to the caller's text stream when there is one (the
+// result then holds only what follows the lines), else into the result.
+func runContent(ctx context.Context, p *grepPlan, in GrepInput, env *tool.Env, o Options) tool.Result {
+	stream := tool.TextStream(ctx)
+	var body bytes.Buffer
+	c := &contentWriter{
+		w: &body, offset: p.offset, limit: p.limit, numbers: p.numbers,
+		context: p.scan.before > 0 || p.scan.after > 0,
+	}
+	if stream != nil {
+		c.w = stream
+	}
+	bctx, cancel := context.WithTimeoutCause(ctx, o.budget(), errBudget)
+	defer cancel()
+	r := newStreamRun(bctx, env, p, o, c.line)
+	// Lines found before a slow file are shown while it is searched.
+	r.idle = func() { c.flush() }
+	err := r.run()
+	if ferr := c.flush(); err == nil || errors.Is(err, errEnough) {
+		err = ferr
+	}
+	if ctx.Err() != nil {
+		return tool.Errorf("grep was cancelled before it finished (%v)", context.Cause(ctx))
+	}
+	if err != nil && !errors.Is(err, errEnough) {
+		return tool.Errorf("grep: %v", err)
+	}
+	parts := []string{strings.TrimSuffix(body.String(), "\n")}
+	if stream != nil || body.Len() == 0 {
+		parts = parts[:0]
+	}
+	if f := c.footer(in.Pattern, p.where); f != "" {
+		parts = append(parts, f)
+	}
+	parts = append(parts, r.notices(p, env, o)...)
+	return tool.Text(strings.Join(parts, "\n"))
+}
+
+// noticeInput is what the notices of a search are worded from.
+type noticeInput struct {
+	budget     bool // the time budget ran out
+	o          Options
+	binaryFile bool   // the one file searched is binary
+	root       string // the searched path, as shown
+	tooLarge   int64  // files over the multiline limit
+	split      int64  // lines over maxLineBuffer
+	unreadable int64
+	firstErr   string
+}
+
+// searchNotices words what left a grep result partial.
+func searchNotices(n noticeInput) []string {
+	var out []string
+	if n.budget {
+		out = append(out, fmt.Sprintf("[Search stopped at its %s time budget: results are partial. Narrow path, glob or type, or use a more specific pattern.]", n.o.budget()))
+	}
+	if n.binaryFile {
+		out = append(out, fmt.Sprintf("[%s is a binary file (it contains NUL bytes); grep does not search binary files.]", n.root))
+	}
+	if n.tooLarge > 0 {
+		out = append(out, fmt.Sprintf("[Skipped %d %s larger than %d MB: multiline search holds a file in memory whole. Search them without multiline.]", n.tooLarge, plural(int(n.tooLarge), "file", "files"), maxMultilineFile>>20))
+	}
+	if n.split > 0 {
+		out = append(out, fmt.Sprintf("[%d %s longer than %d MB %s searched in pieces of that size: a match that spans two pieces is not found.]", n.split, plural(int(n.split), "line", "lines"), maxLineBuffer>>20, plural(int(n.split), "was", "were")))
+	}
+	if n.unreadable > 0 {
+		out = append(out, fmt.Sprintf("[%d %s could not be read and %s skipped (first: %s).]", n.unreadable, plural(int(n.unreadable), "path", "paths"), plural(int(n.unreadable), "was", "were"), n.firstErr))
+	}
+	return out
 }
