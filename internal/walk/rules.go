@@ -35,8 +35,8 @@ type rulesNode struct {
 	dot     *Rules // .ignore
 	git     *Rules // .gitignore
 	exclude *Rules // .git/info/exclude of a repository root
-	gitRoot bool     // this directory holds .git
-	inRepo  bool     // this directory or an ancestor holds .git
+	gitRoot bool   // this directory holds .git
+	inRepo  bool   // this directory or an ancestor holds .git
 }
 
 // ignored reports whether the entry at abs (base name name) is excluded.
