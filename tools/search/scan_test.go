@@ -169,10 +169,25 @@ func TestScanLongLine(t *testing.T) {
 	}
 	// A line longer than the line limit is searched in pieces, with or
 	// without context lines to carry between them.
+	// The long line is counted once even when several pieces match, and
+	// the scanner says a line was split.
+	twice := []byte("first\n" + strings.Repeat("needle ", 40) + "\nlast needle\n")
+	path2 := writeFile(t, t.TempDir(), "g", twice)
 	for _, mode := range []outputMode{modeCount, modeContent} {
-		sc = newScanner(q, scanOptions{mode: mode, before: 2, after: 2, bufSize: 16, maxLine: 64})
-		if _, err := sc.scanFile(t.Context(), path, &hit); err != nil || hit.count < 2 {
-			t.Fatalf("pieces, %v: count=%d err=%v", mode, hit.count, err)
+		for _, p := range []string{path, path2} {
+			sc = newScanner(q, scanOptions{mode: mode, before: 2, after: 2, bufSize: 16, maxLine: 64})
+			if _, err := sc.scanFile(t.Context(), p, &hit); err != nil || hit.count != 2 || sc.split != 1 {
+				t.Fatalf("pieces, %v, %s: count=%d split=%d err=%v; want 2 lines, 1 split", mode, filepath.Base(p), hit.count, sc.split, err)
+			}
+			var matched []int
+			for _, l := range hit.lines {
+				if l.match {
+					matched = append(matched, l.num)
+				}
+			}
+			if mode == modeContent && !slices.Equal(matched, []int{2, 3}) {
+				t.Fatalf("pieces, %s: matching lines %v, want [2 3]", filepath.Base(p), matched)
+			}
 		}
 	}
 }

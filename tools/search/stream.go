@@ -44,7 +44,7 @@ type Summary struct {
 // fix; a cancelled ctx returns its error. Problems that leave the result
 // partial (the time budget of o, unreadable files) are Summary notices.
 func Grep(ctx context.Context, env *tool.Env, in GrepInput, o Options, emit func(Line) error) (Summary, error) {
-	in.OutputMode, in.HeadLimit, in.Offset = modeContent.String(), nil, 0
+	in.OutputMode, in.HeadLimit, in.Offset = modeContent.String(), new(0), 0
 	p, err := planGrep(in, env)
 	if err != nil {
 		return Summary{}, err
