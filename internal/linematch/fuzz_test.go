@@ -32,3 +32,26 @@ func FuzzLineMatcher(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWordMatcher is FuzzLineMatcher for whole-word queries, whose
+// pattern is wrapped in boundary classes before the prefilters see it.
+func FuzzWordMatcher(f *testing.F) {
+	f.Add("log", "log(x)\nlogger\nblog\n-log-\n", false)
+	f.Add("(?i)eof", "EOF\nunexpected eof.\neofs\n", true)
+	f.Add("a|b", "a b\nab\n\n", false)
+	f.Add("^x", "x y\n yx\n", false)
+	f.Fuzz(func(t *testing.T, pattern, text string, caseless bool) {
+		if len(pattern) > 64 || len(text) > 4096 || !utf8.ValidString(pattern) {
+			return
+		}
+		q, err := Compile(pattern, Options{Word: true, CaseInsensitive: caseless})
+		if err != nil {
+			return
+		}
+		data := []byte(text)
+		want := naiveLines(q.re, data)
+		if got := matcherLines(q, data); !slices.Equal(got, want) {
+			t.Fatalf("word pattern %q (caseless %v) on %q: lines %v, want %v", pattern, caseless, text, got, want)
+		}
+	})
+}
