@@ -8,7 +8,7 @@
 // Walk visits files in parallel and in no order, for callers that collect
 // and sort (find, grep's file lists). Sorted yields files one by one in
 // path order, for callers that stream results in a fixed order with
-// bounded memory (grep's content output, ls).
+// bounded memory (grep's content output).
 //
 // The parts: walk.go is the parallel walk and the filter; sorted.go the
 // ordered one; ignore.go parses ignore patterns and rules.go stacks them
