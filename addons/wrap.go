@@ -62,6 +62,9 @@ var calls atomic.Uint64
 
 func (g *guarded) Run(ctx context.Context, input json.RawMessage, env *tool.Env) tool.Result {
 	name := g.spec.Name
+	// Handlers and interceptors see and may rewrite the whole result, so
+	// the tool inside must not stream part of it past them.
+	ctx = tool.WithTextStream(ctx, nil)
 	if len(g.before) > 0 {
 		out := g.d.run(ctx, ToolBefore, ToolPayload{Name: name, Args: input}, g.before)
 		if out.Stop != nil {

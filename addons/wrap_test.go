@@ -100,3 +100,32 @@ func TestWrapRewritesArgsAndResults(t *testing.T) {
 		t.Errorf("result %q, want %q", res.PlainText(), want)
 	}
 }
+
+// TestWrapWithdrawsTextStream: a tool inside the addons' boundary must
+// not stream part of its result past the interceptors that may rewrite it.
+func TestWrapWithdrawsTextStream(t *testing.T) {
+	a := &Addon{ID: "rw", Register: func(api API) error {
+		api.InterceptTool(AnyTool(), nil, func(_ context.Context, xc ExitContext) ExitOutcome {
+			return RewriteResult(tool.Text("exit saw " + xc.Result.PlainText()))
+		})
+		return nil
+	}}
+	b, _ := bundleOf(t, a)
+	var sawStream bool
+	inner := &tool.Func{S: tool.Spec{Name: "grep", InputSchema: tool.EmptyObjectSchema()},
+		Fn: func(ctx context.Context, _ json.RawMessage, _ *tool.Env) tool.Result {
+			sawStream = tool.TextStream(ctx) != nil
+			return tool.Text("all")
+		}}
+	var out strings.Builder
+	ctx := tool.WithTextStream(context.Background(), &out)
+	res := b.Wrap(inner).Run(ctx, json.RawMessage(`{}`), nil)
+	if sawStream || res.PlainText() != "exit saw all" || out.Len() != 0 {
+		t.Errorf("stream seen inside: %v, result %q, streamed %q", sawStream, res.PlainText(), out.String())
+	}
+	// Unwrapped, the same tool is offered the stream.
+	inner.Run(ctx, json.RawMessage(`{}`), nil)
+	if !sawStream {
+		t.Error("the stream did not reach an unwrapped tool")
+	}
+}

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"testing"
 
@@ -60,4 +61,19 @@ func BenchmarkGrepCount(b *testing.B) {
 
 func BenchmarkGrepDFA(b *testing.B) {
 	benchTool(b, GrepTool(Options{}), `{"pattern":"[A-Z][a-z]+[0-9]{3,}","output_mode":"content","head_limit":0}`)
+}
+
+// BenchmarkGrepContentStream prints every line holding "//" (about a
+// million on the bench-search corpus) to a discarding stream, as the CLI
+// does to stdout.
+func BenchmarkGrepContentStream(b *testing.B) {
+	env := tool.NewEnv(benchCorpus(b))
+	g := GrepTool(Options{})
+	ctx := tool.WithTextStream(context.Background(), io.Discard)
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := g.Run(ctx, json.RawMessage(`{"pattern":"//","output_mode":"content","head_limit":0}`), env); res.IsError {
+			b.Fatal(res.PlainText())
+		}
+	}
 }

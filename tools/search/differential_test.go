@@ -182,6 +182,12 @@ func TestDifferentialRipgrep(t *testing.T) {
 			[]string{"-l", "-g", "*.txt", "-t", "go", "EOF"}, true},
 		{"negated glob", `{"pattern":"Unexpected","glob":"!gosrc/","case_insensitive":true,"head_limit":0}`,
 			[]string{"-l", "-i", "-g", "!gosrc/", "Unexpected"}, true},
+		{"whole word", `{"pattern":"err","word":true,"output_mode":"content","head_limit":0}`,
+			[]string{"-n", "-w", "err"}, false},
+		{"whole word, case-insensitive", `{"pattern":"eof","word":true,"case_insensitive":true,"output_mode":"content","head_limit":0}`,
+			[]string{"-n", "-w", "-i", "eof"}, false},
+		{"whole word, regex", `{"pattern":"Read(er|At)?","word":true,"output_mode":"count","head_limit":0}`,
+			[]string{"-c", "-w", "Read(er|At)?"}, true},
 		{"unicode", `{"pattern":"grüße","case_insensitive":true,"output_mode":"content","head_limit":0}`,
 			[]string{"-n", "-i", "grüße"}, false},
 	}
@@ -253,4 +259,36 @@ func diffLines(ours, theirs []string) string {
 		b.WriteString("  (same lines, different multiplicity)\n")
 	}
 	return b.String()
+}
+
+// TestDifferentialLongLine puts a match across the 16 MiB mark inside one
+// 20 MiB line, where a worker's buffer used to be cut: ripgrep finds it,
+// and so must grep.
+func TestDifferentialLongLine(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("rg"); err != nil {
+		testpeer.Missing(t, "ripgrep (rg)", "install the Debian package ripgrep (scripts/test does) to compare grep with it")
+	}
+	const mark = 16 << 20
+	dir := hugeDir(t, 64<<20)
+	var data bytes.Buffer
+	// The long line is the file's first, so a worker's buffer holds its
+	// first 16 MiB: the match is at bytes mark-3 to mark+5.
+	data.Write(bytes.Repeat([]byte("a"), mark-3))
+	data.WriteString("STRADDLE")
+	data.Write(bytes.Repeat([]byte("b"), 4<<20))
+	data.WriteString("\nafter STRADDLE\n")
+	if err := os.WriteFile(filepath.Join(dir, "long.txt"), data.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := GrepTool(Options{})
+	want := runPeer(t, dir, "rg", append(slices.Clone(rgArgs), "-c", "STRADDLE")...)
+	got := ours(t, g, dir, `{"pattern":"STRADDLE","output_mode":"count"}`, true)
+	if !slices.Equal(got, want) || !slices.Equal(want, []string{"long.txt:2"}) {
+		t.Errorf("count: grep %q, ripgrep %q; want both [long.txt:2]", got, want)
+	}
+	out := run(t, g, dir, `{"pattern":"STR[A]DDLE","output_mode":"content"}`).PlainText()
+	if !strings.HasPrefix(out, "long.txt:1:…") || !strings.Contains(out, "aSTRADDLEb") || !strings.Contains(out, "long.txt:2:after STRADDLE") {
+		t.Errorf("content: the long line must be shown clipped around its match:\n%.300s", out)
+	}
 }

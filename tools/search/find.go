@@ -14,6 +14,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/indusagi/induscode/internal/walk"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -81,7 +82,7 @@ func compileFindPattern(pattern string) (base string, np namePattern, err error)
 		p = rest
 	}
 	np.glob = p
-	if !np.anchored && strings.HasPrefix(p, "*") && !hasGlobMeta(p[1:]) {
+	if !np.anchored && strings.HasPrefix(p, "*") && !strings.ContainsAny(p[1:], `*?[\{}`) {
 		np.suffix, np.plain = p[1:], true
 	}
 	return base, np, nil
@@ -128,19 +129,19 @@ func runFind(ctx context.Context, in findInput, env *tool.Env, o Options) tool.R
 	bctx, cancel := context.WithTimeoutCause(ctx, o.budget(), errBudget)
 	defer cancel()
 
-	workers := workerCount(o.Workers)
+	workers := walk.Workers(o.Workers)
 	per := make([][]found, workers)
-	var stats walkStats
-	cfg := walkConfig{
-		root:    root,
-		workers: workers,
-		filter: entryFilter{
-			keep: func(rel, name string, isDir bool) bool {
+	var stats walk.Stats
+	cfg := walk.Config{
+		Root:    root,
+		Workers: workers,
+		Filter: walk.Filter{
+			Keep: func(rel, name string, isDir bool) bool {
 				return isDir || np.match(rel, name)
 			},
-			needRel: np.anchored,
+			NeedRel: np.anchored,
 		},
-		visit: func(w int, p string) {
+		Visit: func(w int, p string) {
 			fi, err := os.Lstat(p)
 			if err != nil {
 				return // gone since the directory was listed
@@ -148,7 +149,7 @@ func runFind(ctx context.Context, in findInput, env *tool.Env, o Options) tool.R
 			per[w] = append(per[w], found{path: p, mtime: fi.ModTime()})
 		},
 	}
-	walk(bctx, cfg, &stats)
+	walk.Walk(bctx, cfg, &stats)
 	if ctx.Err() != nil {
 		return tool.Errorf("find was cancelled before it finished (%v)", context.Cause(ctx))
 	}
@@ -178,8 +179,8 @@ func runFind(ctx context.Context, in findInput, env *tool.Env, o Options) tool.R
 	if context.Cause(bctx) == errBudget {
 		fmt.Fprintf(&sb, "\n[Search stopped at its %s time budget: results are partial. Narrow the pattern or path.]", o.budget())
 	}
-	if n := stats.unreadable.Load(); n > 0 {
-		fmt.Fprintf(&sb, "\n[%d %s could not be read and %s skipped (first: %s).]", n, plural(int(n), "directory", "directories"), plural(int(n), "was", "were"), *stats.firstErr.Load())
+	if n := stats.Unreadable(); n > 0 {
+		fmt.Fprintf(&sb, "\n[%d %s could not be read and %s skipped (first: %s).]", n, plural(int(n), "directory", "directories"), plural(int(n), "was", "were"), stats.FirstError())
 	}
 	return tool.Text(sb.String())
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/indusagi/induscode/internal/linematch"
+	"github.com/indusagi/induscode/internal/walk"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -36,7 +39,7 @@ func (o Options) budget() time.Duration {
 // errBudget is the cause of a search context that ran out of budget.
 var errBudget = errors.New("search time budget exhausted")
 
-type grepInput struct {
+type GrepInput struct {
 	Pattern         string `json:"pattern" jsonschema:"Regular expression (RE2 syntax, like ripgrep's) to search file contents for, e.g. \"func\\s+\\w+\" or \"log.*Error\". Set literal to search for the text as written."`
 	Path            string `json:"path,omitempty" jsonschema:"File or directory to search; relative paths are resolved against the working directory. Default: the working directory."`
 	Glob            string `json:"glob,omitempty" jsonschema:"Only search files whose name matches this glob, e.g. \"*.go\", \"*.{ts,tsx}\" or \"src/**/*.py\"; prefix with ! to exclude. Several globs may be separated by spaces."`
@@ -49,6 +52,7 @@ type grepInput struct {
 	Context         int    `json:"context,omitempty" jsonschema:"Lines of context before and after each match (content mode); before and after override it."`
 	Multiline       bool   `json:"multiline,omitempty" jsonschema:"Let the pattern span lines: . matches a line break and ^/$ match at every line. Slower; use only when needed."`
 	Literal         bool   `json:"literal,omitempty" jsonschema:"Treat pattern as plain text, not a regular expression."`
+	Word            bool   `json:"word,omitempty" jsonschema:"Match whole words only (like rg -w): no letter, digit or underscore right before or after the match, so \"log\" finds log( but not logger or blog."`
 	HeadLimit       *int   `json:"head_limit,omitempty" jsonschema:"Show at most this many entries (files, count lines or output lines); default 250, 0 for no limit."`
 	Offset          int    `json:"offset,omitempty" jsonschema:"Skip this many entries first, to page through long results with head_limit."`
 }
@@ -65,7 +69,7 @@ func GrepTool(o Options) tool.Tool {
 			"the lines (path:line:text, context lines as path-line-text), count shows matching lines per file. " +
 			"Narrow with glob or type; page with head_limit and offset. Prefer this over running grep or rg in a shell.",
 		ReadOnly: true,
-	}, func(ctx context.Context, in grepInput, env *tool.Env) tool.Result {
+	}, func(ctx context.Context, in GrepInput, env *tool.Env) tool.Result {
 		return runGrep(ctx, in, env, o)
 	}, grepSchema))
 }
@@ -106,11 +110,11 @@ func parseMode(s string) (outputMode, error) {
 
 // grepPlan is a validated grep call.
 type grepPlan struct {
-	q       *query
+	q       *linematch.Query
 	mode    outputMode
 	root    string // absolute
 	isFile  bool
-	filter  entryFilter
+	filter  walk.Filter
 	scan    scanOptions
 	limit   int
 	offset  int
@@ -118,13 +122,15 @@ type grepPlan struct {
 	where   string
 }
 
-func planGrep(in grepInput, env *tool.Env) (*grepPlan, error) {
+func planGrep(in GrepInput, env *tool.Env) (*grepPlan, error) {
 	p := &grepPlan{offset: in.Offset, limit: DefaultHeadLimit, numbers: true, where: "the working directory"}
 	var err error
 	if p.mode, err = parseMode(in.OutputMode); err != nil {
 		return nil, err
 	}
-	if p.q, err = compileQuery(in.Pattern, in.Literal, in.CaseInsensitive, in.Multiline); err != nil {
+	if p.q, err = linematch.Compile(in.Pattern, linematch.Options{
+		Literal: in.Literal, CaseInsensitive: in.CaseInsensitive, Multiline: in.Multiline, Word: in.Word,
+	}); err != nil {
 		return nil, err
 	}
 	if in.HeadLimit != nil {
@@ -184,26 +190,15 @@ func resolveSearchRoot(env *tool.Env, path string, filesOK bool) (string, bool, 
 }
 
 // grepFilter builds the walk filter of grep's glob and type inputs.
-func grepFilter(glob, typ string) (entryFilter, error) {
-	var f entryFilter
-	if lines := splitGlobs(glob); len(lines) > 0 {
-		for _, g := range lines {
-			if _, ok := parseRuleSyntax(g, true); !ok {
-				return f, fmt.Errorf("glob %q is not a valid glob pattern; use *, ?, **, [abc] and {a,b}", g)
-			}
-			if !strings.HasPrefix(g, "!") {
-				f.whitelists = true
-			}
-		}
-		f.globs = parseRuleLines("", []byte(strings.Join(lines, "\n")), true)
-		f.needRel = true
+func grepFilter(glob, typ string) (walk.Filter, error) {
+	var f walk.Filter
+	if err := f.SetGlobs(splitGlobs(glob)); err != nil {
+		return f, err
 	}
 	if typ != "" {
-		t, err := typeMatcher(typ)
-		if err != nil {
+		if err := f.SetTypes(typ); err != nil {
 			return f, err
 		}
-		f.types = t
 	}
 	return f, nil
 }
@@ -226,20 +221,23 @@ func splitGlobs(s string) []string {
 	return out
 }
 
-func runGrep(ctx context.Context, in grepInput, env *tool.Env, o Options) tool.Result {
+func runGrep(ctx context.Context, in GrepInput, env *tool.Env, o Options) tool.Result {
 	p, err := planGrep(in, env)
 	if err != nil {
 		return tool.Errorf("grep: %v", err)
+	}
+	if p.mode == modeContent {
+		return runContent(ctx, p, in, env, o)
 	}
 	bctx, cancel := context.WithTimeoutCause(ctx, o.budget(), errBudget)
 	defer cancel()
 
 	var (
-		stats    walkStats
+		stats    walk.Stats
 		binary   atomic.Int64
 		tooLarge atomic.Int64
 	)
-	workers := workerCount(o.Workers)
+	workers := walk.Workers(o.Workers)
 	if p.isFile {
 		workers = 1
 	}
@@ -262,7 +260,7 @@ func runGrep(ctx context.Context, in grepInput, env *tool.Env, o Options) tool.R
 		case errors.Is(err, errTooLarge):
 			tooLarge.Add(1)
 		case err != nil && bctx.Err() == nil:
-			stats.fail(err)
+			stats.Fail(err)
 		case ok:
 			hits[w] = append(hits[w], h)
 		}
@@ -270,7 +268,7 @@ func runGrep(ctx context.Context, in grepInput, env *tool.Env, o Options) tool.R
 	if p.isFile {
 		visit(0, p.root)
 	} else {
-		walk(bctx, walkConfig{root: p.root, filter: p.filter, visit: visit, workers: workers}, &stats)
+		walk.Walk(bctx, walk.Config{Root: p.root, Filter: p.filter, Visit: visit, Workers: workers}, &stats)
 	}
 	if ctx.Err() != nil {
 		return tool.Errorf("grep was cancelled before it finished (%v)", context.Cause(ctx))
@@ -280,23 +278,94 @@ func runGrep(ctx context.Context, in grepInput, env *tool.Env, o Options) tool.R
 		all[i].rel = env.Rel(all[i].path)
 	}
 	slices.SortFunc(all, func(a, b fileHit) int { return cmp.Compare(a.rel, b.rel) })
+	split := 0
+	for _, sc := range scanners {
+		if sc != nil {
+			split += sc.split
+		}
+	}
 	r := &report{
 		mode: p.mode, hits: all,
 		offset: p.offset, limit: p.limit, numbers: p.numbers,
-		context: p.scan.before > 0 || p.scan.after > 0,
 		pattern: in.Pattern, where: p.where,
-	}
-	if context.Cause(bctx) == errBudget {
-		r.notices = append(r.notices, fmt.Sprintf("[Search stopped at its %s time budget: results are partial. Narrow path, glob or type, or use a more specific pattern.]", o.budget()))
-	}
-	if p.isFile && binary.Load() > 0 {
-		r.notices = append(r.notices, fmt.Sprintf("[%s is a binary file (it contains NUL bytes); grep does not search binary files.]", env.Rel(p.root)))
-	}
-	if n := tooLarge.Load(); n > 0 {
-		r.notices = append(r.notices, fmt.Sprintf("[Skipped %d %s larger than %d MB: multiline search holds a file in memory whole. Search them without multiline.]", n, plural(int(n), "file", "files"), maxMultilineFile>>20))
-	}
-	if n := stats.unreadable.Load(); n > 0 {
-		r.notices = append(r.notices, fmt.Sprintf("[%d %s could not be read and %s skipped (first: %s).]", n, plural(int(n), "path", "paths"), plural(int(n), "was", "were"), *stats.firstErr.Load()))
+		notices: searchNotices(noticeInput{
+			budget: context.Cause(bctx) == errBudget, o: o,
+			binaryFile: p.isFile && binary.Load() > 0, root: env.Rel(p.root),
+			tooLarge: tooLarge.Load(), split: int64(split),
+			unreadable: stats.Unreadable(), firstErr: stats.FirstError(),
+		}),
 	}
 	return tool.Text(r.render())
+}
+
+// runContent is grep's content mode: lines are written in path order as
+// they are found, to the caller's text stream when there is one (the
+// result then holds only what follows the lines), else into the result.
+func runContent(ctx context.Context, p *grepPlan, in GrepInput, env *tool.Env, o Options) tool.Result {
+	stream := tool.TextStream(ctx)
+	var body bytes.Buffer
+	c := &contentWriter{
+		w: &body, offset: p.offset, limit: p.limit, numbers: p.numbers,
+		context: p.scan.before > 0 || p.scan.after > 0,
+	}
+	if stream != nil {
+		c.w = stream
+	}
+	bctx, cancel := context.WithTimeoutCause(ctx, o.budget(), errBudget)
+	defer cancel()
+	r := newStreamRun(bctx, env, p, o, c.line)
+	// Lines found before a slow file are shown while it is searched.
+	r.idle = func() { c.flush() }
+	err := r.run()
+	if ferr := c.flush(); err == nil || errors.Is(err, errEnough) {
+		err = ferr
+	}
+	if ctx.Err() != nil {
+		return tool.Errorf("grep was cancelled before it finished (%v)", context.Cause(ctx))
+	}
+	if err != nil && !errors.Is(err, errEnough) {
+		return tool.Errorf("grep: %v", err)
+	}
+	parts := []string{strings.TrimSuffix(body.String(), "\n")}
+	if stream != nil || body.Len() == 0 {
+		parts = parts[:0]
+	}
+	if f := c.footer(in.Pattern, p.where); f != "" {
+		parts = append(parts, f)
+	}
+	parts = append(parts, r.notices(p, env, o)...)
+	return tool.Text(strings.Join(parts, "\n"))
+}
+
+// noticeInput is what the notices of a search are worded from.
+type noticeInput struct {
+	budget     bool // the time budget ran out
+	o          Options
+	binaryFile bool   // the one file searched is binary
+	root       string // the searched path, as shown
+	tooLarge   int64  // files over the multiline limit
+	split      int64  // lines over maxLineBuffer
+	unreadable int64
+	firstErr   string
+}
+
+// searchNotices words what left a grep result partial.
+func searchNotices(n noticeInput) []string {
+	var out []string
+	if n.budget {
+		out = append(out, fmt.Sprintf("[Search stopped at its %s time budget: results are partial. Narrow path, glob or type, or use a more specific pattern.]", n.o.budget()))
+	}
+	if n.binaryFile {
+		out = append(out, fmt.Sprintf("[%s is a binary file (it contains NUL bytes); grep does not search binary files.]", n.root))
+	}
+	if n.tooLarge > 0 {
+		out = append(out, fmt.Sprintf("[Skipped %d %s larger than %d MB: multiline search holds a file in memory whole. Search them without multiline.]", n.tooLarge, plural(int(n.tooLarge), "file", "files"), maxMultilineFile>>20))
+	}
+	if n.split > 0 {
+		out = append(out, fmt.Sprintf("[%d %s longer than %d MB %s searched in pieces of that size: a match that spans two pieces is not found.]", n.split, plural(int(n.split), "line", "lines"), maxLineBuffer>>20, plural(int(n.split), "was", "were")))
+	}
+	if n.unreadable > 0 {
+		out = append(out, fmt.Sprintf("[%d %s could not be read and %s skipped (first: %s).]", n.unreadable, plural(int(n.unreadable), "path", "paths"), plural(int(n.unreadable), "was", "were"), n.firstErr))
+	}
+	return out
 }

@@ -184,9 +184,10 @@ func TestOutputModesHandled(t *testing.T) {
 		if got, err := parseMode(m.String()); err != nil || got != m {
 			t.Errorf("parseMode(%q) = %v, %v", m, got, err)
 		}
-		r := &report{mode: m, hits: []fileHit{{rel: "a", count: 1, lines: []shownLine{{1, "x", true}}}}}
-		if r.render() == "" {
-			t.Errorf("mode %v renders nothing", m)
+		dir := tree(t, map[string]string{"a": "x\n"})
+		out := run(t, GrepTool(Options{}), dir, `{"pattern":"x","output_mode":"`+m.String()+`"}`).PlainText()
+		if !strings.HasPrefix(out, "a") && !strings.HasPrefix(out, "Found") {
+			t.Errorf("mode %v renders %q, not the match", m, out)
 		}
 	}
 }

@@ -36,25 +36,15 @@ const (
 	readBufferSize = 256 << 10
 
 	// maxLineBuffer bounds how far a worker's buffer grows to hold one
-	// line. A longer line is searched in pieces of this size, which may
-	// miss a match that straddles a piece boundary; such "lines" are not
-	// text a person wrote.
-	maxLineBuffer = 16 << 20
+	// line, so that a match anywhere in a line is found (ripgrep grows its
+	// buffer the same way). A longer line is searched in pieces of this
+	// size and counted once; a match that spans two pieces is missed, and
+	// the result says so. 256 MiB is far beyond any text a person wrote
+	// and bounds what one pathological file can cost.
+	maxLineBuffer = 256 << 20
 
 	// maxMultilineFile bounds the size of a file that multiline search
 	// holds in memory whole (a multiline match can span any distance).
 	// Larger files are skipped with a notice.
 	maxMultilineFile = 64 << 20
-
-	// maxIgnoreFile bounds how much of one ignore file is read; real ones
-	// are kilobytes, and a huge one is a mistake that must not cost memory.
-	maxIgnoreFile = 1 << 20
-
-	// maxWorkers caps the parallel walk. Beyond 16 the disk, not the CPU,
-	// limits a search, and each worker holds a read buffer.
-	maxWorkers = 16
-
-	// maxPrefilterLiterals caps the alternatives a prefilter scans for
-	// separately; with more, the scan costs more than the regex it saves.
-	maxPrefilterLiterals = 8
 )

@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -19,12 +20,18 @@ func clipLine(line []byte, at int) string {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
+	return string(appendClipped(nil, line, at))
+}
+
+// appendClipped appends line (without its '\r') to dst, clipped as
+// clipLine says.
+func appendClipped(dst, line []byte, at int) []byte {
 	if len(line) <= MaxLineChars {
-		return string(line)
+		return append(dst, line...)
 	}
 	total := utf8.RuneCount(line)
 	if total <= MaxLineChars {
-		return string(line)
+		return append(dst, line...)
 	}
 	start := 0
 	if at > 0 && utf8.RuneCount(line[:at]) > MaxLineChars-clipContext {
@@ -39,13 +46,11 @@ func clipLine(line []byte, at int) string {
 		end += size
 		n++
 	}
-	var sb strings.Builder
 	if start > 0 {
-		sb.WriteString("…")
+		dst = append(dst, "…"...)
 	}
-	sb.Write(line[start:end])
-	fmt.Fprintf(&sb, "… [line cut: %d characters]", total)
-	return sb.String()
+	dst = append(dst, line[start:end]...)
+	return fmt.Appendf(dst, "… [line cut: %d characters]", total)
 }
 
 // report is everything grep's output is made from.
@@ -55,7 +60,6 @@ type report struct {
 	offset  int
 	limit   int // 0: no limit
 	numbers bool
-	context bool // before/after context was asked for: groups are separated
 	pattern string
 	where   string   // the searched path as the user gave it
 	notices []string // partial results, unreadable paths, …
@@ -69,8 +73,7 @@ func (r *report) render() string {
 		r.renderFiles(&sb)
 	case modeCount:
 		r.renderCount(&sb)
-	case modeContent:
-		r.renderContent(&sb)
+	case modeContent: // streamed by contentWriter
 	}
 	for _, n := range r.notices {
 		if sb.Len() > 0 {
@@ -162,76 +165,93 @@ func (r *report) renderCount(sb *strings.Builder) {
 	}
 }
 
-// renderContent writes matching lines as ripgrep does without headings:
-// "path:line:text" for a match, "path-line-text" for context, and "--"
-// between groups of lines that are not adjacent. head_limit and offset
-// count lines, not separators.
-func (r *report) renderContent(sb *strings.Builder) {
-	if len(r.hits) == 0 {
-		r.noMatches(sb)
-		return
+// contentWriter writes grep's content output as lines arrive, as ripgrep
+// does without headings: "path:line:text" for a match, "path-line-text"
+// for context, and "--" between groups of lines that are not adjacent.
+// offset and limit count lines, not separators. Every line ends with a
+// line break; the footer and notices come after (text).
+type contentWriter struct {
+	w       io.Writer
+	buf     []byte
+	offset  int
+	limit   int // 0: no limit
+	numbers bool
+	context bool // before/after context was asked for: groups are separated
+
+	idx   int // lines seen, shown or skipped by offset
+	wrote bool
+	path  string // file of the previous line
+	prev  int    // number of the previous line of that file, -1: none
+	more  bool   // a line past the limit exists
+	err   error  // the first write error
+}
+
+// contentFlush is how much output is gathered before one write.
+const contentFlush = 64 << 10
+
+// line is the emit function of a content search.
+func (c *contentWriter) line(l Line) error {
+	if l.Path != c.path {
+		c.path, c.prev = l.Path, -1
 	}
-	total := 0
-	more := false
-	for _, h := range r.hits {
-		total += len(h.lines)
-		more = more || h.cut
+	if c.idx < c.offset {
+		c.idx++
+		c.prev = l.Num
+		return nil
 	}
-	from, to := r.window(total)
-	if from >= total {
-		r.pastEnd(sb, total, plural(total, "line", "lines"))
-		return
+	if c.limit > 0 && c.idx >= c.offset+c.limit {
+		c.more = true
+		return errEnough
 	}
-	more = more || to < total
-	idx := 0
-	wrote := false
-	for _, h := range r.hits {
-		if idx+len(h.lines) <= from {
-			idx += len(h.lines)
-			continue
-		}
-		if idx >= to {
-			break
-		}
-		path := h.rel
-		prev := -1
-		for _, l := range h.lines {
-			if idx < from {
-				idx++
-				prev = l.num
-				continue
-			}
-			if idx >= to {
-				break
-			}
-			idx++
-			if wrote {
-				sb.WriteByte('\n')
-				if r.context && prev >= 0 && l.num != prev+1 || r.context && prev < 0 {
-					sb.WriteString("--\n")
-				}
-			}
-			wrote = true
-			prev = l.num
-			sep := byte('-')
-			if l.match {
-				sep = ':'
-			}
-			sb.WriteString(path)
-			sb.WriteByte(sep)
-			if r.numbers {
-				sb.WriteString(strconv.Itoa(l.num))
-				sb.WriteByte(sep)
-			}
-			sb.WriteString(l.text)
-		}
+	c.idx++
+	if c.wrote && c.context && (c.prev < 0 || l.Num != c.prev+1) {
+		c.buf = append(c.buf, "--\n"...)
 	}
-	if from > 0 || more {
-		fmt.Fprintf(sb, "\n[Showing lines %d-%d", from+1, to)
-		if more {
-			fmt.Fprintf(sb, "; more matches exist. Use offset=%d for the next page, or narrow the search with path, glob or type.]", to)
-		} else {
-			fmt.Fprintf(sb, " of %d.]", total)
-		}
+	c.wrote = true
+	c.prev = l.Num
+	sep := byte('-')
+	if l.Match {
+		sep = ':'
 	}
+	c.buf = append(c.buf, l.Path...)
+	c.buf = append(c.buf, sep)
+	if c.numbers {
+		c.buf = strconv.AppendInt(c.buf, int64(l.Num), 10)
+		c.buf = append(c.buf, sep)
+	}
+	c.buf = append(c.buf, l.Text...)
+	c.buf = append(c.buf, '\n')
+	if len(c.buf) >= contentFlush {
+		return c.flush()
+	}
+	return nil
+}
+
+// flush writes what is gathered; after a failed write every call fails.
+func (c *contentWriter) flush() error {
+	if c.err != nil || len(c.buf) == 0 {
+		return c.err
+	}
+	if _, err := c.w.Write(c.buf); err != nil {
+		c.err = fmt.Errorf("writing output: %w", err)
+	}
+	c.buf = c.buf[:0]
+	return c.err
+}
+
+// footer is what follows the lines: the page they are, or why there are
+// none. pattern and where word the no-match message.
+func (c *contentWriter) footer(pattern, where string) string {
+	total := c.idx
+	switch {
+	case total == 0:
+		return fmt.Sprintf("No matches for %q in %s.", pattern, where)
+	case c.offset >= total:
+		return fmt.Sprintf("No results at offset %d: the search found %d %s. Use a smaller offset.", c.offset, total, plural(total, "line", "lines"))
+	case c.more:
+		return fmt.Sprintf("[Showing lines %d-%d; more matches exist. Use offset=%d for the next page, or narrow the search with path, glob or type.]", c.offset+1, total, total)
+	case c.offset > 0:
+		return fmt.Sprintf("[Showing lines %d-%d of %d.]", c.offset+1, total, total)
+	}
+	return ""
 }

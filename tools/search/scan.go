@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+
+	"github.com/indusagi/induscode/internal/linematch"
 )
 
 // outputMode is what grep reports.
@@ -65,30 +67,46 @@ var errBinary = errors.New("binary file")
 // errTooLarge marks a file too large for multiline search.
 var errTooLarge = errors.New("file too large for multiline search")
 
+// lineSink receives the lines a scan shows, in file order. text is only
+// valid during the call. It returns false to stop the scan of this file.
+type lineSink interface {
+	addLine(num int, text []byte, match bool) bool
+}
+
 // scanner searches files for one worker; it owns the read buffer that all
 // of the worker's files pass through.
 type scanner struct {
-	q    *query
-	m    *lineMatcher
+	q    *linematch.Query
+	m    *linematch.Matcher
 	opts scanOptions
 	buf  []byte
+	clip []byte // scratch for a clipped line
+	// sink receives shown lines; nil collects them in fileHit.lines.
+	sink lineSink
+	// split counts lines longer than maxLine, searched in pieces.
+	split int
 
 	// per-file state
-	hit    *fileHit
-	shown  int // offset just past the last shown line; context stops there
-	owed   int // after-context lines still to show
-	lineNo int // number of the line that starts at lnPos
-	lnPos  int
+	hit     *fileHit
+	nlines  int  // lines shown
+	stopped bool // the sink asked to stop
+	shown   int  // offset just past the last shown line; context stops there
+	owed    int  // after-context lines still to show
+	lineNo  int  // number of the line that starts at lnPos
+	lnPos   int
+	lastEnd int  // end of the last matching line found by searchLines
+	inLong  bool // the buffer starts inside a line longer than maxLine
+	readErr error
 }
 
-func newScanner(q *query, opts scanOptions) *scanner {
+func newScanner(q *linematch.Query, opts scanOptions) *scanner {
 	if opts.bufSize <= 0 {
 		opts.bufSize = readBufferSize
 	}
 	if opts.maxLine <= 0 {
 		opts.maxLine = maxLineBuffer
 	}
-	return &scanner{q: q, m: q.matcher(), opts: opts, buf: make([]byte, opts.bufSize)}
+	return &scanner{q: q, m: q.Matcher(), opts: opts, buf: make([]byte, opts.bufSize)}
 }
 
 // scanFile searches one file. It reports whether the file matched; hit
@@ -103,7 +121,8 @@ func (s *scanner) scanFile(ctx context.Context, path string, hit *fileHit) (bool
 	defer s.shrink()
 	*hit = fileHit{path: path}
 	s.hit, s.shown, s.owed, s.lineNo, s.lnPos = hit, 0, 0, 1, 0
-	if s.q.multiline {
+	s.nlines, s.stopped, s.readErr, s.inLong = 0, false, nil, false
+	if s.q.Multiline() {
 		return s.scanWhole(f)
 	}
 	n, scan := 0, 0
@@ -124,6 +143,7 @@ func (s *scanner) scanFile(ctx context.Context, path string, hit *fileHit) (bool
 			return false, errBinary
 		}
 		limit := n
+		cut := false // limit splits a line longer than maxLine
 		if !eof {
 			nl := bytes.LastIndexByte(s.buf[scan:n], '\n')
 			if nl < 0 && len(s.buf) < s.opts.maxLine {
@@ -132,12 +152,23 @@ func (s *scanner) scanFile(ctx context.Context, path string, hit *fileHit) (bool
 			}
 			if nl >= 0 {
 				limit = scan + nl + 1
+				s.inLong = false
+			} else {
+				cut = true
+				if !s.inLong {
+					s.split++
+				}
+				s.inLong = true
 			}
 		}
+		s.lastEnd = -1
 		done, err := s.searchLines(s.buf[:limit], scan)
 		if done || err != nil {
 			return hit.count > 0, err
 		}
+		// The piece of an overlong line that matched is counted once: the
+		// rest of that line is not searched again.
+		skipRest := cut && s.lastEnd == limit
 		if eof && limit == n {
 			return hit.count > 0, nil
 		}
@@ -153,6 +184,43 @@ func (s *scanner) scanFile(ctx context.Context, path string, hit *fileHit) (bool
 		n -= keep
 		scan = limit - keep
 		s.shown = max(s.shown-keep, 0)
+		if skipRest {
+			if !s.skipLineRest(f, &n, &eof) {
+				return hit.count > 0, nil
+			}
+			if err := s.readErr; err != nil {
+				return false, err
+			}
+		}
+	}
+}
+
+// skipLineRest reads on past the end of an overlong line that already
+// matched and leaves the buffer holding what follows its line break, with
+// the line count advanced over it. It reports false at end of file.
+func (s *scanner) skipLineRest(f rawFile, n *int, eof *bool) bool {
+	for {
+		if i := bytes.IndexByte(s.buf[:*n], '\n'); i >= 0 {
+			s.lineNo++
+			copy(s.buf, s.buf[i+1:*n])
+			*n -= i + 1
+			s.lnPos, s.shown, s.inLong = 0, 0, false
+			return true
+		}
+		if *eof {
+			return false
+		}
+		k, err := f.Read(s.buf)
+		if err != nil {
+			s.readErr = err
+			return true
+		}
+		*n = k
+		*eof = k == 0
+		if bytes.IndexByte(s.buf[:k], 0) >= 0 {
+			s.readErr = errBinary
+			return true
+		}
 	}
 }
 
@@ -178,13 +246,14 @@ func (s *scanner) carryFrom(limit int) int {
 // searchLines searches the whole lines of data from offset scan. done
 // means the file needs no more searching.
 func (s *scanner) searchLines(data []byte, scan int) (done bool, err error) {
-	s.m.reset()
+	s.m.Reset()
 	for pos := scan; pos < len(data); {
-		ls, le, ok := s.m.next(data, pos)
+		ls, le, ok := s.m.Next(data, pos)
 		if !ok {
 			break
 		}
 		s.hit.count++
+		s.lastEnd = le
 		switch s.opts.mode {
 		case modeFiles:
 			return true, nil
@@ -230,7 +299,7 @@ func (s *scanner) showMatch(data []byte, ls, le int) bool {
 	}
 	s.shown = min(le+1, len(data))
 	s.owed = s.opts.after
-	return s.opts.keep > 0 && len(s.hit.lines) > s.opts.keep
+	return s.stopped || s.opts.keep > 0 && s.nlines > s.opts.keep
 }
 
 // showAfter records owed after-context lines that start before limit.
@@ -249,19 +318,37 @@ func (s *scanner) showAfter(data []byte, limit int) {
 	}
 }
 
-// addLine appends a shown line. Lines are added in file order, so the
-// line count advances monotonically.
+// addLine hands a shown line to the sink. Lines are added in file order,
+// so the line count advances monotonically.
 func (s *scanner) addLine(data []byte, start, end int, match bool) {
-	line := data[start:end]
-	at := -1
-	if match && len(line) > MaxLineChars {
-		if loc := s.q.re.FindIndex(line); loc != nil {
-			at = loc[0]
-		}
+	if s.stopped {
+		return
 	}
-	s.hit.lines = append(s.hit.lines, shownLine{num: s.lineAt(start), text: clipLine(line, at), match: match})
-	if s.opts.keep > 0 && len(s.hit.lines) > s.opts.keep {
+	line := data[start:end]
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if len(line) > MaxLineChars {
+		at := -1
+		if match {
+			if loc := s.q.Regexp().FindIndex(line); loc != nil {
+				at = loc[0]
+			}
+		}
+		s.clip = appendClipped(s.clip[:0], line, at)
+		line = s.clip
+	}
+	num := s.lineAt(start)
+	s.nlines++
+	if s.opts.keep > 0 && s.nlines > s.opts.keep {
 		s.hit.cut = true
+	}
+	if s.sink == nil {
+		s.hit.lines = append(s.hit.lines, shownLine{num: num, text: string(line), match: match})
+		return
+	}
+	if !s.sink.addLine(num, line, match) {
+		s.stopped = true
 	}
 }
 
@@ -299,21 +386,19 @@ func (s *scanner) scanWhole(f rawFile) (bool, error) {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return false, errBinary
 	}
-	s.m.reset()
-	if len(s.m.finders) > 0 {
-		if p, _ := s.m.candidate(data, 0); p < 0 {
-			return false, nil
-		}
+	s.m.Reset()
+	if !s.m.MayMatch(data) {
+		return false, nil
 	}
 	if s.opts.mode == modeFiles {
-		if s.q.re.Match(data) {
+		if s.q.Regexp().Match(data) {
 			s.hit.count = 1
 			return true, nil
 		}
 		return false, nil
 	}
 	lastEnd := -1 // end of the last line counted
-	for _, loc := range s.q.re.FindAllIndex(data, -1) {
+	for _, loc := range s.q.Regexp().FindAllIndex(data, -1) {
 		a, b := loc[0], loc[1]
 		if a == len(data) && (a == 0 || data[a-1] == '\n') {
 			break // an empty match after the final line break is on no line

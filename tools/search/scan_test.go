@@ -73,7 +73,7 @@ func TestScanChunkBoundaries(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ctx := range [][2]int{{0, 0}, {2, 0}, {0, 3}, {4, 4}} {
-			want := naiveContent(q.re, data, ctx[0], ctx[1])
+			want := naiveContent(q.Regexp(), data, ctx[0], ctx[1])
 			for _, size := range []int{8, 33, 64, 100, 257, 4096} {
 				name := fmt.Sprintf("%s/B%dA%d/buf%d", pattern, ctx[0], ctx[1], size)
 				sc := newScanner(q, scanOptions{mode: modeContent, before: ctx[0], after: ctx[1], bufSize: size})
@@ -90,7 +90,7 @@ func TestScanChunkBoundaries(t *testing.T) {
 				if _, err := sc.scanFile(t.Context(), path, &hit); err != nil {
 					t.Fatal(err)
 				}
-				if n := len(naiveContent(q.re, data, 0, 0)); hit.count != n {
+				if n := len(naiveContent(q.Regexp(), data, 0, 0)); hit.count != n {
 					t.Fatalf("%s: count %d, want %d", name, hit.count, n)
 				}
 			}
@@ -169,10 +169,25 @@ func TestScanLongLine(t *testing.T) {
 	}
 	// A line longer than the line limit is searched in pieces, with or
 	// without context lines to carry between them.
+	// The long line is counted once even when several pieces match, and
+	// the scanner says a line was split.
+	twice := []byte("first\n" + strings.Repeat("needle ", 40) + "\nlast needle\n")
+	path2 := writeFile(t, t.TempDir(), "g", twice)
 	for _, mode := range []outputMode{modeCount, modeContent} {
-		sc = newScanner(q, scanOptions{mode: mode, before: 2, after: 2, bufSize: 16, maxLine: 64})
-		if _, err := sc.scanFile(t.Context(), path, &hit); err != nil || hit.count < 2 {
-			t.Fatalf("pieces, %v: count=%d err=%v", mode, hit.count, err)
+		for _, p := range []string{path, path2} {
+			sc = newScanner(q, scanOptions{mode: mode, before: 2, after: 2, bufSize: 16, maxLine: 64})
+			if _, err := sc.scanFile(t.Context(), p, &hit); err != nil || hit.count != 2 || sc.split != 1 {
+				t.Fatalf("pieces, %v, %s: count=%d split=%d err=%v; want 2 lines, 1 split", mode, filepath.Base(p), hit.count, sc.split, err)
+			}
+			var matched []int
+			for _, l := range hit.lines {
+				if l.match {
+					matched = append(matched, l.num)
+				}
+			}
+			if mode == modeContent && !slices.Equal(matched, []int{2, 3}) {
+				t.Fatalf("pieces, %s: matching lines %v, want [2 3]", filepath.Base(p), matched)
+			}
 		}
 	}
 }

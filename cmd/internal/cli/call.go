@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -175,7 +176,20 @@ func runOne(ctx context.Context, box *deck.Box, timeout time.Duration, want stri
 		}
 		return usagef("unknown tool %q; available: %s", want, strings.Join(names, ", "))
 	}
+	var stream *textStream
+	if !asJSON {
+		// Tools that can (grep's content output) print as they go.
+		stream = &textStream{w: stdout}
+		ctx = tool.WithTextStream(ctx, stream)
+	}
 	res := callWithTimeout(ctx, box, timeout, name, input)
+	if stream != nil && stream.close() && isEmptyText(res) {
+		// Everything was streamed; an empty remainder prints nothing.
+		if res.IsError {
+			return errToolFailed
+		}
+		return nil
+	}
 	if asJSON {
 		if err := json.NewEncoder(stdout).Encode(res); err != nil {
 			return &failure{err}
@@ -200,6 +214,43 @@ func callWithTimeout(ctx context.Context, box *deck.Box, timeout time.Duration, 
 		defer cancel()
 	}
 	return box.Run(ctx, name, input)
+}
+
+// textStream is the writer a call streams its text to: stdout, until the
+// call has returned. A tool still running after an interrupted call
+// cannot write behind the final message.
+type textStream struct {
+	mu     sync.Mutex
+	w      io.Writer
+	wrote  bool
+	closed bool
+}
+
+func (s *textStream) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, errStreamClosed
+	}
+	if len(p) > 0 {
+		s.wrote = true
+	}
+	return s.w.Write(p)
+}
+
+// close ends the stream and reports whether anything was written.
+func (s *textStream) close() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return s.wrote
+}
+
+var errStreamClosed = errors.New("the call has ended; its output is closed")
+
+// isEmptyText reports whether a result is one empty text block.
+func isEmptyText(res tool.Result) bool {
+	return len(res.Blocks) == 1 && res.Blocks[0].Kind == tool.KindText && res.Blocks[0].Text == ""
 }
 
 // jsonError explains why raw is not JSON.

@@ -1,4 +1,4 @@
-package search
+package linematch
 
 import (
 	"regexp/syntax"

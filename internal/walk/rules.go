@@ -1,4 +1,4 @@
-package search
+package walk
 
 import (
 	"io"
@@ -32,11 +32,11 @@ var vcsDirs = map[string]bool{".git": true, ".svn": true, ".hg": true, ".bzr": t
 // does not inherit its parent's .gitignore.
 type rulesNode struct {
 	parent  *rulesNode
-	dot     *ruleSet // .ignore
-	git     *ruleSet // .gitignore
-	exclude *ruleSet // .git/info/exclude of a repository root
-	gitRoot bool     // this directory holds .git
-	inRepo  bool     // this directory or an ancestor holds .git
+	dot     *Rules // .ignore
+	git     *Rules // .gitignore
+	exclude *Rules // .git/info/exclude of a repository root
+	gitRoot bool   // this directory holds .git
+	inRepo  bool   // this directory or an ancestor holds .git
 }
 
 // ignored reports whether the entry at abs (base name name) is excluded.
@@ -83,7 +83,7 @@ func relTo(dir, abs string) string {
 // present and returns parent itself when dir adds nothing.
 func childNode(parent *rulesNode, dir string, hasGit, hasGitIgnore, hasDotIgnore bool) *rulesNode {
 	inRepo := hasGit || (parent != nil && parent.inRepo)
-	var dot, git, exclude *ruleSet
+	var dot, git, exclude *Rules
 	if hasDotIgnore {
 		dot = readRules(dir, filepath.Join(dir, dotIgnoreFile))
 	}
@@ -103,7 +103,7 @@ func childNode(parent *rulesNode, dir string, hasGit, hasGitIgnore, hasDotIgnore
 
 // readRules reads and parses one ignore file; a file that cannot be read
 // contributes no rules (git and ripgrep behave the same way).
-func readRules(dir, path string) *ruleSet {
+func readRules(dir, path string) *Rules {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil

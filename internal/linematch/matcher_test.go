@@ -1,4 +1,4 @@
-package search
+package linematch
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"pgregory.net/rapid"
 )
@@ -116,12 +117,12 @@ func naiveLines(re *regexp.Regexp, data []byte) [][2]int {
 	return out
 }
 
-func matcherLines(q *query, data []byte) [][2]int {
-	m := q.matcher()
-	m.reset()
+func matcherLines(q *Query, data []byte) [][2]int {
+	m := q.Matcher()
+	m.Reset()
 	var out [][2]int
 	for pos := 0; pos < len(data); {
-		s, e, ok := m.next(data, pos)
+		s, e, ok := m.Next(data, pos)
 		if !ok {
 			break
 		}
@@ -313,4 +314,21 @@ func mustParse(t *testing.T, p string) *syntax.Regexp {
 		t.Fatal(err)
 	}
 	return re.Simplify()
+}
+
+func TestSpecialFold(t *testing.T) {
+	t.Parallel()
+	// Derive from package unicode which ASCII letters have a non-ASCII
+	// case variant; the table must say exactly that.
+	for c := rune(0); c < 0x80; c++ {
+		want := false
+		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+			if f >= 0x80 {
+				want = true
+			}
+		}
+		if specialFold[c] != want {
+			t.Errorf("specialFold[%q] = %v, want %v", c, specialFold[c], want)
+		}
+	}
 }

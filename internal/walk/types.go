@@ -1,4 +1,4 @@
-package search
+package walk
 
 import (
 	"fmt"
@@ -81,7 +81,7 @@ func TypeNames() []string {
 // typeMatcher builds the rule set for a type list such as "go" or
 // "ts,js": a file is kept when its base name matches a glob of any listed
 // type.
-func typeMatcher(spec string) (*ruleSet, error) {
+func typeMatcher(spec string) (*Rules, error) {
 	var lines []string
 	for _, name := range strings.FieldsFunc(spec, func(r rune) bool { return r == ',' || r == ' ' }) {
 		key := strings.ToLower(name)

@@ -1,4 +1,4 @@
-package search
+package walk
 
 import (
 	"encoding/binary"

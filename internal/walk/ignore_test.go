@@ -1,4 +1,4 @@
-package search
+package walk
 
 import (
 	"os"
@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode"
 )
 
 func TestParseRule(t *testing.T) {
@@ -137,12 +136,12 @@ func tree(t testing.TB, files map[string]string) string {
 }
 
 // walked returns the files the walk visits under root, relative and sorted.
-func walked(t testing.TB, root string, f entryFilter) []string {
+func walked(t testing.TB, root string, f Filter) []string {
 	t.Helper()
 	var mu = make(chan struct{}, 1)
 	var got []string
-	var stats walkStats
-	walk(t.Context(), walkConfig{root: root, filter: f, visit: func(_ int, p string) {
+	var stats Stats
+	Walk(t.Context(), Config{Root: root, Filter: f, Visit: func(_ int, p string) {
 		mu <- struct{}{}
 		got = append(got, filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator))))
 		<-mu
@@ -252,7 +251,7 @@ func TestWalkIgnoreSemantics(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			root := tree(t, tt.files)
-			if got := walked(t, root, entryFilter{}); !slices.Equal(got, tt.want) {
+			if got := walked(t, root, Filter{}); !slices.Equal(got, tt.want) {
 				t.Errorf("walk = %q\nwant   %q", got, tt.want)
 			}
 		})
@@ -266,7 +265,7 @@ func TestWalkAncestorRules(t *testing.T) {
 		"sub/a.gen": "", "sub/a.go": "", "sub/b.tmp": "", "sub/skip/x": "",
 	})
 	// Searching from a subdirectory still honors the repository's rules.
-	got := walked(t, filepath.Join(root, "sub"), entryFilter{})
+	got := walked(t, filepath.Join(root, "sub"), Filter{})
 	if want := []string{"a.go"}; !slices.Equal(got, want) {
 		t.Errorf("walk of sub = %q, want %q", got, want)
 	}
@@ -285,7 +284,7 @@ func TestWalkWorktreeExclude(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "wt", ".git"), []byte("gitdir: "+gitdir+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := walked(t, filepath.Join(root, "wt"), entryFilter{})
+	got := walked(t, filepath.Join(root, "wt"), Filter{})
 	if want := []string{"kept.txt"}; !slices.Equal(got, want) {
 		t.Errorf("walk of a worktree = %q, want %q (the common dir's info/exclude applies)", got, want)
 	}
@@ -300,7 +299,7 @@ func TestWalkSkipsSymlinksAndSpecialFiles(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "b.txt"), filepath.Join(root, "c.txt")); err != nil {
 		t.Fatal(err)
 	}
-	got := walked(t, root, entryFilter{})
+	got := walked(t, root, Filter{})
 	if want := []string{"b.txt", "real/a.txt"}; !slices.Equal(got, want) {
 		t.Errorf("walk = %q, want %q (symlinks are not followed)", got, want)
 	}
@@ -317,26 +316,9 @@ func TestWalkUnreadableDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(shut, 0o755) })
-	var stats walkStats
-	walk(t.Context(), walkConfig{root: root, visit: func(int, string) {}}, &stats)
-	if stats.unreadable.Load() != 1 {
-		t.Errorf("unreadable = %d, want 1", stats.unreadable.Load())
-	}
-}
-
-func TestSpecialFold(t *testing.T) {
-	t.Parallel()
-	// Derive from package unicode which ASCII letters have a non-ASCII
-	// case variant; the table must say exactly that.
-	for c := rune(0); c < 0x80; c++ {
-		want := false
-		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
-			if f >= 0x80 {
-				want = true
-			}
-		}
-		if specialFold[c] != want {
-			t.Errorf("specialFold[%q] = %v, want %v", c, specialFold[c], want)
-		}
+	var stats Stats
+	Walk(t.Context(), Config{Root: root, Visit: func(int, string) {}}, &stats)
+	if stats.Unreadable() != 1 {
+		t.Errorf("unreadable = %d, want 1", stats.Unreadable())
 	}
 }

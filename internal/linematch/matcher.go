@@ -1,4 +1,4 @@
-package search
+package linematch
 
 import (
 	"bytes"
@@ -8,10 +8,10 @@ import (
 	"strings"
 )
 
-// query is a compiled grep pattern: the regular expression and the
-// cheapest way found to locate the lines it matches. A query is shared by
-// all workers; each takes its own lineMatcher from it.
-type query struct {
+// Query is a compiled search pattern: the regular expression and the
+// cheapest way found to locate the lines it matches. A Query is shared by
+// all workers; each takes its own Matcher from it.
+type Query struct {
 	re        *regexp.Regexp // the pattern, matched against one line (or a whole file in multiline mode)
 	anchored  *regexp.Regexp // \A(?:pattern), for checks that start where a match must start
 	seq       byteSeq        // the pattern's fixed byte-class prefix, checked before anchored
@@ -22,21 +22,63 @@ type query struct {
 	dfa       *dfaProg // nil: the regexp engine tests lines
 }
 
-// patternError is a pattern the regex engine rejects, worded for the model.
-type patternError struct{ msg string }
+// Options say how Compile reads a pattern.
+type Options struct {
+	// Literal quotes the pattern: it is text, not a regular expression.
+	Literal bool
+	// CaseInsensitive ignores letter case (Unicode simple folding).
+	CaseInsensitive bool
+	// Multiline lets a match span lines: '.' matches a line break and ^
+	// and $ match at every line (ripgrep's -U --multiline-dotall).
+	Multiline bool
+	// Word keeps only matches that stand as whole words (ripgrep's -w):
+	// no word character just before the match or just after it.
+	Word bool
+}
 
-func (e *patternError) Error() string { return e.msg }
+// PatternError is a pattern the regex engine rejects, worded for a model
+// or a person: what is wrong, where, and what to write instead.
+type PatternError struct{ msg string }
 
-// compileQuery builds a query. literal quotes the pattern; caseless adds
-// (?i); multiline lets the pattern span lines and '.' match a newline (as
-// ripgrep's -U --multiline-dotall), with ^ and $ matching at line breaks.
-func compileQuery(pattern string, literal, caseless, multiline bool) (*query, error) {
+func (e *PatternError) Error() string { return e.msg }
+
+// Regexp is the compiled pattern (with the flags Options added), for
+// callers that need match positions.
+func (q *Query) Regexp() *regexp.Regexp { return q.re }
+
+// Multiline reports whether the query matches across lines; such a query
+// runs on a whole file, not line by line.
+func (q *Query) Multiline() bool { return q.multiline }
+
+// compileQuery is Compile with the options as arguments, for tests.
+func compileQuery(pattern string, literal, caseless, multiline bool) (*Query, error) {
+	return Compile(pattern, Options{Literal: literal, CaseInsensitive: caseless, Multiline: multiline})
+}
+
+// nonWord is one character that is not a word character (Unicode letters,
+// marks, decimal digits and connector punctuation, as ripgrep's \w) and
+// not a line break, so that a whole-word match never starts or ends on
+// the line before or after it.
+const nonWord = `[^\pL\pM\p{Nd}\p{Pc}\n]`
+
+// Compile builds a query. An empty or invalid pattern is a *PatternError.
+func Compile(pattern string, o Options) (*Query, error) {
 	if pattern == "" {
-		return nil, &patternError{"pattern is empty; give a regular expression (or a fixed string with literal: true)"}
+		return nil, &PatternError{"pattern is empty; give a regular expression (or a fixed string with literal: true)"}
 	}
+	literal, caseless, multiline := o.Literal, o.CaseInsensitive, o.Multiline
 	expr := pattern
 	if literal {
 		expr = regexp.QuoteMeta(pattern)
+	}
+	if o.Word {
+		// Check the pattern alone first: wrapped, "a)|(b" would parse.
+		if _, err := syntax.Parse(expr, syntax.Perl); err != nil {
+			return nil, explainSyntax(pattern, err)
+		}
+		// Go's regexp has no look-around, so the characters on either
+		// side are part of the match; whether a line matches is the same.
+		expr = `(?:^|` + nonWord + `)(?:` + expr + `)(?:` + nonWord + `|$)`
 	}
 	flags := ""
 	if caseless {
@@ -53,13 +95,13 @@ func compileQuery(pattern string, literal, caseless, multiline bool) (*query, er
 		return nil, explainSyntax(pattern, err)
 	}
 	if !multiline && hasNewlineLiteral(tree) {
-		return nil, &patternError{fmt.Sprintf("pattern %q contains a literal line break, which never matches within one line; set multiline: true to match across lines", pattern)}
+		return nil, &PatternError{fmt.Sprintf("pattern %q contains a literal line break, which never matches within one line; set multiline: true to match across lines", pattern)}
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, explainSyntax(pattern, err)
 	}
-	q := &query{re: re, multiline: multiline, offset: -1}
+	q := &Query{re: re, multiline: multiline, offset: -1}
 	simple := tree.Simplify()
 	if !multiline {
 		q.dfa = newDFAProg(simple)
@@ -103,7 +145,7 @@ func explainSyntax(pattern string, err error) error {
 	if se != nil && se.Code == syntax.ErrInvalidEscape && strings.Contains(se.Expr, `\`) {
 		hint = "that escape is not valid RE2 syntax; \\d, \\w, \\s, \\b and \\pL are, or set literal: true"
 	}
-	return &patternError{fmt.Sprintf("invalid regular expression %q: %s; %s", pattern, msg, hint)}
+	return &PatternError{fmt.Sprintf("invalid regular expression %q: %s; %s", pattern, msg, hint)}
 }
 
 // hasNewlineLiteral reports whether the pattern spells out a line break.
@@ -119,17 +161,17 @@ func hasNewlineLiteral(re *syntax.Regexp) bool {
 	return false
 }
 
-// lineMatcher finds matching lines in a buffer of whole lines. It keeps
-// scan state for the buffer it was last given; reset forgets it.
-type lineMatcher struct {
-	q       *query
+// Matcher finds matching lines in a buffer of whole lines for one worker.
+// It keeps scan state for the buffer it was last given; Reset forgets it.
+type Matcher struct {
+	q       *Query
 	finders []finder
 	dfa     *dfa // nil without a DFA program, or after it gave up
 }
 
-// matcher returns a line matcher for one worker.
-func (q *query) matcher() *lineMatcher {
-	m := &lineMatcher{q: q, finders: make([]finder, len(q.finders))}
+// Matcher returns a line matcher for one worker.
+func (q *Query) Matcher() *Matcher {
+	m := &Matcher{q: q, finders: make([]finder, len(q.finders))}
 	for i, f := range q.finders {
 		m.finders[i] = f.clone()
 	}
@@ -139,15 +181,26 @@ func (q *query) matcher() *lineMatcher {
 	return m
 }
 
-func (m *lineMatcher) reset() {
+func (m *Matcher) Reset() {
 	for _, f := range m.finders {
 		f.reset()
 	}
 }
 
+// MayMatch reports whether data can hold a match at all: false when the
+// query has required literals and data holds none of them. Call Reset
+// first when data is a new buffer.
+func (m *Matcher) MayMatch(data []byte) bool {
+	if len(m.finders) == 0 {
+		return true
+	}
+	p, _ := m.candidate(data, 0)
+	return p >= 0
+}
+
 // candidate returns the earliest occurrence of any literal at or after
 // from.
-func (m *lineMatcher) candidate(data []byte, from int) (int, bool) {
+func (m *Matcher) candidate(data []byte, from int) (int, bool) {
 	best, exact := -1, false
 	for _, f := range m.finders {
 		p, ex := f.find(data, from)
@@ -158,10 +211,10 @@ func (m *lineMatcher) candidate(data []byte, from int) (int, bool) {
 	return best, exact
 }
 
-// next returns the bounds of the first matching line in data that starts
+// Next returns the bounds of the first matching line in data that starts
 // at or after from, which must be the start of a line: start is the
 // line's first byte, end the index of its '\n' (or len(data)).
-func (m *lineMatcher) next(data []byte, from int) (start, end int, ok bool) {
+func (m *Matcher) Next(data []byte, from int) (start, end int, ok bool) {
 	if len(m.finders) == 0 {
 		return m.everyLine(data, from)
 	}
@@ -203,7 +256,7 @@ func (m *lineMatcher) next(data []byte, from int) (start, end int, ok bool) {
 
 // matchLine tests one line (without its '\n'): with the DFA while it
 // works, else with the regexp engine.
-func (m *lineMatcher) matchLine(line []byte) bool {
+func (m *Matcher) matchLine(line []byte) bool {
 	if m.dfa != nil {
 		ok := m.dfa.matchLine(line)
 		if !m.dfa.failed {
@@ -217,7 +270,7 @@ func (m *lineMatcher) matchLine(line []byte) bool {
 // everyLine finds the next matching line with no literal to scan for: the
 // DFA reads every byte once; if it gives up, the regexp engine tests each
 // line in turn.
-func (m *lineMatcher) everyLine(data []byte, from int) (int, int, bool) {
+func (m *Matcher) everyLine(data []byte, from int) (int, int, bool) {
 	if m.dfa != nil {
 		s, e, ok := m.dfa.next(data, from)
 		if !m.dfa.failed {

@@ -1,4 +1,4 @@
-package search
+package walk
 
 import (
 	"bytes"
@@ -173,8 +173,8 @@ const (
 	keepIt                   // the last matching rule is a negation
 )
 
-// ruleSet is the parsed content of one ignore file.
-type ruleSet struct {
+// Rules is the parsed content of one ignore file.
+type Rules struct {
 	dir   string // absolute directory the patterns are relative to
 	rules []rule
 	// names indexes kindName rules by name, so a long list of plain
@@ -185,12 +185,12 @@ type ruleSet struct {
 }
 
 // parseRules parses the text of an ignore file found in dir.
-func parseRules(dir string, text []byte) *ruleSet { return parseRuleLines(dir, text, false) }
+func parseRules(dir string, text []byte) *Rules { return parseRuleLines(dir, text, false) }
 
 // parseRuleLines parses pattern lines; braces selects glob alternation.
-func parseRuleLines(dir string, text []byte, braces bool) *ruleSet {
+func parseRuleLines(dir string, text []byte, braces bool) *Rules {
 	text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
-	rs := &ruleSet{dir: dir}
+	rs := &Rules{dir: dir}
 	for len(text) > 0 {
 		line := text
 		if i := bytes.IndexByte(text, '\n'); i >= 0 {
@@ -221,7 +221,7 @@ func parseRuleLines(dir string, text []byte, braces bool) *ruleSet {
 
 // match applies the set to an entry: the last rule in file order that
 // matches decides.
-func (rs *ruleSet) match(rel, name string, isDir bool) verdict {
+func (rs *Rules) match(rel, name string, isDir bool) verdict {
 	best := -1
 	for _, i := range rs.names[name] {
 		if i > best && rs.rules[i].match(rel, name, isDir) {

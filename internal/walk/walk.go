@@ -1,12 +1,25 @@
-package search
+package walk
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
+)
+
+// Limits of the walk, named so the tests that pin them agree.
+const (
+	// maxWorkers caps the parallel walk. Beyond 16 the disk, not the CPU,
+	// limits a search, and each worker of a search holds a read buffer.
+	maxWorkers = 16
+
+	// maxIgnoreFile bounds how much of one ignore file is read; real ones
+	// are kilobytes, and a huge one is a mistake that must not cost memory.
+	maxIgnoreFile = 1 << 20
 )
 
 // walkItem is one unit of work: a directory to list or a file to visit.
@@ -16,52 +29,67 @@ type walkItem struct {
 	dir   bool
 }
 
-// walkConfig says what to walk and what to do with each file.
-type walkConfig struct {
-	root   string // absolute path of a directory
-	filter entryFilter
-	// visit is called for each regular file, from one of the workers;
-	// worker is in [0, workers) so per-worker state needs no lock.
-	visit func(worker int, path string)
-	// workers is the parallelism; 0 means one per available CPU.
-	workers int
+// Config says what to walk and what to do with each file.
+type Config struct {
+	Root   string // absolute path of a directory
+	Filter Filter
+	// Visit is called for each regular file, from one of the workers;
+	// worker is in [0, Workers(cfg.Workers)) so per-worker state needs
+	// no lock. Sorted does not call it.
+	Visit func(worker int, path string)
+	// Workers is the parallelism; 0 means one per available CPU.
+	Workers int
 }
 
-// walkStats reports what went wrong along the way. A directory that cannot
+// Stats reports what went wrong along the way. A directory that cannot
 // be listed is skipped, not fatal: a search reports what it could read.
-type walkStats struct {
+type Stats struct {
 	unreadable atomic.Int64
 	firstErr   atomic.Pointer[string]
 }
 
-func (s *walkStats) fail(err error) {
+// Fail counts one path that could not be read; the first error is kept
+// for the notice that names it. Visitors call it for files they cannot
+// open, so one count covers directories and files.
+func (s *Stats) Fail(err error) {
 	s.unreadable.Add(1)
 	msg := err.Error()
 	s.firstErr.CompareAndSwap(nil, &msg)
 }
 
-// workerCount is the walk's parallelism: one worker per CPU the Go
+// Unreadable is how many paths could not be read.
+func (s *Stats) Unreadable() int64 { return s.unreadable.Load() }
+
+// FirstError is the message of the first failure, or "".
+func (s *Stats) FirstError() string {
+	if p := s.firstErr.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// Workers returns the walk's parallelism for a requested n: one worker per CPU the Go
 // runtime may use, as ripgrep uses one thread per core.
-func workerCount(n int) int {
+func Workers(n int) int {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
 	return max(1, min(n, maxWorkers))
 }
 
-// walk visits every file under cfg.root that the ignore rules and
-// cfg.keep admit, in parallel and in no particular order. It returns when
+// Walk visits every file under cfg.Root that the ignore rules and
+// cfg.Filter admit, in parallel and in no particular order. It returns when
 // every worker is done or ctx ends (then the walk is partial).
 //
 // The work list is one stack shared by all workers: a worker that lists a
 // directory pushes its files and subdirectories, and any worker takes the
 // next item. Depth-first order keeps the stack short; the lock is held
 // only to push a directory's entries at once or to pop one item.
-func walk(ctx context.Context, cfg walkConfig, stats *walkStats) {
-	n := workerCount(cfg.workers)
+func Walk(ctx context.Context, cfg Config, stats *Stats) {
+	n := Workers(cfg.Workers)
 	q := &workQueue{}
 	q.cond = sync.NewCond(&q.mu)
-	q.items = append(q.items, walkItem{path: cfg.root, rules: ancestorRules(cfg.root), dir: true})
+	q.items = append(q.items, walkItem{path: cfg.Root, rules: ancestorRules(cfg.Root), dir: true})
 	stop := context.AfterFunc(ctx, q.abort)
 	defer stop()
 	var wg sync.WaitGroup
@@ -79,7 +107,7 @@ func walk(ctx context.Context, cfg walkConfig, stats *walkStats) {
 				if it.dir {
 					kids = listDir(cfg, it, kids, stats)
 				} else {
-					cfg.visit(w, it.path)
+					cfg.Visit(w, it.path)
 				}
 				q.finish(kids)
 			}
@@ -140,14 +168,14 @@ func (q *workQueue) abort() {
 // listDir reads one directory and appends the entries to descend into or
 // visit. Version-control directories, symlinks (not followed, as ripgrep
 // and fd do by default), special files and ignored entries are dropped.
-func listDir(cfg walkConfig, it walkItem, kids []walkItem, stats *walkStats) []walkItem {
+func listDir(cfg Config, it walkItem, kids []walkItem, stats *Stats) []walkItem {
 	prefix := it.path + string(os.PathSeparator)
 	if it.path == string(os.PathSeparator) {
 		prefix = it.path
 	}
 	ents, err := readDir(it.path, prefix)
 	if err != nil {
-		stats.fail(err)
+		stats.Fail(err)
 		return kids
 	}
 	var hasGit, hasGitIgnore, hasDotIgnore bool
@@ -163,10 +191,10 @@ func listDir(cfg walkConfig, it walkItem, kids []walkItem, stats *walkStats) []w
 	}
 	node := childNode(it.rules, it.path, hasGit, hasGitIgnore, hasDotIgnore)
 	relPrefix := ""
-	if it.path != cfg.root {
-		relPrefix = relTo(cfg.root, it.path) + "/"
+	if it.path != cfg.Root {
+		relPrefix = relTo(cfg.Root, it.path) + "/"
 	}
-	f := &cfg.filter
+	f := &cfg.Filter
 	for i := range ents {
 		e := &ents[i]
 		if vcsDirs[e.name] {
@@ -182,7 +210,7 @@ func listDir(cfg walkConfig, it walkItem, kids []walkItem, stats *walkStats) []w
 		}
 		abs := e.path
 		rel := ""
-		if f.needRel {
+		if f.NeedRel {
 			rel = relPrefix + e.name
 		}
 		// As in ripgrep, a glob that admits an entry overrides both the
@@ -194,11 +222,11 @@ func listDir(cfg walkConfig, it walkItem, kids []walkItem, stats *walkStats) []w
 			if node != nil && node.ignored(abs, e.name, isDir) {
 				continue
 			}
-			if !isDir && f.types != nil && f.types.match(rel, e.name, false) != ignoreIt {
+			if !isDir && f.Types != nil && f.Types.match(rel, e.name, false) != ignoreIt {
 				continue
 			}
 		}
-		if f.keep != nil && !f.keep(rel, e.name, isDir) {
+		if f.Keep != nil && !f.Keep(rel, e.name, isDir) {
 			continue
 		}
 		kids = append(kids, walkItem{path: abs, rules: node, dir: isDir})
@@ -206,34 +234,67 @@ func listDir(cfg walkConfig, it walkItem, kids []walkItem, stats *walkStats) []w
 	return kids
 }
 
-// entryFilter narrows the walk beyond the ignore rules.
-type entryFilter struct {
-	// globs is grep's glob list with ripgrep's override semantics: a
-	// plain glob admits what it matches even if an ignore file excludes
-	// it, "!glob" excludes, and when there is any plain glob a file that
-	// matches none is left out. Directories are only excluded by "!glob".
-	globs      *ruleSet
-	whitelists bool
-	// types keeps the files whose base name matches (grep's type).
-	types *ruleSet
-	// keep is a last test on what survives (find's pattern).
-	keep func(rel, name string, isDir bool) bool
-	// needRel is set when globs or keep look at the path relative to the
+// Filter narrows the walk beyond the ignore rules. The zero value keeps
+// everything the ignore rules keep; SetGlobs and SetTypes fill it from a
+// search tool's glob and type inputs.
+type Filter struct {
+	// Globs is a glob list with ripgrep's override semantics: a plain
+	// glob admits what it matches even if an ignore file excludes it,
+	// "!glob" excludes, and when there is any plain glob (Whitelists) a
+	// file that matches none is left out. Directories are only excluded
+	// by "!glob".
+	Globs      *Rules
+	Whitelists bool
+	// Types keeps the files whose base name matches (grep's type).
+	Types *Rules
+	// Keep is a last test on what survives (find's pattern).
+	Keep func(rel, name string, isDir bool) bool
+	// NeedRel is set when Globs or Keep look at the path relative to the
 	// walk's root (slash-separated); otherwise rel is passed empty.
-	needRel bool
+	NeedRel bool
 }
 
-func (f *entryFilter) override(rel, name string, isDir bool) verdict {
-	if f.globs == nil {
+// SetGlobs sets the glob list (see Filter.Globs). Each glob must be
+// valid; {a,b} alternates, as in ripgrep's --glob.
+func (f *Filter) SetGlobs(globs []string) error {
+	if len(globs) == 0 {
+		return nil
+	}
+	for _, g := range globs {
+		if _, ok := parseRuleSyntax(g, true); !ok {
+			return fmt.Errorf("glob %q is not a valid glob pattern; use *, ?, **, [abc] and {a,b}", g)
+		}
+		if !strings.HasPrefix(g, "!") {
+			f.Whitelists = true
+		}
+	}
+	f.Globs = parseRuleLines("", []byte(strings.Join(globs, "\n")), true)
+	f.NeedRel = true
+	return nil
+}
+
+// SetTypes keeps only files of the listed types ("go" or "ts,js"; see
+// TypeNames). An unknown name is an error that lists the known ones.
+func (f *Filter) SetTypes(spec string) error {
+	t, err := typeMatcher(spec)
+	if err != nil {
+		return err
+	}
+	f.Types = t
+	return nil
+}
+
+func (f *Filter) override(rel, name string, isDir bool) verdict {
+	if f.Globs == nil {
 		return noVerdict
 	}
-	switch f.globs.match(rel, name, isDir) {
+	switch f.Globs.match(rel, name, isDir) {
 	case ignoreIt:
 		return keepIt
 	case keepIt:
 		return ignoreIt
 	}
-	if f.whitelists && !isDir {
+	if f.Whitelists && !isDir {
 		return ignoreIt
 	}
 	return noVerdict

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package search
+package walk
 
 import "os"
 
