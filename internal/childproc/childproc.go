@@ -45,6 +45,12 @@ type Ward struct {
 	mu     sync.Mutex
 	groups []int
 	used   bool
+	ready  bool   // the record's folder exists
+	start  string // the owner's start time, read once
+	saved  bool   // the record exists (with the token)
+	dirty  bool   // the groups changed since the last save
+	saving bool   // a background save is running
+	savers sync.WaitGroup
 }
 
 // record is the file a ward keeps.
@@ -92,15 +98,47 @@ func (w *Ward) Start(cmd *exec.Cmd, leadsGroup bool) (release func(), err error)
 	if leadsGroup {
 		w.groups = append(w.groups, pid)
 	}
-	w.saveLocked()
+	if !w.saved {
+		// The first record, with the token Reap looks for, is written
+		// before the child can outlive us.
+		w.saveLocked()
+		w.saved = true
+	} else {
+		// Later ones only add a group id, which matters only for a
+		// process that dropped the token from its environment: they are
+		// written in the background, off the path of every command.
+		w.dirty = true
+		if !w.saving {
+			w.saving = true
+			w.savers.Add(1)
+			go w.flush()
+		}
+	}
 	w.mu.Unlock()
 	return func() {
+		// The record is not rewritten here but at the next start: a group
+		// id left in it after its group ended is harmless, because Reap
+		// kills a recorded group only when a process of the ward (one
+		// carrying its token) is still in it. That saves a file write per
+		// child, which is most of what a short command costs over its
+		// own start.
 		w.mu.Lock()
 		w.groups = slices.DeleteFunc(w.groups, func(g int) bool { return g == pid })
-		w.saveLocked()
 		w.mu.Unlock()
 		done()
 	}, nil
+}
+
+// flush saves the record until no change is left to save.
+func (w *Ward) flush() {
+	defer w.savers.Done()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.dirty {
+		w.dirty = false
+		w.saveLocked()
+	}
+	w.saving = false
 }
 
 // saveLocked writes the record: atomically (a reader never sees half of
@@ -109,15 +147,27 @@ func (w *Ward) saveLocked() {
 	if w.file == "" {
 		return
 	}
-	if err := workspace.MkdirAll(filepath.Dir(w.file), 0o700); err != nil {
-		return
+	if !w.ready {
+		// Once per ward: a session starts many children, and each start
+		// and end saves the record.
+		if err := workspace.MkdirAll(filepath.Dir(w.file), 0o700); err != nil {
+			return
+		}
+		w.ready, w.start = true, startTime(os.Getpid())
 	}
-	b, err := json.Marshal(record{Owner: os.Getpid(), OwnerStart: startTime(os.Getpid()), Token: w.token, Groups: w.groups})
+	b, err := json.Marshal(record{Owner: os.Getpid(), OwnerStart: w.start, Token: w.token, Groups: w.groups})
 	if err != nil {
 		return
 	}
 	tmp := w.file + ".new"
-	if os.WriteFile(tmp, b, 0o600) == nil {
+	err = os.WriteFile(tmp, b, 0o600)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The folder went away (a user cleaned .indusvx): make it again.
+		if workspace.MkdirAll(filepath.Dir(w.file), 0o700) == nil {
+			err = os.WriteFile(tmp, b, 0o600)
+		}
+	}
+	if err == nil {
 		_ = os.Rename(tmp, w.file)
 	}
 }
@@ -132,6 +182,7 @@ func (w *Ward) Close() {
 	if used {
 		killCarriers(map[string][]int{w.token: nil})
 	}
+	w.savers.Wait() // a late save must not bring the record back
 	if w.file != "" {
 		os.Remove(w.file)
 	}
