@@ -11,7 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // Command runner limits. Ten minutes lets a sub-agent do real work and
@@ -46,6 +48,24 @@ type CommandRunner struct {
 	Dir     string
 	Timeout time.Duration // 0 means DefaultDelegateTimeout
 	Env     []string      // extra KEY=value pairs on top of the deck's environment
+
+	wardOnce sync.Once
+	ward     *childproc.Ward
+}
+
+// guard is the ward of the runner's agents: each gets a parent-death
+// signal and its group is recorded under Dir's workspace, so an indusr
+// killed with SIGKILL leaves no agent running (the next session start
+// kills what escaped the signal), as for every other child of a session.
+func (r *CommandRunner) guard() *childproc.Ward {
+	r.wardOnce.Do(func() {
+		dir := ""
+		if r.Dir != "" {
+			dir = workspace.At(r.Dir).Procs()
+		}
+		r.ward = childproc.NewWard(dir)
+	})
+	return r.ward
 }
 
 var _ DelegateRunner = (*CommandRunner)(nil)
@@ -98,11 +118,16 @@ func (r *CommandRunner) Run(ctx context.Context, d Delegation) (string, error) {
 	cmd.Env = append(os.Environ(), r.Env...)
 	cmd.Stdin = nil
 	setGroup(cmd)
+	r.guard().Prepare(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = killGrace
 	out := &capture{ctx: ctx}
 	cmd.Stdout, cmd.Stderr = out, out
-	err := cmd.Run()
+	release, err := r.guard().Start(cmd, true)
+	if err == nil {
+		err = cmd.Wait()
+		release()
+	}
 	text := out.String()
 	switch {
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:

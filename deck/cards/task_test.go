@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/internal/testpeer"
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/workspace"
 )
 
 func shRunner(t *testing.T, timeout time.Duration, script string) *CommandRunner {
@@ -153,4 +155,27 @@ func runCtx(t *testing.T, ctx context.Context, tl tool.Tool, env *tool.Env, in m
 		t.Fatal(err)
 	}
 	return tl.Run(ctx, raw, env)
+}
+
+// A delegated agent is a child of the session like the bash tool's: it
+// carries the session's token (what the next session start looks for
+// after a SIGKILL) and its group is recorded under the workspace.
+func TestCommandRunnerAgentsAreWarded(t *testing.T) {
+	t.Parallel()
+	r := shRunner(t, 10*time.Second, `printf '%s' "$`+childproc.EnvVar+`"`)
+	out, err := r.Run(context.Background(), Delegation{Objective: "o"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != 24 {
+		t.Errorf("the agent's %s is %q, want the session's token", childproc.EnvVar, out)
+	}
+	records, _ := filepath.Glob(filepath.Join(workspace.At(r.Dir).Procs(), "*.json"))
+	if len(records) != 1 {
+		t.Fatalf("records %v, want one", records)
+	}
+	b, _ := os.ReadFile(records[0])
+	if !strings.Contains(string(b), out) {
+		t.Errorf("record %s does not carry the token %s", b, out)
+	}
 }
