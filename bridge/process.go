@@ -1,8 +1,6 @@
 package bridge
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -42,7 +41,7 @@ type process struct {
 	unward func()
 	stdin  *os.File
 	stdout *lineFilter
-	log    *serverLog
+	log    *childlog.Log
 
 	exited  chan struct{} // closed when the child has been reaped
 	exitErr error         // its exit status, valid after exited
@@ -67,7 +66,7 @@ func (p *process) signalGroup(hard bool) {
 }
 
 // startProcess starts cfg's command in dir.
-func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error) {
+func startProcess(cfg ServerConfig, dir string, log *childlog.Log) (*process, error) {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = dir
 	if cfg.Dir != "" {
@@ -120,11 +119,11 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 		cmd: cmd, ward: ward, unward: unward, stdin: inW, stdout: newLineFilter(outR, log), log: log,
 		exited: make(chan struct{}), done: make(chan struct{}),
 	}
-	log.printf("started %s (pid %d)", commandLine(cfg), cmd.Process.Pid)
+	log.Printf("started %s (pid %d)", commandLine(cfg), cmd.Process.Pid)
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
-		drainStderr(errR, log)
+		log.Drain("stderr", errR)
 	}()
 	go p.reap(outR, errR, stderrDone)
 	return p, nil
@@ -163,35 +162,6 @@ func where(cfg ServerConfig) string {
 	return "its config"
 }
 
-// drainStderr logs a server's stderr line by line until the pipe ends. A
-// line of any length is read through, its start kept: a bufio.Scanner
-// stops at an overlong line, the pipe is then read no more, and the server
-// blocks on its next write to stderr.
-func drainStderr(r io.Reader, log *serverLog) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var line []byte
-	cut := 0
-	for {
-		chunk, err := br.ReadSlice('\n')
-		keep := min(max(maxLogLine-len(line), 0), len(chunk))
-		line = append(line, chunk[:keep]...)
-		cut += len(chunk) - keep
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if len(chunk) > 0 || len(line) > 0 {
-			if cut > 0 && bytes.HasSuffix(chunk, []byte("\n")) {
-				cut-- // the newline is not part of the line
-			}
-			log.lineCut("stderr", string(line), cut)
-		}
-		if err != nil {
-			return
-		}
-		line, cut = line[:0], 0
-	}
-}
-
 // reap waits for the child, then clears out its process group and drains
 // the pipes, closing them itself if a stray descendant keeps them open.
 func (p *process) reap(outR, errR *os.File, stderrDone chan struct{}) {
@@ -214,7 +184,7 @@ func (p *process) reap(outR, errR *os.File, stderrDone chan struct{}) {
 	p.sigMu.Unlock()
 	p.unward()
 	close(p.exited)
-	p.log.printf("exited: %v", exitText(p.exitErr))
+	p.log.Printf("exited: %v", exitText(p.exitErr))
 	p.ward.Close() // what left the group (setsid)
 	select {
 	case <-stderrDone:

@@ -61,6 +61,11 @@ func (p *proc) alive() bool {
 	}
 }
 
+// latestRun accepts the log's note of a start, so that a stderr hint
+// quotes only the latest run: a run that failed is explained by its own
+// stderr, not by that of the run before it.
+func latestRun(entry string) bool { return strings.HasPrefix(entry, "host: started ") }
+
 // spawn starts the process with its pipes, its reaper and its readers.
 func (s *supervisor) spawn() (*proc, error) {
 	cmd := exec.Command(s.command[0], s.command[1:]...)
@@ -94,11 +99,11 @@ func (s *supervisor) spawn() (*proc, error) {
 	}
 	p := &proc{cmd: cmd, unward: unward, stdin: inW, exited: make(chan struct{}), done: make(chan struct{})}
 	p.conn = newConn(inW, s.log)
-	s.log.printf("started %s (pid %d)", strings.Join(s.command, " "), cmd.Process.Pid)
+	s.log.Printf("started %s (pid %d)", strings.Join(s.command, " "), cmd.Process.Pid)
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
-		s.log.drain(errR)
+		s.log.Drain("stderr", errR)
 	}()
 	go p.conn.readLoop(outR)
 	go s.reap(p, outR, errR, stderrDone)
@@ -143,8 +148,8 @@ func (s *supervisor) reap(p *proc, outR, errR *os.File, stderrDone chan struct{}
 	if killedBy != "" {
 		how = "killed by the host: " + killedBy
 	}
-	s.log.printf("exited: %s", how)
-	hint := s.log.stderrHint()
+	s.log.Printf("exited: %s", how)
+	hint := s.log.StderrHint(latestRun)
 	// Only the process in use counts: one that fails while starting is
 	// counted once, by get. The crash is on record before the calls in
 	// flight hear of it.
@@ -170,7 +175,7 @@ func (s *supervisor) kill(p *proc, why string) {
 		p.killedBy = why
 	}
 	p.mu.Unlock()
-	s.log.printf("killing the process: %s", why)
+	s.log.Printf("killing the process: %s", why)
 	p.signal(true)
 	<-p.done
 }
@@ -185,7 +190,7 @@ func (s *supervisor) stopProc(p *proc) {
 		err := p.conn.call(ctx, MethodShutdown, struct{}{}, nil)
 		cancel()
 		if err != nil {
-			s.log.printf("shutdown: %v", err)
+			s.log.Printf("shutdown: %v", err)
 		}
 	}
 	p.stdin.Close()
