@@ -121,7 +121,7 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, restarte
 	s.faults = faults
 	s.mu.Unlock()
 	for _, msg := range faults {
-		s.log.printf("fault: %s", msg)
+		s.log.Printf("fault: %s", msg)
 	}
 }
 

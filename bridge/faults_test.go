@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -336,6 +337,6 @@ func TestFaultHugeStderrLine(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 	wantText(t, call(t, f, "loud__echo", `{"message":"heard"}`), "echo: heard")
-	waitLog(t, st.Log, fmt.Sprintf("stderr: %s… (%d more bytes)", strings.Repeat("e", maxLogLine), maxFrame+1<<20-maxLogLine), 5*time.Second)
+	waitLog(t, st.Log, fmt.Sprintf("stderr: %s… (%d more bytes)", strings.Repeat("e", childlog.MaxLine), maxFrame+1<<20-childlog.MaxLine), 5*time.Second)
 	waitLog(t, st.Log, "stderr: after the long line 1999 ", 5*time.Second)
 }

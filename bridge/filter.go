@@ -9,6 +9,8 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+
+	"github.com/indusagi/induscode/internal/childlog"
 )
 
 // maxFrame bounds one JSON-RPC line from a stdio server, the same limit the
@@ -28,7 +30,7 @@ const maxFrame = 16 << 20
 type lineFilter struct {
 	src     io.ReadCloser
 	r       *bufio.Reader
-	log     *serverLog
+	log     *childlog.Log
 	pending []byte
 	line    []byte
 	dropped atomic.Int64
@@ -36,7 +38,7 @@ type lineFilter struct {
 	eofOnce sync.Once
 }
 
-func newLineFilter(src io.ReadCloser, log *serverLog) *lineFilter {
+func newLineFilter(src io.ReadCloser, log *childlog.Log) *lineFilter {
 	return &lineFilter{src: src, r: bufio.NewReaderSize(src, 64<<10), log: log, eof: make(chan struct{})}
 }
 
@@ -97,10 +99,10 @@ func (f *lineFilter) tooLarge(sc *frameScanner, size int) []byte {
 	f.dropped.Add(1)
 	id := sc.responseID()
 	if id == nil {
-		f.log.printf("dropped a stdout line of %d bytes, over the %d-byte frame limit", size, maxFrame)
+		f.log.Printf("dropped a stdout line of %d bytes, over the %d-byte frame limit", size, maxFrame)
 		return nil
 	}
-	f.log.printf("dropped the response to request %s: %d bytes, over the %d-byte frame limit; the call fails", id, size, maxFrame)
+	f.log.Printf("dropped the response to request %s: %d bytes, over the %d-byte frame limit; the call fails", id, size, maxFrame)
 	b, err := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"id":      id,
@@ -136,7 +138,7 @@ func (f *lineFilter) accept(line []byte) []byte {
 		return out
 	}
 	f.dropped.Add(1)
-	f.log.line("stdout", "(not JSON-RPC, dropped) "+string(text))
+	f.log.Line("stdout", "(not JSON-RPC, dropped) "+string(text))
 	return nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/indusagi/induscode/internal/childlog"
 )
 
 func TestLineFilter(t *testing.T) {
@@ -28,7 +30,7 @@ func TestLineFilter(t *testing.T) {
 		`  {"jsonrpc":"2.0","id":2,"result":{}}  `,
 		`{"jsonrpc":"2.0","id":3,"result":{}}`, // no newline at the end
 	}, "\n")
-	log := &serverLog{}
+	log, _ := childlog.Open("", "filter", "bridge")
 	f := newLineFilter(io.NopCloser(strings.NewReader(in)), log)
 	out, err := io.ReadAll(f)
 	if err != nil {
@@ -46,7 +48,7 @@ func TestLineFilter(t *testing.T) {
 	if n := f.dropped.Load(); n != 7 {
 		t.Errorf("dropped %d lines, want 7", n)
 	}
-	logged := strings.Join(log.lines(20, ""), "\n")
+	logged := strings.Join(log.Lines(20, ""), "\n")
 	for _, w := range []string{
 		"(not JSON-RPC, dropped) Server starting...",
 		`(not JSON-RPC, dropped) {"truncated":`,
@@ -101,24 +103,5 @@ func TestFrameScanner(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestServerLogTail(t *testing.T) {
-	t.Parallel()
-	l := &serverLog{}
-	for i := range maxTailLines + 5 {
-		l.line("stderr", strings.Repeat("x", i%3)+"line")
-	}
-	l.line("bridge", "note")
-	if got := l.lines(100, ""); len(got) != maxTailLines || got[len(got)-1] != "bridge: note" {
-		t.Errorf("tail %q", got)
-	}
-	if hint := l.stderrHint(); !strings.HasPrefix(hint, "; its stderr ends: ") || strings.Count(hint, "|") != 2 {
-		t.Errorf("hint %q", hint)
-	}
-	l.line("stderr", strings.Repeat("y", maxLogLine+10))
-	if got := l.lines(1, "stderr")[0]; len(got) > maxLogLine+40 || !strings.HasSuffix(got, "(10 more bytes)") {
-		t.Errorf("long line kept as %d bytes", len(got))
 	}
 }

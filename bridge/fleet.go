@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/indusagi/induscode/bridge/ledger"
+	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -213,7 +214,9 @@ func (f *Fleet) Attach(ctx context.Context, servers ...ServerConfig) []ServerSta
 				LastError: "a server with this name is already attached; detach it first or rename this one"})
 			continue
 		}
-		log, err := newServerLog(f.opts.LogDir, cfg.Name)
+		// The log file is named as the server's tools are (Qualify), so
+		// "my.server" logs to my_server.log.
+		log, err := childlog.Open(f.opts.LogDir, sanitize(cfg.Name), "bridge")
 		if err != nil {
 			f.warnings = append(f.warnings, fmt.Sprintf("server %q: cannot keep a log file (%v); its stderr is kept in memory only", cfg.Name, err))
 		}
@@ -262,7 +265,7 @@ func (f *Fleet) Attach(ctx context.Context, servers ...ServerConfig) []ServerSta
 			}
 		case r.err != nil:
 			s.state, s.lastErr, s.failures, s.downAt = Failed, r.err.Error(), 1, time.Now()
-			s.log.printf("connect failed: %v", r.err)
+			s.log.Printf("connect failed: %v", r.err)
 			s.mu.Unlock()
 		default:
 			s.state, s.link = Ready, r.l
@@ -343,7 +346,7 @@ func (f *Fleet) detach(names []string, withdraw bool) {
 		go func() {
 			defer wg.Done()
 			s.shutdown()
-			s.log.close()
+			s.log.Close()
 		}()
 	}
 	wg.Wait()

@@ -1,11 +1,8 @@
 package bridge
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -13,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -38,36 +36,21 @@ const (
 // server's log.
 type process struct {
 	cmd    *exec.Cmd
+	group  *childproc.Group
 	ward   *childproc.Ward // the server dies with indusr, also under SIGKILL
 	unward func()
 	stdin  *os.File
 	stdout *lineFilter
-	log    *serverLog
+	log    *childlog.Log
 
 	exited  chan struct{} // closed when the child has been reaped
 	exitErr error         // its exit status, valid after exited
 	done    chan struct{} // closed when the child is reaped and its pipes are drained
 	stop1   sync.Once
-
-	// sigMu orders signals to the group against reaping its leader: once
-	// the leader is reaped its pid (the group id) may be handed to a
-	// stranger's process, so no group signal may be sent after that.
-	sigMu  sync.Mutex
-	reaped bool
-}
-
-// signalGroup signals the server's process group unless its leader has
-// been reaped.
-func (p *process) signalGroup(hard bool) {
-	p.sigMu.Lock()
-	defer p.sigMu.Unlock()
-	if !p.reaped {
-		killGroup(p.cmd, hard)
-	}
 }
 
 // startProcess starts cfg's command in dir.
-func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error) {
+func startProcess(cfg ServerConfig, dir string, log *childlog.Log) (*process, error) {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = dir
 	if cfg.Dir != "" {
@@ -85,46 +68,32 @@ func startProcess(cfg ServerConfig, dir string, log *serverLog) (*process, error
 		}
 		cmd.Env = env // later entries win, so the config overrides
 	}
-	ownProcessGroup(cmd)
+	childproc.OwnGroup(cmd)
 	ward := childproc.NewWard(workspace.At(dir).Procs())
 	ward.Prepare(cmd)
-	inR, inW, err := os.Pipe()
+	pipes, err := childproc.OpenPipes(cmd)
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return nil, err
-	}
-	// *os.File ends give the child the descriptors directly: no copying
-	// goroutines, and Wait returns when the child exits even if a
-	// grandchild still holds the pipes.
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	unward, err := ward.Start(cmd, true)
 	if err != nil {
-		closeAll(inR, inW, outR, outW, errR, errW)
+		pipes.Close()
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("starting %s: the command %s was not found (%v); install it or correct \"command\" in %s", commandLine(cfg), cfg.Command, err, where(cfg))
 		}
 		return nil, fmt.Errorf("starting %s: %w", commandLine(cfg), err)
 	}
-	closeAll(inR, outW, errW) // the child's ends
+	pipes.CloseChildEnds()
+	inW, outR, errR := pipes.Stdin, pipes.Stdout, pipes.Stderr
 	p := &process{
-		cmd: cmd, ward: ward, unward: unward, stdin: inW, stdout: newLineFilter(outR, log), log: log,
+		cmd: cmd, group: childproc.NewGroup(cmd), ward: ward, unward: unward, stdin: inW, stdout: newLineFilter(outR, log), log: log,
 		exited: make(chan struct{}), done: make(chan struct{}),
 	}
-	log.printf("started %s (pid %d)", commandLine(cfg), cmd.Process.Pid)
+	log.Printf("started %s (pid %d)", commandLine(cfg), cmd.Process.Pid)
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
-		drainStderr(errR, log)
+		log.Drain("stderr", errR)
 	}()
 	go p.reap(outR, errR, stderrDone)
 	return p, nil
@@ -163,58 +132,13 @@ func where(cfg ServerConfig) string {
 	return "its config"
 }
 
-// drainStderr logs a server's stderr line by line until the pipe ends. A
-// line of any length is read through, its start kept: a bufio.Scanner
-// stops at an overlong line, the pipe is then read no more, and the server
-// blocks on its next write to stderr.
-func drainStderr(r io.Reader, log *serverLog) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	var line []byte
-	cut := 0
-	for {
-		chunk, err := br.ReadSlice('\n')
-		keep := min(max(maxLogLine-len(line), 0), len(chunk))
-		line = append(line, chunk[:keep]...)
-		cut += len(chunk) - keep
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if len(chunk) > 0 || len(line) > 0 {
-			if cut > 0 && bytes.HasSuffix(chunk, []byte("\n")) {
-				cut-- // the newline is not part of the line
-			}
-			log.lineCut("stderr", string(line), cut)
-		}
-		if err != nil {
-			return
-		}
-		line, cut = line[:0], 0
-	}
-}
-
 // reap waits for the child, then clears out its process group and drains
 // the pipes, closing them itself if a stray descendant keeps them open.
 func (p *process) reap(outR, errR *os.File, stderrDone chan struct{}) {
-	// Wait for the exit but keep the leader a zombie while the rest of its
-	// group is killed: the zombie holds the group id, so the signal cannot
-	// reach a process that reused the pid. Then reap it.
-	reaped, err := childproc.AwaitExit(p.cmd)
-	if !reaped {
-		p.signalGroup(true)
-	}
-	p.sigMu.Lock()
-	if reaped {
-		// Where a zombie cannot be kept, the group id stays reserved while
-		// the group has members, which leaves a narrow window only.
-		killGroup(p.cmd, true)
-	} else {
-		err = p.cmd.Wait()
-	}
-	p.exitErr, p.reaped = err, true
-	p.sigMu.Unlock()
+	p.exitErr = p.group.Reap()
 	p.unward()
 	close(p.exited)
-	p.log.printf("exited: %v", exitText(p.exitErr))
+	p.log.Printf("exited: %v", childproc.ExitText(p.exitErr))
 	p.ward.Close() // what left the group (setsid)
 	select {
 	case <-stderrDone:
@@ -235,19 +159,7 @@ func (p *process) reap(outR, errR *os.File, stderrDone chan struct{}) {
 
 // stop tears the process down (once) and waits until it is gone.
 func (p *process) stop() {
-	p.stop1.Do(func() {
-		p.stdin.Close()
-		select {
-		case <-p.exited:
-		case <-time.After(stdinGrace):
-			p.signalGroup(false)
-			select {
-			case <-p.exited:
-			case <-time.After(termGrace):
-				p.signalGroup(true)
-			}
-		}
-	})
+	p.stop1.Do(func() { p.group.Stop(p.stdin, p.exited, stdinGrace, termGrace) })
 	<-p.done
 }
 
@@ -258,29 +170,12 @@ func (p *process) pid() int { return p.cmd.Process.Pid }
 func (p *process) exitStatus() string {
 	select {
 	case <-p.exited:
-		return exitText(p.exitErr)
+		return childproc.ExitText(p.exitErr)
 	default:
 		return ""
 	}
 }
 
-func exitText(err error) string {
-	if err == nil {
-		return "exit status 0"
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ProcessState.String()
-	}
-	return err.Error()
-}
-
 func commandLine(cfg ServerConfig) string {
 	return strings.Join(append([]string{cfg.Command}, cfg.Args...), " ")
-}
-
-func closeAll(cs ...io.Closer) {
-	for _, c := range cs {
-		c.Close()
-	}
 }

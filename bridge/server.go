@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -37,7 +38,7 @@ var errDetached = errors.New("the server was detached")
 type server struct {
 	fleet  *Fleet
 	cfg    ServerConfig
-	log    *serverLog
+	log    *childlog.Log
 	ctx    context.Context // ends when the server is detached
 	cancel context.CancelFunc
 
@@ -81,7 +82,7 @@ type link struct {
 	tokens   uint64
 }
 
-func newServer(f *Fleet, cfg ServerConfig, log *serverLog) *server {
+func newServer(f *Fleet, cfg ServerConfig, log *childlog.Log) *server {
 	ctx, cancel := context.WithCancel(f.ctx)
 	return &server{fleet: f, cfg: cfg, log: log, ctx: ctx, cancel: cancel, state: Connecting}
 }
@@ -135,7 +136,7 @@ func (s *server) dialDetect(ctx context.Context) (*link, []*mcp.Tool, []string, 
 		}
 		return nil, nil, nil, fmt.Errorf("over Streamable HTTP (tried first, as the config gives a url and no \"type\"): %v; SSE was not tried, as %s", err, why)
 	}
-	s.log.printf("the Streamable HTTP POST to %s was answered %d %s; trying SSE", s.cfg.URL, status, http.StatusText(status))
+	s.log.Printf("the Streamable HTTP POST to %s was answered %d %s; trying SSE", s.cfg.URL, status, http.StatusText(status))
 	l, tools, faults, _, err2 := s.dialOver(ctx, SSE)
 	if err2 == nil {
 		s.setUsed(SSE)
@@ -162,7 +163,7 @@ func (s *server) dialOver(ctx context.Context, tr Transport) (_ *link, _ []*mcp.
 	l := &link{srv: s, ctx: lctx, cancel: lcancel, ended: make(chan struct{}), refresh: make(chan struct{}, 1),
 		calls: make(map[*callState]struct{}), progress: make(map[string]*callState)}
 	client := mcp.NewClient(&mcp.Implementation{Name: s.fleet.opts.ClientName, Version: s.fleet.opts.ClientVersion}, &mcp.ClientOptions{
-		Logger:       slog.New(slog.NewTextHandler(s.log, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:       slog.New(slog.NewTextHandler(s.log.Writer("sdk"), &slog.HandlerOptions{Level: slog.LevelWarn})),
 		Capabilities: &mcp.ClientCapabilities{},
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			l.notified.Add(1)
@@ -229,7 +230,7 @@ func (s *server) explain(ctx context.Context, step string, err error, l *link) e
 			msg += " (the process ended: " + st + ")"
 		}
 	}
-	return errors.New(msg + s.log.stderrHint())
+	return errors.New(msg + s.log.StderrHint(nil))
 }
 
 // ready returns a live link, reconnecting a server whose session ended or
@@ -304,7 +305,7 @@ func (s *server) reconnect() error {
 		s.dropped += old.droppedLines()
 		s.mu.Unlock()
 	}
-	s.log.printf("reconnecting")
+	s.log.Printf("reconnecting")
 	l, tools, faults, err := s.dial(s.ctx)
 	s.mu.Lock()
 	s.dialing = nil
@@ -322,7 +323,7 @@ func (s *server) reconnect() error {
 		s.downAt = time.Now()
 		s.lastErr = err.Error()
 		s.state = Failed
-		s.log.printf("reconnect failed: %v", err)
+		s.log.Printf("reconnect failed: %v", err)
 		return fmt.Errorf("MCP server %q could not be restarted: %v", s.cfg.Name, err)
 	}
 	s.restarts++
@@ -357,8 +358,8 @@ func (s *server) markDown(l *link, why string) {
 	} else if l.endErr != nil {
 		why = l.endErr.Error()
 	}
-	s.lastErr = why + s.log.stderrHint()
-	s.log.printf("session ended: %s", why)
+	s.lastErr = why + s.log.StderrHint(nil)
+	s.log.Printf("session ended: %s", why)
 }
 
 // shutdown detaches the server: in-flight calls are cancelled and the
@@ -379,7 +380,7 @@ func (s *server) shutdown() {
 		s.dropped += l.droppedLines()
 		s.mu.Unlock()
 	}
-	s.log.printf("detached")
+	s.log.Printf("detached")
 }
 
 func (s *server) status() ServerStatus {
@@ -388,7 +389,7 @@ func (s *server) status() ServerStatus {
 	st := ServerStatus{Name: s.cfg.Name, Transport: s.cfg.Transport, TransportDetected: s.cfg.DetectTransport,
 		State: s.state, Restarts: s.restarts,
 		Refreshes: s.refreshes, LastError: s.lastErr, Faults: append([]string(nil), s.faults...),
-		DroppedLines: s.dropped, Log: s.log.path, Source: s.cfg.Source}
+		DroppedLines: s.dropped, Log: s.log.Path(), Source: s.cfg.Source}
 	if s.used != 0 {
 		st.Transport = s.used
 	}

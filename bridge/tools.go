@@ -98,7 +98,7 @@ func (l *link) refresher() {
 		}
 		s.mu.Unlock()
 		if err != nil {
-			s.log.printf("refresh failed: %v", err)
+			s.log.Printf("refresh failed: %v", err)
 		} else if current {
 			s.fleet.setTools(s, tools, faults, false)
 		}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -15,7 +16,7 @@ import (
 type stdioTransport struct {
 	cfg  ServerConfig
 	dir  string
-	log  *serverLog
+	log  *childlog.Log
 	proc *process // set by Connect
 }
 

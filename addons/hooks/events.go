@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -228,7 +229,7 @@ func (s *Set) afterTool(ctx context.Context, p addons.Payload) addons.Payload {
 			notes = append(notes, why)
 		}
 		if o.Decision == "block" {
-			notes = append(notes, cmp(o.Reason, fmt.Sprintf("the PostToolUse hook %q flagged this result", r.hook.Command)))
+			notes = append(notes, cmp.Or(o.Reason, fmt.Sprintf("the PostToolUse hook %q flagged this result", r.hook.Command)))
 		}
 		if spec := o.HookSpecificOutput; spec != nil && spec.AdditionalContext != "" {
 			notes = append(notes, spec.AdditionalContext)
@@ -287,10 +288,10 @@ func (s *Set) beforePrompt(ctx context.Context, p addons.Payload) addons.Decisio
 			deny = append(deny, blockReason(r))
 		case r.reply == nil:
 		case r.reply.Decision == "block":
-			deny = append(deny, cmp(r.reply.Reason, fmt.Sprintf("blocked by the UserPromptSubmit hook %q", r.hook.Command)))
+			deny = append(deny, cmp.Or(r.reply.Reason, fmt.Sprintf("blocked by the UserPromptSubmit hook %q", r.hook.Command)))
 		default:
 			if stop, why := r.reply.stopped(); stop {
-				deny = append(deny, cmp(why, fmt.Sprintf("the UserPromptSubmit hook %q asked to stop", r.hook.Command)))
+				deny = append(deny, cmp.Or(why, fmt.Sprintf("the UserPromptSubmit hook %q asked to stop", r.hook.Command)))
 			}
 		}
 	}
@@ -298,12 +299,4 @@ func (s *Set) beforePrompt(ctx context.Context, p addons.Payload) addons.Decisio
 		return addons.Decision{Stop: true, Reason: strings.Join(deny, "; ")}
 	}
 	return addons.Decision{}
-}
-
-// cmp is s, or else when s is empty.
-func cmp(s, orElse string) string {
-	if s == "" {
-		return orElse
-	}
-	return s
 }

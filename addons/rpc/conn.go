@@ -11,6 +11,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/indusagi/induscode/internal/childlog"
 )
 
 // maxMessage bounds one line the addon writes. A protocol message larger
@@ -48,7 +50,7 @@ const codeMethodNotFound = -32601
 type conn struct {
 	w   io.Writer
 	wmu sync.Mutex
-	log *addonLog
+	log *childlog.Log
 
 	mu      sync.Mutex
 	next    int64
@@ -57,7 +59,7 @@ type conn struct {
 	done    chan struct{} // closed when the read loop ends
 }
 
-func newConn(w io.Writer, log *addonLog) *conn {
+func newConn(w io.Writer, log *childlog.Log) *conn {
 	return &conn{w: w, log: log, pending: make(map[int64]chan message), done: make(chan struct{})}
 }
 
@@ -178,7 +180,7 @@ func (c *conn) readLoop(r io.Reader) {
 		if !over {
 			if len(line)+len(chunk) > maxMessage {
 				over = true
-				c.log.line("host", fmt.Sprintf("a stdout line over %d bytes was dropped", maxMessage))
+				c.log.Line("host", fmt.Sprintf("a stdout line over %d bytes was dropped", maxMessage))
 				line = line[:0]
 			} else {
 				line = append(line, chunk...)
@@ -203,27 +205,27 @@ func (c *conn) handle(line []byte) {
 	if err := json.Unmarshal(line, &m); err != nil || m.JSONRPC != "2.0" {
 		// An addon that prints to stdout by mistake loses nothing: the
 		// line is kept in its log and the conversation goes on.
-		c.log.lineCut("stdout", string(line), 0)
+		c.log.Line("stdout", string(line))
 		return
 	}
 	switch {
 	case m.Method != "" && m.ID != nil:
-		c.log.line("host", fmt.Sprintf("the addon sent a request (%s); the host takes none", m.Method))
+		c.log.Line("host", fmt.Sprintf("the addon sent a request (%s); the host takes none", m.Method))
 		_ = c.write(context.Background(), message{ID: m.ID, Error: &RemoteError{Code: codeMethodNotFound, Message: "the host takes no requests: " + m.Method}})
 	case m.Method != "":
-		c.log.line("host", "notification from the addon ignored: "+m.Method)
+		c.log.Line("host", "notification from the addon ignored: "+m.Method)
 	case m.ID != nil:
 		c.mu.Lock()
 		ch, ok := c.pending[*m.ID]
 		delete(c.pending, *m.ID)
 		c.mu.Unlock()
 		if !ok {
-			c.log.line("host", fmt.Sprintf("an answer to request %d, which is no longer waited for", *m.ID))
+			c.log.Line("host", fmt.Sprintf("an answer to request %d, which is no longer waited for", *m.ID))
 			return
 		}
 		ch <- m
 	default:
-		c.log.lineCut("stdout", string(line), 0)
+		c.log.Line("stdout", string(line))
 	}
 }
 

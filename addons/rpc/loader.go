@@ -14,6 +14,7 @@ import (
 
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/sandbox"
+	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -156,7 +157,9 @@ func (l *Loader) Load(ctx context.Context, path string) (*addons.Addon, error) {
 		logs = workspace.At(l.o.Workspace).AddonLogs()
 		s.statePath = stateFile(workspace.At(l.o.Workspace).AddonState(), d.ID)
 	}
-	s.log = openLog(logs, d.ID)
+	// A log whose file cannot be opened keeps its tail in memory, which is
+	// all an error message needs.
+	s.log, _ = childlog.Open(logs, d.ID, "host")
 	fp := fingerprint(dir, data, pr.Command)
 	if s.rec = readRecord(s.statePath); s.rec.Fingerprint != fp {
 		s.rec = record{Fingerprint: fp} // a changed addon starts afresh

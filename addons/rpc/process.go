@@ -29,27 +29,18 @@ const (
 
 // proc is one run of the addon's process.
 type proc struct {
-	cmd     *exec.Cmd
-	unward  func()
-	stdin   *os.File
-	conn    *conn
-	decls   *Declarations
-	exited  chan struct{} // closed once reaped
-	exitErr error
-	done    chan struct{} // closed once reaped and drained
+	cmd    *exec.Cmd
+	group  *childproc.Group
+	unward func()
+	stdin  *os.File
+	conn   *conn
+	decls  *Declarations
+	exited chan struct{} // closed once reaped
+	done   chan struct{} // closed once reaped and drained
 
-	mu       sync.Mutex // orders group signals against reaping the leader
-	reaped   bool
+	mu       sync.Mutex
 	stopping bool   // the host ended it: not a crash
 	killedBy string // why the host killed it, when it did
-}
-
-func (p *proc) signal(hard bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.reaped {
-		signalGroup(p.cmd, hard)
-	}
 }
 
 func (p *proc) alive() bool {
@@ -61,44 +52,39 @@ func (p *proc) alive() bool {
 	}
 }
 
+// latestRun accepts the log's note of a start, so that a stderr hint
+// quotes only the latest run: a run that failed is explained by its own
+// stderr, not by that of the run before it.
+func latestRun(entry string) bool { return strings.HasPrefix(entry, "host: started ") }
+
 // spawn starts the process with its pipes, its reaper and its readers.
 func (s *supervisor) spawn() (*proc, error) {
 	cmd := exec.Command(s.command[0], s.command[1:]...)
 	cmd.Dir = s.dir
 	cmd.Env = append([]string{}, s.env...)
-	ownProcessGroup(cmd)
+	childproc.OwnGroup(cmd)
 	s.ward.Prepare(cmd)
-	inR, inW, err := os.Pipe()
+	pipes, err := childproc.OpenPipes(cmd)
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW)
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(inR, inW, outR, outW)
-		return nil, err
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	unward, err := s.ward.Start(cmd, true)
-	closeAll(inR, outW, errW)
+	pipes.CloseChildEnds()
 	if err != nil {
-		closeAll(inW, outR, errR)
+		pipes.Close()
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("the command %s was not found (%v); install it or correct [process] command in %s", s.command[0], err, s.file)
 		}
 		return nil, fmt.Errorf("starting %s: %w", strings.Join(s.command, " "), err)
 	}
-	p := &proc{cmd: cmd, unward: unward, stdin: inW, exited: make(chan struct{}), done: make(chan struct{})}
+	inW, outR, errR := pipes.Stdin, pipes.Stdout, pipes.Stderr
+	p := &proc{cmd: cmd, group: childproc.NewGroup(cmd), unward: unward, stdin: inW, exited: make(chan struct{}), done: make(chan struct{})}
 	p.conn = newConn(inW, s.log)
-	s.log.printf("started %s (pid %d)", strings.Join(s.command, " "), cmd.Process.Pid)
+	s.log.Printf("started %s (pid %d)", strings.Join(s.command, " "), cmd.Process.Pid)
 	stderrDone := make(chan struct{})
 	go func() {
 		defer close(stderrDone)
-		s.log.drain(errR)
+		s.log.Drain("stderr", errR)
 	}()
 	go p.conn.readLoop(outR)
 	go s.reap(p, outR, errR, stderrDone)
@@ -109,19 +95,8 @@ func (s *supervisor) spawn() (*proc, error) {
 // fails the calls still waiting on it; an exit the host did not ask for
 // is a crash.
 func (s *supervisor) reap(p *proc, outR, errR *os.File, stderrDone chan struct{}) {
-	// Keep the leader a zombie while its group is killed, so the group
-	// id cannot have been reused by a stranger (see childproc.AwaitExit).
-	reaped, err := childproc.AwaitExit(p.cmd)
-	if !reaped {
-		p.signal(true)
-	}
+	err := p.group.Reap()
 	p.mu.Lock()
-	if reaped {
-		signalGroup(p.cmd, true)
-	} else {
-		err = p.cmd.Wait()
-	}
-	p.exitErr, p.reaped = err, true
 	stopping, killedBy := p.stopping, p.killedBy
 	p.mu.Unlock()
 	p.unward()
@@ -139,12 +114,12 @@ func (s *supervisor) reap(p *proc, outR, errR *os.File, stderrDone chan struct{}
 		}
 		w.f.Close()
 	}
-	how := exitText(err)
+	how := childproc.ExitText(err)
 	if killedBy != "" {
 		how = "killed by the host: " + killedBy
 	}
-	s.log.printf("exited: %s", how)
-	hint := s.log.stderrHint()
+	s.log.Printf("exited: %s", how)
+	hint := s.log.StderrHint(latestRun)
 	// Only the process in use counts: one that fails while starting is
 	// counted once, by get. The crash is on record before the calls in
 	// flight hear of it.
@@ -170,8 +145,8 @@ func (s *supervisor) kill(p *proc, why string) {
 		p.killedBy = why
 	}
 	p.mu.Unlock()
-	s.log.printf("killing the process: %s", why)
-	p.signal(true)
+	s.log.Printf("killing the process: %s", why)
+	p.group.Signal(true)
 	<-p.done
 }
 
@@ -185,36 +160,9 @@ func (s *supervisor) stopProc(p *proc) {
 		err := p.conn.call(ctx, MethodShutdown, struct{}{}, nil)
 		cancel()
 		if err != nil {
-			s.log.printf("shutdown: %v", err)
+			s.log.Printf("shutdown: %v", err)
 		}
 	}
-	p.stdin.Close()
-	select {
-	case <-p.exited:
-	case <-time.After(stdinGrace):
-		p.signal(false)
-		select {
-		case <-p.exited:
-		case <-time.After(termGrace):
-			p.signal(true)
-		}
-	}
+	p.group.Stop(p.stdin, p.exited, stdinGrace, termGrace)
 	<-p.done
-}
-
-func exitText(err error) string {
-	if err == nil {
-		return "exit status 0"
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ProcessState.String()
-	}
-	return err.Error()
-}
-
-func closeAll(fs ...*os.File) {
-	for _, f := range fs {
-		f.Close()
-	}
 }

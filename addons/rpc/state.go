@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/internal/atomicfile"
+	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -56,7 +57,7 @@ func stateFile(dir, id string) string {
 	if dir == "" {
 		return ""
 	}
-	return filepath.Join(dir, fileName(id)+".json")
+	return filepath.Join(dir, childlog.FileName(id)+".json")
 }
 
 // readRecord reads a record; a missing or damaged one reads as empty (the

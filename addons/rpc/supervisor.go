@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/internal/childproc"
 )
 
@@ -30,7 +31,7 @@ type supervisor struct {
 	startWait time.Duration // for the start and initialize
 	params    InitializeParams
 	ward      *childproc.Ward
-	log       *addonLog
+	log       *childlog.Log
 	statePath string
 	report    func(*addons.Fault)
 
@@ -131,7 +132,7 @@ func (s *supervisor) start(ctx context.Context) (*proc, error) {
 	if err := p.conn.call(ctx, MethodInitialize, s.params, &d); err != nil {
 		s.kill(p, "it failed to initialize")
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("it did not answer initialize within %v%s", s.startWait, s.log.stderrHint())
+			return nil, fmt.Errorf("it did not answer initialize within %v%s", s.startWait, s.log.StderrHint(latestRun))
 		}
 		return nil, fmt.Errorf("initialize failed: %w", err)
 	}
@@ -181,9 +182,9 @@ func (s *supervisor) crashedLocked(why string) *Quarantine {
 	backoff := s.rec.noteCrash(now, why)
 	s.notBefore = now.Add(backoff)
 	s.saveLocked()
-	s.log.printf("crash %d within %v (%s); next start not before %s", len(s.rec.Crashes), CrashWindow, why, s.notBefore.Format(time.StampMilli))
+	s.log.Printf("crash %d within %v (%s); next start not before %s", len(s.rec.Crashes), CrashWindow, why, s.notBefore.Format(time.StampMilli))
 	if q := s.rec.Quarantined; !wasQuarantined && q.active(now) {
-		s.log.printf("quarantined: %s", q.Reason)
+		s.log.Printf("quarantined: %s", q.Reason)
 		return q
 	}
 	return nil
@@ -198,7 +199,7 @@ func (s *supervisor) quarantined(q *Quarantine) {
 
 func (s *supervisor) saveLocked() {
 	if err := writeRecord(s.statePath, s.rec); err != nil {
-		s.log.printf("could not save the addon's record: %v", err)
+		s.log.Printf("could not save the addon's record: %v", err)
 	}
 }
 
@@ -271,7 +272,7 @@ func (s *supervisor) close() {
 		s.stopProc(p)
 	}
 	s.probes.Wait()
-	s.log.close()
+	s.log.Close()
 }
 
 // fault reports a failure of the addon.
@@ -285,7 +286,7 @@ func (s *supervisor) fault(kind addons.FaultKind, msg string, err error) {
 func (s *supervisor) status() Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := Status{ID: string(s.id), Command: s.command, Log: s.log.path, Crashes: len(s.rec.Crashes), State: "ready", Declared: s.rec.Declarations}
+	st := Status{ID: string(s.id), Command: s.command, Log: s.log.Path(), Crashes: len(s.rec.Crashes), State: "ready", Declared: s.rec.Declarations}
 	if q := s.rec.Quarantined; q.active(time.Now()) {
 		st.State, st.Why = "quarantined", q
 	} else if s.cur != nil && s.cur.alive() {

@@ -12,6 +12,11 @@
 // groups) under the workspace state folder: the next session start kills
 // whatever carries the token of an owner that is gone ([Reap]), and a
 // session's own Close kills what escaped its groups ([Ward.Close]).
+//
+// It also holds what the supervisors of a long-lived child (the bridge's
+// stdio servers, process addons) share: a child in its own process group
+// ([OwnGroup], [Group]) stopped in order and reaped without signalling a
+// reused pid, and its stdio as pipes ([OpenPipes]).
 package childproc
 
 import (

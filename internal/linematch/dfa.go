@@ -213,6 +213,11 @@ func (d *dfa) step(s int32, r rune) (from, t int32) {
 
 // endMatches reports whether s matches at the end of a line: an
 // end-of-line assertion it waits on leads to Match.
+//
+// The walk is its own rather than closure's: closure keeps an end-of-line
+// assertion in the state as something that waits, whereas here the line
+// has ended, so the assertion holds and the walk goes through it; and it
+// stops at the first Match instead of building a state.
 func (d *dfa) endMatches(s int32) bool {
 	if d.flags[s]&stMatch != 0 {
 		return true

@@ -1,0 +1,28 @@
+//go:build unix
+
+package childproc
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// OwnGroup makes cmd lead a process group of its own when it starts, so
+// signals to the group reach every process it starts; cmd's other
+// SysProcAttr fields are kept.
+func OwnGroup(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+}
+
+// signalGroup sends SIGKILL (hard) or SIGTERM to cmd's group; a group
+// already gone is not an error.
+func signalGroup(cmd *exec.Cmd, hard bool) {
+	sig := syscall.SIGTERM
+	if hard {
+		sig = syscall.SIGKILL
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, sig)
+}
