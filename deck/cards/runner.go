@@ -113,19 +113,24 @@ func (r *CommandRunner) Run(ctx context.Context, d Delegation) (string, error) {
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	argv := agent.expand(d)
-	cmd := exec.CommandContext(runCtx, argv[0], argv[1:]...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = r.Dir
 	cmd.Env = append(os.Environ(), r.Env...)
 	cmd.Stdin = nil
-	setGroup(cmd)
+	// The agent leads a process group of its own: stopping it (timeout,
+	// cancellation) and its end both kill the whole group, so nothing it
+	// started outlives the call.
+	childproc.OwnGroup(cmd)
 	r.guard().Prepare(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
 	cmd.WaitDelay = killGrace
 	out := &capture{ctx: ctx}
 	cmd.Stdout, cmd.Stderr = out, out
 	release, err := r.guard().Start(cmd, true)
 	if err == nil {
-		err = cmd.Wait()
+		g := childproc.NewGroup(cmd)
+		stop := context.AfterFunc(runCtx, func() { g.Signal(true) })
+		err = g.Reap()
+		stop()
 		release()
 	}
 	text := out.String()
