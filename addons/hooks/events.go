@@ -157,6 +157,9 @@ func (s *Set) beforeTool(ctx context.Context, p addons.Payload) addons.Decision 
 		}
 		if spec != nil && len(spec.UpdatedInput) > 0 {
 			updated = spec.UpdatedInput
+			if r.hook.Claude {
+				updated = OurInput(tp.Name, updated)
+			}
 			rewriters = append(rewriters, r.hook.Command)
 		}
 	}

@@ -93,6 +93,38 @@ func TestPreToolUseRequest(t *testing.T) {
 	}
 }
 
+// A hook from Claude Code's settings finds the arguments under Claude
+// Code's names (tool_input.file_path of Write) and may rewrite them in
+// those names; the tool gets its own names back. A hook of ours sees ours.
+func TestClaudeHookSeesClaudeArgumentNames(t *testing.T) {
+	t.Parallel()
+	claude := mustHook(t, "PreToolUse", "Write", `cat > claude.json; echo '{"hookSpecificOutput":{"permissionDecision":"allow","updatedInput":{"file_path":"safe.txt","content":"x"}}}'`, 0)
+	claude.Claude = true
+	ours := mustHook(t, "tool:before", "write", `cat > ours.json`, 0)
+	r := newRig(t, nil, ours, claude)
+	res := r.call(context.Background(), "write", `{"path":"a.txt","content":"x"}`)
+	if res.IsError {
+		t.Fatal(res.PlainText())
+	}
+	var got map[string]any
+	json.Unmarshal(r.args.Load().(json.RawMessage), &got)
+	if got["path"] != "safe.txt" || got["file_path"] != nil {
+		t.Errorf("the tool ran with %v, want path safe.txt (the hook's rewrite in our names)", got)
+	}
+	if in := readFile(t, filepath.Join(r.dir, "claude.json")); !strings.Contains(in, `"tool_name":"Write"`) || !strings.Contains(in, `"file_path":"a.txt"`) {
+		t.Errorf("the Claude Code hook saw %s, want tool_name Write and tool_input.file_path", in)
+	}
+	if in := readFile(t, filepath.Join(r.dir, "ours.json")); !strings.Contains(in, `"path":"a.txt"`) {
+		t.Errorf("our hook saw %s, want tool_input.path", in)
+	}
+	// Input the renaming cannot apply to is passed on as it is.
+	for _, raw := range []string{`[1]`, `{"file_path":"x","path":"y"}`, `not json`} {
+		if out := ClaudeInput("write", json.RawMessage(raw)); string(out) != raw {
+			t.Errorf("ClaudeInput(%s) = %s", raw, out)
+		}
+	}
+}
+
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
