@@ -79,7 +79,9 @@ func runRead(ctx context.Context, in readInput, env *tool.Env) tool.Result {
 	}
 	defer f.Close()
 
-	head := make([]byte, sniffBytes)
+	// A file smaller than the sniffing buffer gets a buffer of its size
+	// (and some room in case it grows meanwhile): most files read are.
+	head := make([]byte, min(sniffBytes, fi.Size()+512))
 	n, err := f.Read(head)
 	// ended: the whole file is in head, so it need not be read again. A
 	// short read of a regular file is its end; the size check keeps a

@@ -49,12 +49,21 @@ var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBu
 // read-before-edit gate.
 func scanText(ctx context.Context, r io.Reader, offset, limit int) (*scan, error) {
 	hc := &hashCounter{h: sha256.New()}
-	br := readers.Get().(*bufio.Reader)
-	br.Reset(io.TeeReader(r, hc))
-	defer func() {
-		br.Reset(nil) // drop the file before the buffer is reused
-		readers.Put(br)
-	}()
+	var br *bufio.Reader
+	if b, ok := r.(*bytes.Reader); ok && b.Len() < readBufferSize {
+		// The whole text is in memory already (a small file): a buffer of
+		// its size, not a pooled 256 KiB one, which the collector empties
+		// the pool of often enough under indusr serve to cost a fresh
+		// allocation on most calls.
+		br = bufio.NewReaderSize(io.TeeReader(r, hc), b.Len()+1)
+	} else {
+		br = readers.Get().(*bufio.Reader)
+		br.Reset(io.TeeReader(r, hc))
+		defer func() {
+			br.Reset(nil) // drop the file before the buffer is reused
+			readers.Put(br)
+		}()
+	}
 	s := &scan{}
 	newlines := 0    // '\n' bytes consumed so far
 	partial := false // bytes consumed since the last '\n'
