@@ -7,11 +7,13 @@
 //
 // Nothing an addon does can stop the others: every failure becomes a typed
 // [Fault] handed to the host's listeners, and the addon that caused it is
-// skipped or its handler ignored. The only loader shipped is the Tier-0
-// [ManifestLoader], which reads a declarative manifest.toml (data, not
-// code: commands, gates, and interceptors that fix arguments or redact
-// results, see [Descriptor]); bare module files and package folders are recognised and refused
-// with a fault naming the tier they need. Go programs may hand the host
+// skipped or its handler ignored. The Tier-0 [ManifestLoader] reads a
+// declarative manifest.toml (data, not code: commands, gates, and
+// interceptors that fix arguments or redact results, see [Descriptor]); a
+// manifest with a [process] table is a program, run by the Tier-1 loader
+// of package addons/rpc, which hands the other manifests to this one. Bare
+// module files and package folders are recognised and refused with a
+// fault saying to wrap them in a [process] manifest. Go programs may hand the host
 // in-process addons with [Host.LoadAddon]. A manifest's [[hook]] tables
 // (command hooks, [HookDecl]) are parsed and checked here and run by
 // package addons/hooks, which the session plugs in as the loader's
