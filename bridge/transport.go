@@ -6,13 +6,15 @@ import (
 	"sync/atomic"
 
 	"github.com/indusagi/induscode/internal/childlog"
+	"github.com/indusagi/induscode/internal/stdioconn"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // stdioTransport starts a stdio server in its own process group and speaks
-// to it through the SDK's IOTransport, with stdout filtered. The SDK's
+// to it over a stdioconn connection, with stdout filtered. The SDK's
 // CommandTransport is not used: it signals only the direct child, reads
-// stdout unfiltered, and ties stderr to this process.
+// stdout unfiltered, ties stderr to this process, and decodes every
+// message several times.
 type stdioTransport struct {
 	cfg  ServerConfig
 	dir  string
@@ -26,11 +28,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	t.proc = p
-	conn, err := (&mcp.IOTransport{Reader: p.stdout, Writer: p.stdin, MaxLineLength: maxFrame}).Connect(ctx)
-	if err != nil {
-		p.stop()
-		return nil, err
-	}
+	conn := stdioconn.New(p.stdout, p.stdin, stdioconn.Options{MaxLine: maxFrame})
 	return &procConn{Connection: conn, proc: p}, nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/indusagi/induscode/internal/stdioconn"
 )
 
 // A stdio client that sends bad lines gets a JSON-RPC error for each,
@@ -82,7 +84,7 @@ func TestStdioBadLinesGetErrorsAndTheSessionGoesOn(t *testing.T) {
 		{`[{"jsonrpc":"2.0","id":3,"method":"ping"}]`, -32600, "batches are not supported"},
 		{`{"jsonrpc":"1.0","id":4,"method":"ping"}`, -32600, `"jsonrpc" must be "2.0"`},
 		{`{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, -32600, "number or a string"},
-		{`{"jsonrpc":"2.0","id":5,"method":"ping","x":"` + strings.Repeat("a", maxLine) + `"}`, -32600, "16 MiB limit"},
+		{`{"jsonrpc":"2.0","id":5,"method":"ping","x":"` + strings.Repeat("a", stdioconn.DefaultMaxLine) + `"}`, -32600, "16 MiB limit"},
 	} {
 		send(tt.line)
 		m := next()

@@ -1,0 +1,305 @@
+// Package stdioconn is an MCP connection over newline-delimited JSON-RPC,
+// one message per line: the stdio transport under `indusr serve` (the
+// server's side) and under the bridge's stdio servers (the client's side).
+//
+// It stands in for the MCP SDK's mcp.IOTransport for two reasons a user
+// notices.
+//
+//   - Speed. The SDK's transport decodes every incoming message two or
+//     three times (as a batch first, then as a message), each time through
+//     a JSON decoder that allocates a fresh 32 KiB buffer. On a small call
+//     that garbage is most of what a round trip allocates, and a process
+//     that is still growing its heap pays for every fresh page. Here each
+//     line is decoded once, with encoding/json, into the SDK's own message
+//     types; the SDK does everything above the connection.
+//   - Bad input. On the server's side ([Options.AnswerBadLines]) a line
+//     that is not JSON, a batch (MCP dropped them in 2025-06-18) or a line
+//     over the limit is answered with a JSON-RPC error that names the
+//     problem, and the session goes on; the SDK's transport ends the
+//     session instead.
+//
+// Member names are matched exactly, as the SDK matches them: {"Method":…}
+// is not a method, so this connection and the SDK never disagree about
+// what a message says.
+package stdioconn
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultMaxLine is the longest message a connection takes unless
+// [Options.MaxLine] says otherwise: the SDK's own default.
+const DefaultMaxLine = 16 << 20
+
+// Options configure a connection.
+type Options struct {
+	// MaxLine bounds one message in bytes; 0 means DefaultMaxLine.
+	MaxLine int
+	// AnswerBadLines is the server's rule: a line that is not a JSON-RPC
+	// message, a batch, or a line over MaxLine gets an error response with
+	// a null id, and the connection goes on. Without it such a line ends
+	// the connection with an error that says what was wrong, as the SDK's
+	// transport does: a client whose server sends garbage fails its calls
+	// at once instead of waiting for their timeouts.
+	AnswerBadLines bool
+}
+
+// Transport connects once over In and Out.
+type Transport struct {
+	In  io.ReadCloser
+	Out io.WriteCloser
+	Options
+}
+
+// Connect implements mcp.Transport.
+func (t *Transport) Connect(context.Context) (mcp.Connection, error) {
+	return New(t.In, t.Out, t.Options), nil
+}
+
+// New returns a connection that reads messages from in and writes them to
+// out. Closing it closes both.
+func New(in io.ReadCloser, out io.WriteCloser, o Options) mcp.Connection {
+	if o.MaxLine <= 0 {
+		o.MaxLine = DefaultMaxLine
+	}
+	c := &conn{
+		in:       in,
+		out:      out,
+		opts:     o,
+		incoming: make(chan msgOrErr),
+		closed:   make(chan struct{}),
+	}
+	go c.readLoop()
+	return c
+}
+
+type msgOrErr struct {
+	msg jsonrpc.Message
+	err error
+}
+
+type conn struct {
+	in       io.ReadCloser
+	out      io.WriteCloser
+	opts     Options
+	writeMu  sync.Mutex
+	incoming chan msgOrErr
+
+	closeOnce sync.Once
+	closed    chan struct{}
+	closeErr  error
+}
+
+// readLoop reads on a goroutine of its own so that Read returns as soon as
+// the connection is closed, even while a read of stdin blocks (a terminal
+// or pipe that is not pollable is not woken by Close).
+func (c *conn) readLoop() {
+	r := bufio.NewReaderSize(c.in, 64<<10)
+	var long []byte // a line longer than the buffer, being gathered
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if len(long)+len(chunk) <= c.opts.MaxLine {
+				long = append(long, chunk...)
+				continue
+			}
+			long = nil
+			skipLine(r)
+			if !c.reject(nil, jsonrpc.CodeInvalidRequest, c.tooLong()) {
+				return
+			}
+			continue
+		}
+		line := chunk
+		if len(long) > 0 {
+			line = append(long, chunk...)
+			long = nil
+		}
+		if len(line) > c.opts.MaxLine {
+			if !c.reject(nil, jsonrpc.CodeInvalidRequest, c.tooLong()) {
+				return
+			}
+		} else if text := bytes.TrimSpace(line); len(text) > 0 {
+			msg, code, why := decode(text)
+			if why != "" {
+				if !c.reject(text, code, why) {
+					return
+				}
+			} else if !c.deliver(msgOrErr{msg: msg}) {
+				return
+			}
+		}
+		if err != nil {
+			c.deliver(msgOrErr{err: err})
+			return
+		}
+	}
+}
+
+func (c *conn) tooLong() string {
+	return fmt.Sprintf("message over the %d MiB limit; it was dropped", c.opts.MaxLine>>20)
+}
+
+// deliver hands one message or the final error to Read; it reports false
+// once the connection is closed.
+func (c *conn) deliver(m msgOrErr) bool {
+	select {
+	case c.incoming <- m:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+// reject deals with a line that cannot be taken: answered on the server's
+// side, the end of the connection otherwise. It reports whether reading
+// goes on.
+func (c *conn) reject(line []byte, code int64, why string) bool {
+	if c.opts.AnswerBadLines {
+		c.writeLine(errorReply(code, why))
+		return true
+	}
+	if line != nil {
+		why = fmt.Sprintf("%s (the line: %.200q)", why, line)
+	}
+	c.deliver(msgOrErr{err: errors.New("stdio: " + why)})
+	return false
+}
+
+// skipLine discards input up to the end of the current line.
+func skipLine(r *bufio.Reader) {
+	for {
+		if _, err := r.ReadSlice('\n'); !errors.Is(err, bufio.ErrBufferFull) {
+			return
+		}
+	}
+}
+
+// decode turns one line into a message, or says what is wrong with it and
+// which JSON-RPC error code that is.
+func decode(line []byte) (jsonrpc.Message, int64, string) {
+	if line[0] == '[' {
+		return nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported (MCP removed them in 2025-06-18): send one message per line"
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(line, &members); err != nil {
+		return nil, jsonrpc.CodeParseError, "the line is not a JSON-RPC message: " + err.Error()
+	}
+	var version string
+	if err := json.Unmarshal(members["jsonrpc"], &version); err != nil || version != "2.0" {
+		return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf(`"jsonrpc" must be "2.0", not %s`, orAbsent(members["jsonrpc"]))
+	}
+	id, err := decodeID(members["id"])
+	if err != nil {
+		return nil, jsonrpc.CodeInvalidRequest, err.Error()
+	}
+	if raw, ok := members["method"]; ok {
+		var method string
+		if err := json.Unmarshal(raw, &method); err != nil {
+			return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf(`"method" must be a string, not %s`, raw)
+		}
+		return &jsonrpc.Request{ID: id, Method: method, Params: nullIsAbsent(members["params"])}, 0, ""
+	}
+	// A response to a request of this side.
+	if !id.IsValid() {
+		return nil, jsonrpc.CodeInvalidRequest, "a response needs the id of its request"
+	}
+	resp := &jsonrpc.Response{ID: id, Result: nullIsAbsent(members["result"])}
+	if raw := nullIsAbsent(members["error"]); raw != nil {
+		var e jsonrpc.Error
+		if err := json.Unmarshal(raw, &e); err != nil {
+			return nil, jsonrpc.CodeInvalidRequest, `"error" must be an object with a code and a message: ` + err.Error()
+		}
+		resp.Error = &e
+	}
+	return resp, 0, ""
+}
+
+// nullIsAbsent maps a JSON null member to an absent one, as the SDK's
+// decoding of json.RawMessage fields does.
+func nullIsAbsent(raw json.RawMessage) json.RawMessage {
+	if string(raw) == "null" {
+		return nil
+	}
+	return raw
+}
+
+func orAbsent(raw json.RawMessage) string {
+	if raw == nil {
+		return "absent"
+	}
+	return string(raw)
+}
+
+// decodeID reads an id: absent or null (a notification), a number or a
+// string.
+func decodeID(raw json.RawMessage) (jsonrpc.ID, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return jsonrpc.ID{}, nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return jsonrpc.ID{}, err
+	}
+	id, err := jsonrpc.MakeID(v)
+	if err != nil {
+		return jsonrpc.ID{}, fmt.Errorf("the id must be a number or a string, not %s", raw)
+	}
+	return id, nil
+}
+
+// errorReply is a JSON-RPC error response with a null id, for a message
+// whose id could not be read.
+func errorReply(code int64, msg string) []byte {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+	return b
+}
+
+func (c *conn) writeLine(b []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err := c.out.Write(append(b, '\n'))
+	return err
+}
+
+func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case v := <-c.incoming:
+		return v.msg, v.err
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	return c.writeLine(b)
+}
+
+func (c *conn) Close() error {
+	c.closeOnce.Do(func() {
+		c.closeErr = errors.Join(c.in.Close(), c.out.Close())
+		close(c.closed)
+	})
+	return c.closeErr
+}
+
+func (c *conn) SessionID() string { return "" }
