@@ -12,7 +12,8 @@ import (
 )
 
 // transports opens a client session on a fresh server in dir, over stdio
-// (the real binary) or over HTTP (in process).
+// (the real binary) or over HTTP (in process), answering calls with JSON
+// bodies (the default) or with event streams.
 var transports = []struct {
 	name string
 	open func(t *testing.T, dir string, ev *events) *mcp.ClientSession
@@ -22,6 +23,10 @@ var transports = []struct {
 	}},
 	{"http", func(t *testing.T, dir string, ev *events) *mcp.ClientSession {
 		url, _ := startHTTP(t, sessionOptions(dir), HTTPOptions{})
+		return httpClient(t, url, ev)
+	}},
+	{"http-sse", func(t *testing.T, dir string, ev *events) *mcp.ClientSession {
+		url, _ := startHTTP(t, sessionOptions(dir), HTTPOptions{EventStreams: true})
 		return httpClient(t, url, ev)
 	}},
 }

@@ -43,13 +43,14 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 	// MaxBody is DefaultMaxBody when 0.
 	MaxBody int64
-	// JSONResponse answers each POST with one JSON body instead of an
-	// event stream. It roughly halves the server's cost per call (no event
-	// framing, flushes or resumption store), but the notifications of a
-	// call (progress) then arrive with its result rather than while it
-	// runs, and a dropped connection cannot resume. Off by default: an
-	// agent watching a long bash command wants its progress live.
-	JSONResponse bool
+	// EventStreams answers each POST with an event stream instead of one
+	// JSON body. The notifications of a call (progress) then travel on the
+	// call's own stream, and a client whose connection drops in the middle
+	// of a long call reconnects with Last-Event-ID and gets the rest. Off by
+	// default: one JSON body per call costs the server about a fifth less
+	// (no event framing, flushes or resumption store), and the SDK clients
+	// still get progress live, on the stream they open with GET.
+	EventStreams bool
 }
 
 // ErrNeedsToken refuses a non-loopback address without a token: anyone who
@@ -76,9 +77,9 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 		SessionTimeout:      timeout,
 		MaxRequestBodyBytes: maxBody,
 		Logger:              s.log,
-		JSONResponse:        o.JSONResponse,
+		JSONResponse:        !o.EventStreams,
 	}
-	if !o.JSONResponse {
+	if o.EventStreams {
 		// Resumable streams: a client whose event stream drops in the
 		// middle of a long call reconnects with Last-Event-ID and gets the
 		// rest (progress, the result) instead of losing the call. The store

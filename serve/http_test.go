@@ -125,19 +125,30 @@ func TestNonLoopbackNeedsToken(t *testing.T) {
 	}
 }
 
-// With JSONResponse a call is answered with one JSON body, and the SDK
-// client still works (including a progress token: the notifications come
-// with the result).
-func TestJSONResponses(t *testing.T) {
+// By default a call is answered with one JSON body; with EventStreams,
+// with an event stream. The SDK client works with both.
+func TestResponseBodies(t *testing.T) {
 	t.Parallel()
-	url, _ := startHTTP(t, sessionOptions(workspace(t, map[string]string{"a.txt": "json mode\n"})), HTTPOptions{JSONResponse: true})
-	cs := httpClient(t, url, nil)
-	if out := mustSucceed(t, "read", call(t, cs, "read", map[string]any{"path": "a.txt"})); !strings.Contains(out, "json mode") {
-		t.Errorf("read: %q", out)
-	}
-	raw := startRawHTTP(t, url)
-	resp, body, err := raw.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ls","arguments":{}}}`)
-	if err != nil || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(string(body), "a.txt") {
-		t.Errorf("raw call: %v %q %s", err, resp.Header.Get("Content-Type"), body)
+	for _, tt := range []struct {
+		name        string
+		opts        HTTPOptions
+		contentType string
+	}{
+		{"default", HTTPOptions{}, "application/json"},
+		{"event streams", HTTPOptions{EventStreams: true}, "text/event-stream"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			url, _ := startHTTP(t, sessionOptions(workspace(t, map[string]string{"a.txt": "some text\n"})), tt.opts)
+			cs := httpClient(t, url, nil)
+			if out := mustSucceed(t, "read", call(t, cs, "read", map[string]any{"path": "a.txt"})); !strings.Contains(out, "some text") {
+				t.Errorf("read: %q", out)
+			}
+			raw := startRawHTTP(t, url)
+			resp, body, err := raw.post(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ls","arguments":{}}}`)
+			if err != nil || resp.Header.Get("Content-Type") != tt.contentType || !strings.Contains(string(body), "a.txt") {
+				t.Errorf("raw call: %v, Content-Type %q, want %q; body %s", err, resp.Header.Get("Content-Type"), tt.contentType, body)
+			}
+		})
 	}
 }

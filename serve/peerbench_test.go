@@ -72,17 +72,17 @@ func TestPeerBenchmarks(t *testing.T) {
 
 	// 2. read over Streamable HTTP, 8 concurrent clients, calls/s.
 	_, oursURL := runServeHTTP(t, dir, "--no-mcp")
-	_, jsonURL := runServeHTTP(t, dir, "--no-mcp", "--json-response")
+	_, sseURL := runServeHTTP(t, dir, "--no-mcp", "--sse")
 	peerURL := startNodeHTTP(t, node, loopback, everything, "streamableHttp") + "/mcp"
-	var oursRate, jsonRate, peerRate []float64
+	var oursRate, sseRate, peerRate []float64
 	for r := 0; r < 4; r++ {
 		a := throughput(t, oursURL, 8, 2*time.Second, "read", map[string]any{"path": "small.txt"})
 		b := throughput(t, peerURL, 8, 2*time.Second, "echo", map[string]any{"message": "hi"})
-		c := throughput(t, jsonURL, 8, 2*time.Second, "read", map[string]any{"path": "small.txt"})
-		oursRate, peerRate, jsonRate = append(oursRate, a), append(peerRate, b), append(jsonRate, c)
+		c := throughput(t, sseURL, 8, 2*time.Second, "read", map[string]any{"path": "small.txt"})
+		oursRate, peerRate, sseRate = append(oursRate, a), append(peerRate, b), append(sseRate, c)
 	}
-	row("`read` over Streamable HTTP, 8 clients (event streams, the default)", "server-everything `echo` (streamableHttp)", median(oursRate), median(peerRate), "calls/s", true)
-	row("`read` over Streamable HTTP, 8 clients, `--json-response`", "server-everything `echo` (streamableHttp)", median(jsonRate), median(peerRate), "calls/s", true)
+	row("`read` over Streamable HTTP, 8 clients (JSON bodies, the default)", "server-everything `echo` (streamableHttp)", median(oursRate), median(peerRate), "calls/s", true)
+	row("`read` over Streamable HTTP, 8 clients, `--sse` (event streams)", "server-everything `echo` (streamableHttp)", median(sseRate), median(peerRate), "calls/s", true)
 
 	// 3. A grafted stdio server's echo through indusr serve --http, p50.
 	cfg := filepath.Join(t.TempDir(), "mcp.json")

@@ -23,7 +23,7 @@ func runServeHTTP(t *testing.T, dir string, flags ...string) (*exec.Cmd, string)
 	args := []string{"--cwd", dir}
 	serveArgs := []string{"serve", "--http=127.0.0.1:0"}
 	for _, f := range flags {
-		if f == "--json-response" { // a flag of serve itself
+		if f == "--sse" { // a flag of serve itself
 			serveArgs = append(serveArgs, f)
 		} else {
 			args = append(args, f)
