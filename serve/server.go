@@ -28,6 +28,12 @@ type Options struct {
 	// MCP servers that failed); nil means slog.Default(). It never sees
 	// tokens, environment values or request headers.
 	Log *slog.Logger
+	// AdaptGC lets the server set the process's GC target by load: Go's
+	// default while calls come one at a time, eight times the headroom
+	// while they overlap (see gctarget.go for the measurements). The
+	// target is process-wide: leave this off when the server shares its
+	// process with other work, or when GOGC is set.
+	AdaptGC bool
 }
 
 // Server is a deck served over MCP. Make one with [New], run it with
@@ -41,6 +47,7 @@ type Server struct {
 	mounted <-chan struct{}
 	catalog *session.Session // the tool list; never runs a call
 	stop    func()
+	gc      *gcTarget // nil unless Options.AdaptGC
 
 	syncMu sync.Mutex
 	listed map[string]tool.Spec // what the MCP server lists now
@@ -112,6 +119,9 @@ func New(opts Options) (*Server, error) {
 	})
 	s.stop = catalog.OnToolsChanged(func() { s.sync(true) })
 	s.sync(false)
+	if opts.AdaptGC {
+		s.gc = newGCTarget(setGCPercent)
+	}
 	return s, nil
 }
 
@@ -189,6 +199,10 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		}
 		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 			ctx = tool.WithProgress(ctx, progressTo(ctx, req.Session, tok))
+		}
+		if s.gc != nil {
+			s.gc.enter()
+			defer s.gc.exit()
 		}
 		return mcpResult(ds.Run(ctx, name, req.Params.Arguments)), nil
 	}
@@ -299,6 +313,9 @@ func (s *Server) Close() error {
 	s.stop()
 	errs = append(errs, s.catalog.Close())
 	s.wg.Wait()
+	if s.gc != nil {
+		s.gc.close()
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("serve: closing: %w", err)
 	}

@@ -18,7 +18,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // pipeConn is a connection under test with the peer's ends of its pipes.
 type pipeConn struct {
-	conn    interface{ Read(context.Context) (jsonrpc.Message, error) }
+	conn interface {
+		Read(context.Context) (jsonrpc.Message, error)
+	}
 	send    io.WriteCloser // what the peer writes
 	replies *bufio.Reader  // what the connection wrote
 	close   func()

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -63,13 +62,13 @@ loopback and link-local addresses.`,
 			if opts.Session != "" {
 				return usagef("--session does not apply to serve: every client session is a session of its own")
 			}
-			srv, err := serve.New(serve.Options{Session: sopts, Version: versionString(), Log: log})
+			// The server sets the GC target by load unless GOGC says otherwise.
+			srv, err := serve.New(serve.Options{Session: sopts, Version: versionString(), Log: log, AdaptGC: os.Getenv("GOGC") == ""})
 			if err != nil {
 				return bootError(err)
 			}
 			ctx := cmd.Context()
 			if !cmd.Flags().Changed("http") {
-				// Over stdio the GC keeps Go's default: see tuneGC.
 				in := io.NopCloser(cmd.InOrStdin())
 				if err := srv.RunStdio(ctx, in, nopWriteCloser{cmd.OutOrStdout()}); err != nil {
 					return &failure{err}
@@ -83,7 +82,6 @@ loopback and link-local addresses.`,
 			if sse && jsonOut {
 				return usagef("--sse and --json-response contradict each other: pick one (JSON bodies are the default)")
 			}
-			tuneGC()
 			err = srv.ServeHTTP(ctx, serve.HTTPOptions{Addr: addr, Token: token, SessionTimeout: timeout, EventStreams: sse}, func(url string) {
 				printClientConfig(stderr, url, token != "")
 			})
@@ -121,24 +119,6 @@ func printClientConfig(w io.Writer, url string, withToken bool) {
 		fmt.Fprintf(w, "  bearer_token_env_var = %q\n", tokenEnv)
 	}
 	fmt.Fprintln(w)
-}
-
-// tuneGC raises the GC target of an HTTP server, unless GOGC says
-// otherwise. The MCP SDK's JSON decoding allocates a fresh 32 KiB buffer
-// several times per message, so with many clients calling at once the
-// collector at Go's default target (100) runs every few calls: read over
-// HTTP with 8 clients reached half the calls per second it does at 400.
-//
-// Over stdio the default stays. One client calls one at a time there, and
-// what a call costs is dominated by touching fresh memory while the heap
-// grows to its target: a new process answered its first few hundred
-// small reads in 0.55-0.62 ms at 400 and 0.19-0.27 ms at 100 (measured
-// with the peer benchmark's client). An agent's session rarely makes more
-// calls than that.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
 }
 
 type nopWriteCloser struct{ io.Writer }
