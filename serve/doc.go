@@ -12,5 +12,16 @@
 // delays the first tools/list.
 //
 // Over HTTP the server binds loopback unless a bearer token is set, checks
-// Host and Origin against DNS rebinding, and bounds request bodies.
+// Host and Origin against DNS rebinding, and bounds request bodies. A call
+// is answered with one JSON body unless [HTTPOptions.EventStreams] asks
+// for resumable event streams. Over stdio the transport is
+// internal/stdioconn, which answers a bad line with a JSON-RPC error and
+// goes on.
+//
+// Most of what a small call costs is the SDK's, above all its JSON
+// decoding, which allocates a fresh 32 KiB buffer several times per
+// message. [Options.AdaptGC] shapes the garbage collector to that: a small
+// heap while calls come one at a time (a young process then touches few
+// fresh pages), more headroom while they overlap (the collector then runs
+// less often).
 package serve

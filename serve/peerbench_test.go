@@ -43,7 +43,7 @@ func TestPeerBenchmarks(t *testing.T) {
 	everything := testpeer.NPMFile(t, "@modelcontextprotocol/server-everything/dist/index.js")
 	gateway := testpeer.NPMFile(t, "supergateway/dist/index.js")
 	loopback := testpeer.Loopback(t)
-	rounds, perRound := 6, 50
+	rounds, perRound := 10, 50
 	dir := workspace(t, map[string]string{"small.txt": strings.Repeat("a small file of text\n", 20)})
 	small := filepath.Join(dir, "small.txt")
 
@@ -75,7 +75,7 @@ func TestPeerBenchmarks(t *testing.T) {
 	_, sseURL := runServeHTTP(t, dir, "--no-mcp", "--sse")
 	peerURL := startNodeHTTP(t, node, loopback, everything, "streamableHttp") + "/mcp"
 	var oursRate, sseRate, peerRate []float64
-	for r := 0; r < 4; r++ {
+	for r := 0; r < 6; r++ {
 		a := throughput(t, oursURL, 8, 2*time.Second, "read", map[string]any{"path": "small.txt"})
 		b := throughput(t, peerURL, 8, 2*time.Second, "echo", map[string]any{"message": "hi"})
 		c := throughput(t, sseURL, 8, 2*time.Second, "read", map[string]any{"path": "small.txt"})

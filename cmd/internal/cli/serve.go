@@ -37,7 +37,9 @@ Over stdio (the default) the client starts indusr itself:
   claude mcp add induscode -- indusr serve
 
 With --http the server listens on 127.0.0.1:8765 (or the address given) at
-/mcp and prints a client config on stderr. An address beyond loopback needs
+/mcp and prints a client config on stderr. Each call is answered with one
+JSON body; --sse answers with event streams, which a client can resume
+after a dropped connection. An address beyond loopback needs
 --token (or INDUSR_TOKEN); every request must then carry
 "Authorization: Bearer <token>", and webfetch then refuses private,
 loopback and link-local addresses.`,
