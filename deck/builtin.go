@@ -18,6 +18,9 @@ type builtin struct {
 	title    string
 	summary  string
 	readOnly bool
+	// graceful: when the call's context ends the tool gives what it
+	// started a grace period to stop, so it is not Cancellable.
+	graceful bool
 	build    func(Context) tool.Tool
 }
 
@@ -52,10 +55,10 @@ func builtins() []builtin {
 		{id: "edit", title: "Edit file",
 			summary: "Replace exact text in a file (one edit or an all-or-nothing batch) and show the diff.",
 			build:   func(Context) tool.Tool { return files.EditTool() }},
-		{id: "bash", title: "Run shell command",
+		{id: "bash", title: "Run shell command", graceful: true,
 			summary: "Run a shell command to completion; merged output and exit code.",
 			build:   func(Context) tool.Tool { return shell.BashTool() }},
-		{id: "process", title: "Manage background processes",
+		{id: "process", title: "Manage background processes", graceful: true,
 			summary: "Start, read, wait for, stop and list background processes.",
 			build:   func(Context) tool.Tool { return shell.ProcessTool() }},
 		{id: "todo_set", title: "Update checklist",
@@ -101,7 +104,7 @@ func builtinCards() []Card {
 		if b.readOnly {
 			m = readOnlyMembership
 		}
-		cards[i] = Card{ID: b.id, Title: b.title, Summary: b.summary, Profiles: m, Build: b.build}
+		cards[i] = Card{ID: b.id, Title: b.title, Summary: b.summary, Profiles: m, Build: b.build, Cancellable: !b.graceful}
 	}
 	return cards
 }

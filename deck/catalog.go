@@ -17,6 +17,15 @@ type Card struct {
 	Summary  string
 	Profiles []Profile
 	Build    func(Context) tool.Tool
+	// Cancellable says the tool returns at once when its call's context
+	// ends (it checks the context in its loops and passes it to every
+	// request and wait). The Box then runs it on the caller's goroutine;
+	// any other tool runs on a goroutine of its own, so that its call
+	// returns when the context ends whatever the tool does. The built-in
+	// tools are, except bash and process, which give the processes they
+	// stop a grace period; app cards, which call runners the host
+	// supplies, are not.
+	Cancellable bool
 }
 
 // clone returns c with its own Profiles: the rows are shared by the

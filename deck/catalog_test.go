@@ -217,3 +217,17 @@ func TestEveryProfileHandled(t *testing.T) {
 		t.Error("known() admits a value that is not a profile")
 	}
 }
+
+// The built-in tools say they stop when their context ends (the Box runs
+// them on the caller's goroutine), except bash and process, which give
+// what they stop a grace period; the app cards, which call runners the
+// host supplies, do not.
+func TestCancellableCards(t *testing.T) {
+	t.Parallel()
+	for _, c := range Catalog() {
+		want := !slices.Contains(specAppCards, c.ID) && c.ID != "bash" && c.ID != "process"
+		if c.Cancellable != want {
+			t.Errorf("%s: Cancellable = %v, want %v", c.ID, c.Cancellable, want)
+		}
+	}
+}

@@ -35,7 +35,7 @@ func Provision(p Profile, ctx Context) (*Deck, error) {
 		if err != nil {
 			return nil, err
 		}
-		d.tools = append(d.tools, watch(checkpoint.Wrap(t, ctx.Framework.Checkpoints), ctx.Framework.log()))
+		d.tools = append(d.tools, watch(checkpoint.Wrap(t, ctx.Framework.Checkpoints), ctx.Framework.log(), c.Cancellable))
 	}
 	return d, nil
 }
@@ -87,7 +87,7 @@ func (d *Deck) Graft(extra ...tool.Tool) error {
 			continue
 		}
 		have[name] = true
-		d.tools = append(d.tools, watch(checkpoint.Wrap(t, d.ctx.Framework.Checkpoints), d.ctx.Framework.log()))
+		d.tools = append(d.tools, watch(checkpoint.Wrap(t, d.ctx.Framework.Checkpoints), d.ctx.Framework.log(), false))
 	}
 	return errors.Join(errs...)
 }

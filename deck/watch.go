@@ -10,9 +10,13 @@ import (
 )
 
 // watched is a deck tool as its Box runs it. When the call's context can
-// end, the tool runs on a goroutine of its own and the call returns as
-// soon as the context ends, even if the tool ignores it (its result is
-// then dropped); a panic in the tool becomes an IsError result.
+// end and the tool is not known to honor it ([Card.Cancellable]), the tool
+// runs on a goroutine of its own and the call returns as soon as the
+// context ends, even if the tool ignores it (its result is then dropped).
+// A cancellable tool runs on the caller's goroutine: the handoff, and the
+// fresh goroutine's stack growing through JSON decoding and schema
+// validation, were about 15% of a small read over stdio. Either way a panic
+// in the tool becomes an IsError result.
 //
 // The watcher sits right around the tool (and its checkpoint wrapper),
 // under whatever the host maps over the deck (the addons' gates and
@@ -20,16 +24,17 @@ import (
 // quick, honor their context, and must not make every call pay for a
 // second goroutine handoff (see the addons benchmark in BENCHMARKS.md).
 type watched struct {
-	inner tool.Tool
-	log   *slog.Logger
+	inner       tool.Tool
+	log         *slog.Logger
+	cancellable bool
 }
 
 // watch returns t under a watcher; a tool already watched is returned as is.
-func watch(t tool.Tool, log *slog.Logger) tool.Tool {
+func watch(t tool.Tool, log *slog.Logger, cancellable bool) tool.Tool {
 	if _, ok := t.(*watched); ok {
 		return t
 	}
-	return &watched{inner: t, log: log}
+	return &watched{inner: t, log: log, cancellable: cancellable}
 }
 
 func (w *watched) Spec() tool.Spec { return w.inner.Spec() }
@@ -38,9 +43,10 @@ func (w *watched) Spec() tool.Spec { return w.inner.Spec() }
 func (w *watched) Unwrap() tool.Tool { return w.inner }
 
 func (w *watched) Run(ctx context.Context, input json.RawMessage, env *tool.Env) tool.Result {
-	if ctx.Done() == nil {
-		// A context that can never end needs no watcher goroutine: this
-		// keeps the common library path free of allocations.
+	if w.cancellable || ctx.Done() == nil {
+		// A context that can never end needs no watcher goroutine (this
+		// keeps the common library path free of allocations), nor does a
+		// tool that stops when its context ends.
 		return w.call(ctx, input, env)
 	}
 	done := make(chan tool.Result, 1)
