@@ -28,7 +28,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	t.proc = p
-	conn := stdioconn.New(p.stdout, p.stdin, stdioconn.Options{MaxLine: maxFrame})
+	conn := stdioconn.New(p.stdout, p.stdin, stdioconn.Options{MaxLine: maxFrame, CloseUnblocks: true})
 	return &procConn{Connection: conn, proc: p}, nil
 }
 

@@ -52,6 +52,13 @@ type Options struct {
 	// transport does: a client whose server sends garbage fails its calls
 	// at once instead of waiting for their timeouts.
 	AnswerBadLines bool
+	// CloseUnblocks says that closing the input ends a read blocked on it,
+	// as it does for a pipe made by os.Pipe or os/exec. Messages are then
+	// read on the goroutine that calls Read, one goroutine handoff less
+	// per message. Without it a goroutine of the connection reads, so that
+	// Close ends the connection even while a read blocks: os.Stdin, for
+	// one, is usually not woken by Close.
+	CloseUnblocks bool
 }
 
 // Transport connects once over In and Out.
@@ -73,13 +80,16 @@ func New(in io.ReadCloser, out io.WriteCloser, o Options) mcp.Connection {
 		o.MaxLine = DefaultMaxLine
 	}
 	c := &conn{
-		in:       in,
-		out:      out,
-		opts:     o,
-		incoming: make(chan msgOrErr),
-		closed:   make(chan struct{}),
+		in:     in,
+		out:    out,
+		opts:   o,
+		r:      bufio.NewReaderSize(in, 64<<10),
+		closed: make(chan struct{}),
 	}
-	go c.readLoop()
+	if !o.CloseUnblocks {
+		c.incoming = make(chan msgOrErr)
+		go c.readLoop()
+	}
 	return c
 }
 
@@ -93,7 +103,12 @@ type conn struct {
 	out      io.WriteCloser
 	opts     Options
 	writeMu  sync.Mutex
-	incoming chan msgOrErr
+	incoming chan msgOrErr // from readLoop; nil when Read reads itself
+
+	// Reading state, owned by readLoop or by the one goroutine that
+	// calls Read.
+	r     *bufio.Reader
+	ended error // what ended the input, once it has ended
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -104,21 +119,39 @@ type conn struct {
 // the connection is closed, even while a read of stdin blocks (a terminal
 // or pipe that is not pollable is not woken by Close).
 func (c *conn) readLoop() {
-	r := bufio.NewReaderSize(c.in, 64<<10)
+	for {
+		msg, err := c.next()
+		if !c.deliver(msgOrErr{msg: msg, err: err}) || err != nil {
+			return
+		}
+	}
+}
+
+// next reads lines until one holds a message and returns it, or returns
+// the error that ends the input: its end, a failed read, or on the
+// client's side a bad line. A message on the last line, without a
+// newline, comes first and the end of the input with the next call.
+func (c *conn) next() (jsonrpc.Message, error) {
 	var long []byte // a line longer than the buffer, being gathered
 	for {
-		chunk, err := r.ReadSlice('\n')
+		if c.ended != nil {
+			return nil, c.ended
+		}
+		chunk, err := c.r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if len(long)+len(chunk) <= c.opts.MaxLine {
 				long = append(long, chunk...)
 				continue
 			}
 			long = nil
-			skipLine(r)
-			if !c.reject(nil, jsonrpc.CodeInvalidRequest, c.tooLong()) {
-				return
+			skipLine(c.r)
+			if err := c.reject(nil, jsonrpc.CodeInvalidRequest, c.tooLong()); err != nil {
+				return nil, err
 			}
 			continue
+		}
+		if err != nil {
+			c.ended = err
 		}
 		line := chunk
 		if len(long) > 0 {
@@ -126,22 +159,17 @@ func (c *conn) readLoop() {
 			long = nil
 		}
 		if len(line) > c.opts.MaxLine {
-			if !c.reject(nil, jsonrpc.CodeInvalidRequest, c.tooLong()) {
-				return
+			if err := c.reject(nil, jsonrpc.CodeInvalidRequest, c.tooLong()); err != nil {
+				return nil, err
 			}
 		} else if text := bytes.TrimSpace(line); len(text) > 0 {
 			msg, code, why := decode(text)
-			if why != "" {
-				if !c.reject(text, code, why) {
-					return
-				}
-			} else if !c.deliver(msgOrErr{msg: msg}) {
-				return
+			if why == "" {
+				return msg, nil
 			}
-		}
-		if err != nil {
-			c.deliver(msgOrErr{err: err})
-			return
+			if err := c.reject(text, code, why); err != nil {
+				return nil, err
+			}
 		}
 	}
 }
@@ -162,18 +190,17 @@ func (c *conn) deliver(m msgOrErr) bool {
 }
 
 // reject deals with a line that cannot be taken: answered on the server's
-// side, the end of the connection otherwise. It reports whether reading
-// goes on.
-func (c *conn) reject(line []byte, code int64, why string) bool {
+// side (nil: reading goes on), the end of the connection otherwise.
+func (c *conn) reject(line []byte, code int64, why string) error {
 	if c.opts.AnswerBadLines {
 		c.writeLine(errorReply(code, why))
-		return true
+		return nil
 	}
 	if line != nil {
 		why = fmt.Sprintf("%s (the line: %.200q)", why, line)
 	}
-	c.deliver(msgOrErr{err: errors.New("stdio: " + why)})
-	return false
+	c.ended = errors.New("stdio: " + why)
+	return c.ended
 }
 
 // skipLine discards input up to the end of the current line.
@@ -273,6 +300,24 @@ func (c *conn) writeLine(b []byte) error {
 }
 
 func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if c.incoming == nil {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.closed:
+			return nil, io.EOF
+		default:
+		}
+		msg, err := c.next()
+		if err != nil {
+			select {
+			case <-c.closed: // the read failed because Close closed the input
+				return nil, io.EOF
+			default:
+			}
+		}
+		return msg, err
+	}
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -68,6 +69,15 @@ func (p *pipeConn) reply(t *testing.T) map[string]any {
 		t.Fatal("no reply within 5s")
 	}
 	return nil
+}
+
+// forEachReader runs f with a reader goroutine of the connection's own and
+// with reads on the caller's goroutine (an io.Pipe, like an os.Pipe, is
+// woken by Close).
+func forEachReader(t *testing.T, f func(t *testing.T, unblocks bool)) {
+	for _, unblocks := range []bool{false, true} {
+		t.Run(fmt.Sprintf("CloseUnblocks=%v", unblocks), func(t *testing.T) { f(t, unblocks) })
+	}
 }
 
 // Each kind of message decodes into the SDK's own types, with exactly the
@@ -149,59 +159,91 @@ func TestMemberNamesAreExact(t *testing.T) {
 // On the server's side a bad line is answered with an error that has a
 // null id, and the next message is read as usual.
 func TestServerAnswersBadLinesAndGoesOn(t *testing.T) {
-	p := open(t, Options{AnswerBadLines: true, MaxLine: 1 << 20})
-	p.write(t, "not json\n")
-	if m := p.reply(t); m["id"] != nil || m["error"].(map[string]any)["code"] != float64(jsonrpc.CodeParseError) {
-		t.Errorf("reply to a bad line: %v", m)
-	}
-	// A line over the limit, longer than the read buffer too.
-	p.write(t, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"`+strings.Repeat("a", 2<<20)+`"}}`+"\n")
-	if m := p.reply(t); !strings.Contains(m["error"].(map[string]any)["message"].(string), "1 MiB limit") {
-		t.Errorf("reply to a long line: %v", m)
-	}
-	p.write(t, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
-	msg, err := p.read(t)
-	if r, ok := msg.(*jsonrpc.Request); err != nil || !ok || r.ID.Raw() != int64(2) {
-		t.Errorf("after the bad lines: %v, %v", msg, err)
-	}
-	// A line a little longer than the read buffer but under the limit is
-	// taken whole.
-	long := strings.Repeat("b", 100<<10)
-	p.write(t, `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"`+long+`"}}`+"\n")
-	msg, err = p.read(t)
-	if r, ok := msg.(*jsonrpc.Request); err != nil || !ok || !strings.Contains(string(r.Params), long) {
-		t.Errorf("a 100 KiB line: %v", err)
-	}
+	forEachReader(t, func(t *testing.T, unblocks bool) {
+		p := open(t, Options{AnswerBadLines: true, MaxLine: 1 << 20, CloseUnblocks: unblocks})
+		// A read is pending all along, as the SDK keeps one: without a
+		// reader goroutine, bad lines are answered while Read reads.
+		type got struct {
+			msg jsonrpc.Message
+			err error
+		}
+		msgs := make(chan got, 4)
+		go func() {
+			for {
+				msg, err := p.conn.Read(context.Background())
+				msgs <- got{msg, err}
+				if err != nil {
+					return
+				}
+			}
+		}()
+		next := func() (jsonrpc.Message, error) {
+			t.Helper()
+			select {
+			case g := <-msgs:
+				return g.msg, g.err
+			case <-time.After(5 * time.Second):
+				t.Fatal("no message within 5s")
+			}
+			return nil, nil
+		}
+		p.write(t, "not json\n")
+		if m := p.reply(t); m["id"] != nil || m["error"].(map[string]any)["code"] != float64(jsonrpc.CodeParseError) {
+			t.Errorf("reply to a bad line: %v", m)
+		}
+		// A line over the limit, longer than the read buffer too.
+		p.write(t, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"`+strings.Repeat("a", 2<<20)+`"}}`+"\n")
+		if m := p.reply(t); !strings.Contains(m["error"].(map[string]any)["message"].(string), "1 MiB limit") {
+			t.Errorf("reply to a long line: %v", m)
+		}
+		p.write(t, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n")
+		msg, err := next()
+		if r, ok := msg.(*jsonrpc.Request); err != nil || !ok || r.ID.Raw() != int64(2) {
+			t.Errorf("after the bad lines: %v, %v", msg, err)
+		}
+		// A line a little longer than the read buffer but under the limit is
+		// taken whole.
+		long := strings.Repeat("b", 100<<10)
+		p.write(t, `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"`+long+`"}}`+"\n")
+		msg, err = next()
+		if r, ok := msg.(*jsonrpc.Request); err != nil || !ok || !strings.Contains(string(r.Params), long) {
+			t.Errorf("a 100 KiB line: %v", err)
+		}
+	})
 }
 
 // On the client's side a bad line ends the connection with an error that
 // quotes it, so calls in flight fail at once.
 func TestClientEndsOnABadLine(t *testing.T) {
-	p := open(t, Options{})
-	p.write(t, `{"jsonrpc":"2.0","id":{},"result":{}}`+"\n")
-	_, err := p.read(t)
-	if err == nil || !strings.Contains(err.Error(), "number or a string") || !strings.Contains(err.Error(), `the line: "{\"jsonrpc`) {
-		t.Errorf("a bad line on the client's side: %v", err)
-	}
+	forEachReader(t, func(t *testing.T, unblocks bool) {
+		p := open(t, Options{CloseUnblocks: unblocks})
+		p.write(t, `{"jsonrpc":"2.0","id":{},"result":{}}`+"\n")
+		_, err := p.read(t)
+		if err == nil || !strings.Contains(err.Error(), "number or a string") || !strings.Contains(err.Error(), `the line: "{\"jsonrpc`) {
+			t.Errorf("a bad line on the client's side: %v", err)
+		}
+	})
 }
 
 // The end of input is the end of the connection; a closed connection
 // reads EOF at once.
 func TestEndOfInput(t *testing.T) {
-	p := open(t, Options{})
-	p.write(t, `{"jsonrpc":"2.0","id":1,"result":{}}`) // no newline: the last line
-	go func() { time.Sleep(50 * time.Millisecond); p.send.Close() }()
-	if msg, err := p.read(t); err != nil || msg == nil {
-		t.Fatalf("the last line without a newline: %v, %v", msg, err)
-	}
-	if _, err := p.read(t); !errors.Is(err, io.EOF) {
-		t.Errorf("after the end of input: %v", err)
-	}
-	q := open(t, Options{})
-	q.close()
-	if _, err := q.read(t); !errors.Is(err, io.EOF) {
-		t.Errorf("after Close: %v", err)
-	}
+	forEachReader(t, func(t *testing.T, unblocks bool) {
+		p := open(t, Options{CloseUnblocks: unblocks})
+		p.write(t, `{"jsonrpc":"2.0","id":1,"result":{}}`) // no newline: the last line
+		go func() { time.Sleep(50 * time.Millisecond); p.send.Close() }()
+		if msg, err := p.read(t); err != nil || msg == nil {
+			t.Fatalf("the last line without a newline: %v, %v", msg, err)
+		}
+		if _, err := p.read(t); !errors.Is(err, io.EOF) {
+			t.Errorf("after the end of input: %v", err)
+		}
+		q := open(t, Options{CloseUnblocks: unblocks})
+		q.close()
+		if _, err := q.read(t); !errors.Is(err, io.EOF) {
+			t.Errorf("after Close: %v", err)
+		}
+	})
 }
 
 // Written messages are one line each.
