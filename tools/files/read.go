@@ -119,13 +119,13 @@ func runRead(ctx context.Context, in readInput, env *tool.Env) tool.Result {
 		return tool.Errorf("cannot read %s: %v", shown, err)
 	}
 	if s.total == 0 {
-		env.Reads.Record(tool.ReadRecord{Path: canonicalOpen(f, abs), Size: s.size, ModTime: fi.ModTime(), Hash: s.hash})
+		env.Reads.Record(tool.ReadRecord{Path: canonicalOpen(f, abs, fi), Size: s.size, ModTime: fi.ModTime(), Hash: s.hash})
 		return tool.Textf("%s is empty (0 lines, 0 bytes).", shown)
 	}
 	if offset > s.total {
 		return tool.Errorf("offset %d is past the end of %s, which has %s. Use an offset from 1 to %d.", offset, shown, plural(s.total, "line"), s.total)
 	}
-	env.Reads.Record(tool.ReadRecord{Path: canonicalOpen(f, abs), Size: s.size, ModTime: fi.ModTime(), Hash: s.hash})
+	env.Reads.Record(tool.ReadRecord{Path: canonicalOpen(f, abs, fi), Size: s.size, ModTime: fi.ModTime(), Hash: s.hash})
 	out := strings.TrimSuffix(string(s.out), "\n")
 	if s.last < s.total {
 		why := ""

@@ -226,3 +226,37 @@ func TestReadAroundTheSniffBuffer(t *testing.T) {
 		}
 	}
 }
+
+// A read through a directory symlink records the file the link leads to
+// now: after the link is pointed elsewhere, a second read records the new
+// target (the remembered canonical path is for the old file only), and
+// only files read may be edited.
+func TestReadFollowsARetargetedLink(t *testing.T) {
+	env, dir := newEnv(t)
+	for _, d := range []string{"a", "b"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, d, "f.txt"), []byte("in "+d+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("a", link); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustOK(t, call(t, ReadTool(), env, map[string]any{"path": "link/f.txt"})); !strings.Contains(out, "in a") {
+		t.Fatalf("first read: %q", out)
+	}
+	if r := call(t, EditTool(), env, map[string]any{"path": "b/f.txt", "old_string": "in b", "new_string": "edited"}); !r.IsError {
+		t.Fatal("b/f.txt was edited without being read")
+	}
+	os.Remove(link)
+	if err := os.Symlink("b", link); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustOK(t, call(t, ReadTool(), env, map[string]any{"path": "link/f.txt"})); !strings.Contains(out, "in b") {
+		t.Fatalf("read after the link moved: %q", out)
+	}
+	mustOK(t, call(t, EditTool(), env, map[string]any{"path": "b/f.txt", "old_string": "in b", "new_string": "edited"}))
+}
