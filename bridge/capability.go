@@ -19,7 +19,12 @@ type capability struct {
 	spec   tool.Spec
 }
 
-var _ tool.Tool = (*capability)(nil)
+var _ tool.Cancellable = (*capability)(nil)
+
+// Cancellable: a call returns as soon as its context ends (the SDK client
+// stops waiting and tells the server to cancel), so a deck runs it on the
+// caller's goroutine.
+func (c *capability) Cancellable() bool { return true }
 
 // Spec hands out copies of the schemas: one fleet's tools serve every
 // session of a serve process.

@@ -254,3 +254,46 @@ func TestGraftRefusesInvalidNames(t *testing.T) {
 		t.Errorf("deck unusable after a refused graft: %v", r)
 	}
 }
+
+// cancellableFunc is a tool that says it stops when its context ends.
+type cancellableFunc struct{ tool.Func }
+
+func (cancellableFunc) Cancellable() bool { return true }
+
+// A grafted tool that says it is cancellable runs on the caller's
+// goroutine: the Box waits for its own result instead of cutting it short.
+func TestCancellableGraftRunsOnTheCaller(t *testing.T) {
+	t.Parallel()
+	d, err := deck.Provision(deck.Survey, deck.Context{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := func(context.Context, json.RawMessage, *tool.Env) tool.Result {
+		time.Sleep(300 * time.Millisecond) // ignores its context, against its word
+		return tool.Text("own result")
+	}
+	if err := d.Graft(
+		&cancellableFunc{tool.Func{S: tool.Spec{Name: "says_cancellable", Label: "s", InputSchema: tool.EmptyObjectSchema()}, Fn: slow}},
+		fn("watched", slow),
+	); err != nil {
+		t.Fatal(err)
+	}
+	box := d.Box()
+	for _, tt := range []struct {
+		name           string
+		result         string
+		atLeast, below time.Duration
+	}{
+		{"says_cancellable", "own result", 300 * time.Millisecond, 10 * time.Second},
+		{"watched", "was stopped", 0, 250 * time.Millisecond},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		start := time.Now()
+		r := box.Run(ctx, tt.name, nil)
+		took := time.Since(start)
+		cancel()
+		if !strings.Contains(r.PlainText(), tt.result) || took < tt.atLeast || took >= tt.below {
+			t.Errorf("%s: %q after %v; want %q within [%v, %v)", tt.name, r.PlainText(), took, tt.result, tt.atLeast, tt.below)
+		}
+	}
+}

@@ -24,7 +24,8 @@ type Card struct {
 	// returns when the context ends whatever the tool does. The built-in
 	// tools are, except bash and process, which give the processes they
 	// stop a grace period; app cards, which call runners the host
-	// supplies, are not.
+	// supplies, are not. A grafted tool says the same by implementing
+	// tool.Cancellable.
 	Cancellable bool
 }
 

@@ -69,7 +69,8 @@ func (d *Deck) Tools() []tool.Tool { return slices.Clone(d.tools) }
 // deck already has, or whose name breaks the tool-name rule
 // ([tool.ValidName]), is not added; the returned error names each one
 // skipped and why (the deck is still usable). A grafted [tool.FileChanger]
-// is checkpointed like write and edit when the deck has a store.
+// is checkpointed like write and edit when the deck has a store; a
+// [tool.Cancellable] one runs on the caller's goroutine.
 func (d *Deck) Graft(extra ...tool.Tool) error {
 	have := make(map[string]bool, len(d.tools))
 	for _, t := range d.tools {
@@ -87,7 +88,8 @@ func (d *Deck) Graft(extra ...tool.Tool) error {
 			continue
 		}
 		have[name] = true
-		d.tools = append(d.tools, watch(checkpoint.Wrap(t, d.ctx.Framework.Checkpoints), d.ctx.Framework.log(), false))
+		c, ok := t.(tool.Cancellable)
+		d.tools = append(d.tools, watch(checkpoint.Wrap(t, d.ctx.Framework.Checkpoints), d.ctx.Framework.log(), ok && c.Cancellable()))
 	}
 	return errors.Join(errs...)
 }

@@ -21,6 +21,15 @@ type Tool interface {
 	Run(ctx context.Context, input json.RawMessage, env *Env) Result
 }
 
+// Cancellable is the optional interface of a tool that returns at once when
+// the context of its call ends. A deck runs such a tool on the caller's
+// goroutine; any other runs on a goroutine of its own, so that its call
+// returns when the context ends whatever the tool does.
+type Cancellable interface {
+	Tool
+	Cancellable() bool
+}
+
 // Spec is what a tool tells the world about itself.
 type Spec struct {
 	// Name is the wire name the model calls ("read", "srv__echo").
