@@ -1,9 +1,14 @@
 package serve
 
 import (
+	"context"
+	"fmt"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // The GC target rises as soon as two calls overlap and comes down only
@@ -62,5 +67,43 @@ func TestGCTargetStaysBusyWhileOverlapping(t *testing.T) {
 	g.look()
 	if !slices.Equal(got, []int{busyGC, calmGC}) {
 		t.Fatalf("targets set %v, want it back at %d", got, calmGC)
+	}
+}
+
+// gcPercent reads the process's GC target.
+func gcPercent() int {
+	p := debug.SetGCPercent(100)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// Through a server: two calls at once raise the process's GC target, and
+// closing the server stops its watch (goleak checks at the end).
+func TestAdaptGCThroughAServer(t *testing.T) {
+	defer debug.SetGCPercent(gcPercent())
+	opts := sessionOptions(workspace(t, nil))
+	opts.AdaptGC = true
+	url, _ := startHTTP(t, opts, HTTPOptions{})
+	if p := gcPercent(); p != calmGC {
+		t.Fatalf("a new server set the GC target to %d, want %d", p, calmGC)
+	}
+	cs := httpClient(t, url, nil)
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: map[string]any{"command": "sleep 0.5"}})
+			if err == nil && res.IsError {
+				err = fmt.Errorf("bash failed: %v", res.Content)
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p := gcPercent(); p != busyGC {
+		t.Errorf("after two calls at once the GC target is %d, want %d", p, busyGC)
 	}
 }
