@@ -33,7 +33,7 @@ func BenchmarkEchoOverhead(b *testing.B) {
 	}
 	defer cs.Close()
 
-	f := Mount(ctx, []ServerConfig{{Name: "everything", Transport: Stdio, Command: "node", Args: []string{everything, "stdio"}}}, Options{})
+	f := Mount(ctx, []ServerConfig{{Name: "everything", Transport: Stdio, Command: "node", Args: []string{everything, "stdio"}}}, Options{Dir: b.TempDir()})
 	defer f.Close()
 	d, err := deck.Provision(deck.All, deck.Context{Dir: b.TempDir()})
 	if err != nil {
