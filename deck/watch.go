@@ -10,7 +10,8 @@ import (
 )
 
 // watched is a deck tool as its Box runs it. When the call's context can
-// end and the tool is not known to honor it ([Card.Cancellable]), the tool
+// end and the tool is not known to honor it ([Card.Cancellable],
+// tool.Cancellable), the tool
 // runs on a goroutine of its own and the call returns as soon as the
 // context ends, even if the tool ignores it (its result is then dropped).
 // A cancellable tool runs on the caller's goroutine: the handoff, and the
