@@ -64,6 +64,12 @@ loopback and link-local addresses.`,
 			if opts.Session != "" {
 				return usagef("--session does not apply to serve: every client session is a session of its own")
 			}
+			if sse && jsonOut {
+				return usagef("--sse and --json-response contradict each other: pick one (JSON bodies are the default)")
+			}
+			if jsonOut {
+				fmt.Fprintln(stderr, "indusr: --json-response is deprecated: one JSON body per call is now the default (--sse selects event streams)")
+			}
 			// The server sets the GC target by load unless GOGC says otherwise.
 			srv, err := serve.New(serve.Options{Session: sopts, Version: versionString(), Log: log, AdaptGC: os.Getenv("GOGC") == ""})
 			if err != nil {
@@ -81,9 +87,6 @@ loopback and link-local addresses.`,
 				token = os.Getenv(tokenEnv)
 			}
 
-			if sse && jsonOut {
-				return usagef("--sse and --json-response contradict each other: pick one (JSON bodies are the default)")
-			}
 			err = srv.ServeHTTP(ctx, serve.HTTPOptions{Addr: addr, Token: token, SessionTimeout: timeout, EventStreams: sse}, func(url string) {
 				printClientConfig(stderr, url, token != "")
 			})
@@ -99,7 +102,9 @@ loopback and link-local addresses.`,
 	f.StringVar(&token, "token", "", "require this bearer token of every HTTP request (default $"+tokenEnv+")")
 	f.BoolVar(&sse, "sse", false, "answer each HTTP call with an event stream instead of one JSON body: resumable after a dropped connection, progress on the call's own stream")
 	f.BoolVar(&jsonOut, "json-response", false, "answer each HTTP call with one JSON body")
-	_ = f.MarkDeprecated("json-response", "one JSON body per call is now the default (--sse selects event streams)")
+	// Hidden rather than marked deprecated: pflag would print the notice
+	// on stdout, which over stdio is the client's protocol stream.
+	_ = f.MarkHidden("json-response")
 	f.DurationVar(&timeout, "session-timeout", serve.DefaultSessionTimeout, "end an HTTP session (and its processes) after this long idle; 0 keeps the default, negative never")
 	return cmd
 }
