@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,15 +18,8 @@ import (
 // `indusr serve` over stdio, without process start-up.
 func BenchmarkReadOverPipes(b *testing.B) {
 	dir := workspace(b, map[string]string{"small.txt": "a small file\nof two lines\n"})
-	srv, err := New(sessionOptions(dir))
-	if err != nil {
-		b.Fatal(err)
-	}
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.RunStdio(ctx, sr, sw) }()
+	cw, cr := pipeServer(b, dir)
+	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
 	if err != nil {
 		b.Fatal(err)
@@ -43,8 +35,6 @@ func BenchmarkReadOverPipes(b *testing.B) {
 	}
 	b.StopTimer()
 	cs.Close()
-	cancel()
-	<-done
 }
 
 // BenchmarkReadOverHTTP is read through the Streamable HTTP endpoint with

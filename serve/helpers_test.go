@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -303,4 +304,26 @@ func lines(r *bufio.Scanner) <-chan string {
 		}
 	}()
 	return ch
+}
+
+// pipeServer serves a fresh server in dir over in-process pipes, as
+// RunStdio serves stdin and stdout; it returns the client's ends. The
+// server stops when the test ends.
+func pipeServer(t testing.TB, dir string) (toServer *io.PipeWriter, fromServer *io.PipeReader) {
+	t.Helper()
+	srv, err := New(sessionOptions(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.RunStdio(ctx, sr, sw) }()
+	t.Cleanup(func() {
+		cw.Close()
+		cancel()
+		<-done
+	})
+	return cw, cr
 }

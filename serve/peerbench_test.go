@@ -48,10 +48,9 @@ func TestPeerBenchmarks(t *testing.T) {
 	small := filepath.Join(dir, "small.txt")
 
 	var table []string
-	row := func(what, peer string, ours, theirs float64, unit string, higherBetter bool) {
+	row := func(what, peer string, ours, theirs float64, unit string) {
 		ratio := ours / theirs
 		table = append(table, fmt.Sprintf("| %s | %s | %.3g %s | %.3g %s | %.2fx |", what, peer, ours, unit, theirs, unit, ratio))
-		_ = higherBetter
 	}
 
 	// 1. read over stdio, p50.
@@ -60,7 +59,7 @@ func TestPeerBenchmarks(t *testing.T) {
 	oursT, peerT := alternate(t, rounds, perRound,
 		func() error { return ours.call("read", map[string]any{"path": "small.txt"}) },
 		func() error { return peer.call("read_text_file", map[string]any{"path": small}) })
-	row("`read` small file over stdio, p50", "server-filesystem `read_text_file`", p50(oursT), p50(peerT), "ms", false)
+	row("`read` small file over stdio, p50", "server-filesystem `read_text_file`", p50(oursT), p50(peerT), "ms")
 	// The floor: the Go SDK's smallest server, whose tool does nothing.
 	bare := filepath.Join(t.TempDir(), "baresdk")
 	if out, err := exec.Command("go", "build", "-o", bare, "./testdata/baresdk").CombinedOutput(); err != nil {
@@ -81,8 +80,8 @@ func TestPeerBenchmarks(t *testing.T) {
 		c := throughput(t, sseURL, 8, 2*time.Second, "read", map[string]any{"path": "small.txt"})
 		oursRate, peerRate, sseRate = append(oursRate, a), append(peerRate, b), append(sseRate, c)
 	}
-	row("`read` over Streamable HTTP, 8 clients (JSON bodies, the default)", "server-everything `echo` (streamableHttp)", median(oursRate), median(peerRate), "calls/s", true)
-	row("`read` over Streamable HTTP, 8 clients, `--sse` (event streams)", "server-everything `echo` (streamableHttp)", median(sseRate), median(peerRate), "calls/s", true)
+	row("`read` over Streamable HTTP, 8 clients (JSON bodies, the default)", "server-everything `echo` (streamableHttp)", median(oursRate), median(peerRate), "calls/s")
+	row("`read` over Streamable HTTP, 8 clients, `--sse` (event streams)", "server-everything `echo` (streamableHttp)", median(sseRate), median(peerRate), "calls/s")
 
 	// 3. A grafted stdio server's echo through indusr serve --http, p50.
 	cfg := filepath.Join(t.TempDir(), "mcp.json")
@@ -101,7 +100,7 @@ func TestPeerBenchmarks(t *testing.T) {
 		func() error { return g.call("everything__echo", echo) },
 		func() error { return s.call("echo", echo) })
 	dT, _ := alternate(t, 2, perRound, func() error { return direct.call("echo", echo) }, func() error { return nil })
-	row("grafted stdio `echo` via `indusr serve --http`, p50", "supergateway (streamableHttp, stateful)", p50(gT), p50(sT), "ms", false)
+	row("grafted stdio `echo` via `indusr serve --http`, p50", "supergateway (streamableHttp, stateful)", p50(gT), p50(sT), "ms")
 	table = append(table, fmt.Sprintf("| (for reference) the same `echo` over stdio directly, p50 | - | %.3g ms | - | - |", p50(dT)))
 
 	fmt.Println("| measure | peer | indusr | peer | indusr / peer |")

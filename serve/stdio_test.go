@@ -2,7 +2,6 @@ package serve
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"io"
 	"strings"
@@ -17,20 +16,7 @@ import (
 func TestStdioBadLinesGetErrorsAndTheSessionGoesOn(t *testing.T) {
 	t.Parallel()
 	dir := workspace(t, map[string]string{"notes.txt": "hello\n"})
-	srv, err := New(sessionOptions(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cr, sw := io.Pipe()
-	sr, cw := io.Pipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.RunStdio(ctx, sr, sw) }()
-	defer func() {
-		cw.Close()
-		cancel()
-		<-done
-	}()
+	cw, cr := pipeServer(t, dir)
 	replies := bufio.NewReader(cr)
 	send := func(line string) {
 		t.Helper()
