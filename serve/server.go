@@ -12,6 +12,7 @@ import (
 
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/internal/procs"
 	"github.com/indusagi/induscode/session"
 	"github.com/indusagi/induscode/tool"
 )
@@ -30,24 +31,32 @@ type Options struct {
 	Log *slog.Logger
 	// AdaptGC lets the server set the process's GC target by load: Go's
 	// default while calls come one at a time, eight times the headroom
-	// while they overlap (see gctarget.go for the measurements). The
+	// while they overlap (see loadshape.go for the measurements). The
 	// target is process-wide: leave this off when the server shares its
 	// process with other work, or when GOGC is set.
 	AdaptGC bool
+	// AdaptProcs lets the server set GOMAXPROCS by load: one processor
+	// while calls come one at a time, so that a call's goroutine handoffs
+	// stay on one thread; Go's default while calls overlap, and while a
+	// large tree walk (grep, find) runs. Close gives the process its
+	// default back. Process-wide too: leave it off when the server shares
+	// its process, or when GOMAXPROCS is set.
+	AdaptProcs bool
 }
 
 // Server is a deck served over MCP. Make one with [New], run it with
 // [Server.RunStdio] or [Server.ServeHTTP], and Close it to end every
 // session and stop the grafted servers.
 type Server struct {
-	opts    Options
-	log     *slog.Logger
-	mcp     *mcp.Server
-	fleet   *bridge.Fleet
-	mounted <-chan struct{}
-	catalog *session.Session // the tool list; never runs a call
-	stop    func()
-	gc      *gcTarget // nil unless Options.AdaptGC
+	opts     Options
+	log      *slog.Logger
+	mcp      *mcp.Server
+	fleet    *bridge.Fleet
+	mounted  <-chan struct{}
+	catalog  *session.Session // the tool list; never runs a call
+	stop     func()
+	load     *loadShape // nil unless Options.AdaptGC or AdaptProcs
+	ungovern func()     // removes load's lift as the process's governor
 
 	syncMu sync.Mutex
 	listed map[string]tool.Spec // what the MCP server lists now
@@ -119,8 +128,19 @@ func New(opts Options) (*Server, error) {
 	})
 	s.stop = catalog.OnToolsChanged(func() { s.sync(true) })
 	s.sync(false)
-	if opts.AdaptGC {
-		s.gc = newGCTarget(setGCPercent)
+	if opts.AdaptGC || opts.AdaptProcs {
+		var gc func(int)
+		var setter func(bool)
+		if opts.AdaptGC {
+			gc = setGCPercent
+		}
+		if opts.AdaptProcs {
+			setter = setProcs
+		}
+		s.load = newLoadShape(gc, setter)
+		if opts.AdaptProcs {
+			s.ungovern = procs.Govern(s.load.lift)
+		}
 	}
 	return s, nil
 }
@@ -200,9 +220,9 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 			ctx = tool.WithProgress(ctx, progressTo(ctx, req.Session, tok))
 		}
-		if s.gc != nil {
-			s.gc.enter()
-			defer s.gc.exit()
+		if s.load != nil {
+			s.load.enter()
+			defer s.load.exit()
 		}
 		return mcpResult(ds.Run(ctx, name, req.Params.Arguments)), nil
 	}
@@ -313,8 +333,11 @@ func (s *Server) Close() error {
 	s.stop()
 	errs = append(errs, s.catalog.Close())
 	s.wg.Wait()
-	if s.gc != nil {
-		s.gc.close()
+	if s.ungovern != nil {
+		s.ungovern()
+	}
+	if s.load != nil {
+		s.load.close()
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("serve: closing: %w", err)

@@ -3,6 +3,8 @@ package serve
 import (
 	"context"
 	"io"
+	"os"
+	"time"
 
 	"github.com/indusagi/induscode/internal/stdioconn"
 )
@@ -12,9 +14,27 @@ import (
 // closed when it returns, with every process the session started. A line
 // that is not a JSON-RPC message, a batch or a line over 16 MiB is
 // answered with a JSON-RPC error, and the session goes on.
+//
+// When in is os.Stdin and standard input is a pipe or a socket (as MCP
+// clients connect it), it is read through the runtime's poller, from a
+// duplicate descriptor in non-blocking mode, and put back as it was on
+// return: waiting for the next message then holds no thread and no
+// processor.
+// Messages from a polled file, such as an os.Pipe end, are read on the
+// SDK's own reading goroutine.
 func (s *Server) RunStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	defer s.Close()
-	err := s.mcp.Run(ctx, &stdioconn.Transport{In: in, Out: out, Options: stdioconn.Options{AnswerBadLines: true}})
+	if in == os.Stdin {
+		if polled, restore, ok := stdioconn.PollableStdin(); ok {
+			defer restore()
+			in = polled
+		}
+	}
+	opts := stdioconn.Options{AnswerBadLines: true}
+	if f, ok := in.(*os.File); ok && f.SetReadDeadline(time.Time{}) == nil {
+		opts.CloseUnblocks = true // closing a polled file ends a read under way
+	}
+	err := s.mcp.Run(ctx, &stdioconn.Transport{In: in, Out: out, Options: opts})
 	if ctx.Err() != nil {
 		return nil // an interrupt is a normal end
 	}

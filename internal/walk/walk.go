@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/indusagi/induscode/internal/procs"
 )
 
 // Limits of the walk, named so the tests that pin them agree.
@@ -16,6 +18,10 @@ const (
 	// maxWorkers caps the parallel walk. Beyond 16 the disk, not the CPU,
 	// limits a search, and each worker of a search holds a read buffer.
 	maxWorkers = 16
+	// wideAfter is how many entries a walk finds before it tells a host
+	// that runs Go code on fewer processors while calm that it wants them
+	// all (package procs): a small walk is over before they would pay.
+	wideAfter = 512
 
 	// maxIgnoreFile bounds how much of one ignore file is read; real ones
 	// are kilobytes, and a huge one is a mistake that must not cost memory.
@@ -68,11 +74,14 @@ func (s *Stats) FirstError() string {
 	return ""
 }
 
-// Workers returns the walk's parallelism for a requested n: one worker per CPU the Go
-// runtime may use, as ripgrep uses one thread per core.
+// Workers returns the walk's parallelism for a requested n: one worker per
+// CPU, as ripgrep uses one thread per core. It counts the machine's CPUs,
+// not only the processors the Go runtime uses at the moment: a server may
+// run on one processor while calm and raise the count once a walk keeps
+// that one busy (package serve), and the workers then spread out.
 func Workers(n int) int {
 	if n <= 0 {
-		n = runtime.GOMAXPROCS(0)
+		n = max(runtime.GOMAXPROCS(0), runtime.NumCPU())
 	}
 	return max(1, min(n, maxWorkers))
 }
@@ -92,6 +101,7 @@ func Walk(ctx context.Context, cfg Config, stats *Stats) {
 	q.items = append(q.items, walkItem{path: cfg.Root, rules: ancestorRules(cfg.Root), dir: true})
 	stop := context.AfterFunc(ctx, q.abort)
 	defer stop()
+	defer q.narrow()
 	var wg sync.WaitGroup
 	for w := range n {
 		wg.Add(1)
@@ -125,6 +135,8 @@ type workQueue struct {
 	items   []walkItem
 	busy    int
 	stopped bool
+	found   int    // entries pushed so far
+	endWide func() // set once the walk has said it is wide
 }
 
 func (q *workQueue) pop() (walkItem, bool) {
@@ -155,7 +167,17 @@ func (q *workQueue) finish(kids []walkItem) {
 	if len(kids) > 0 || (q.busy == 0 && len(q.items) == 0) {
 		q.cond.Broadcast()
 	}
+	if q.found += len(kids); q.found >= wideAfter && q.endWide == nil {
+		q.endWide = procs.Wide()
+	}
 	q.mu.Unlock()
+}
+
+// narrow ends the wide work, once the workers are done.
+func (q *workQueue) narrow() {
+	if q.endWide != nil {
+		q.endWide()
+	}
 }
 
 func (q *workQueue) abort() {

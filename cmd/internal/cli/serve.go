@@ -70,14 +70,19 @@ loopback and link-local addresses.`,
 			if jsonOut {
 				fmt.Fprintln(stderr, "indusr: --json-response is deprecated: one JSON body per call is now the default (--sse selects event streams)")
 			}
-			// The server sets the GC target by load unless GOGC says otherwise.
-			srv, err := serve.New(serve.Options{Session: sopts, Version: versionString(), Log: log, AdaptGC: os.Getenv("GOGC") == ""})
+			// The server shapes the runtime to its load unless GOGC or
+			// GOMAXPROCS says otherwise.
+			srv, err := serve.New(serve.Options{Session: sopts, Version: versionString(), Log: log,
+				AdaptGC: os.Getenv("GOGC") == "", AdaptProcs: os.Getenv("GOMAXPROCS") == ""})
 			if err != nil {
 				return bootError(err)
 			}
 			ctx := cmd.Context()
 			if !cmd.Flags().Changed("http") {
 				in := io.NopCloser(cmd.InOrStdin())
+				if cmd.InOrStdin() == os.Stdin {
+					in = os.Stdin // RunStdio reads it through the poller
+				}
 				if err := srv.RunStdio(ctx, in, nopWriteCloser{cmd.OutOrStdout()}); err != nil {
 					return &failure{err}
 				}
