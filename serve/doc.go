@@ -20,8 +20,12 @@
 //
 // Most of what a small call costs is the SDK's, above all its JSON
 // decoding, which allocates a fresh 32 KiB buffer several times per
-// message. [Options.AdaptGC] shapes the garbage collector to that: a small
-// heap while calls come one at a time (a young process then touches few
-// fresh pages), more headroom while they overlap (the collector then runs
-// less often).
+// message, and thread switches as a message passes from goroutine to
+// goroutine. [Options.AdaptGC] and [Options.AdaptProcs] shape the runtime
+// to the load: while calls come one at a time, a small heap (a young
+// process then touches few fresh pages) and one processor (each handoff
+// stays on one thread); while calls overlap, more headroom for the
+// collector and Go's default processor count. A large tree walk gets every
+// processor while it runs. Over stdio, standard input is read through the
+// runtime's poller, so that waiting for a message holds no processor.
 package serve

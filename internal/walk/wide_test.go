@@ -1,6 +1,7 @@
 package walk
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -40,5 +41,23 @@ func TestWalkSaysWhenItIsWide(t *testing.T) {
 	}
 	if lifted != 1 || ended != 1 {
 		t.Fatalf("a walk of %d files: lifted %d, ended %d; want 1 and 1", wideAfter+100, lifted, ended)
+	}
+
+	// Sorted too, and it ends the wide work also when its consumer stops
+	// early.
+	root := tree(t, large)
+	n := 0
+	for range Sorted(context.Background(), Config{Root: root}, &Stats{}) {
+		if n++; n == wideAfter+10 {
+			break
+		}
+	}
+	if lifted != 2 || ended != 2 {
+		t.Fatalf("a sorted listing cut short after %d files: lifted %d, ended %d; want 2 and 2", n, lifted, ended)
+	}
+	for range Sorted(context.Background(), Config{Root: tree(t, small)}, &Stats{}) {
+	}
+	if lifted != 2 {
+		t.Fatal("a sorted listing of 10 files said it was wide")
 	}
 }
