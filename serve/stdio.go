@@ -19,9 +19,8 @@ import (
 // clients connect it), it is read through the runtime's poller, from a
 // duplicate descriptor in non-blocking mode, and put back as it was on
 // return: waiting for the next message then holds no thread and no
-// processor.
-// Messages from a polled file, such as an os.Pipe end, are read on the
-// SDK's own reading goroutine.
+// processor. Messages from a polled file (that one, or an os.Pipe end)
+// are read on the SDK's own reading goroutine.
 func (s *Server) RunStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) error {
 	defer s.Close()
 	if in == os.Stdin {

@@ -77,8 +77,8 @@ func (s *Stats) FirstError() string {
 // Workers returns the walk's parallelism for a requested n: one worker per
 // CPU, as ripgrep uses one thread per core. It counts the machine's CPUs,
 // not only the processors the Go runtime uses at the moment: a server may
-// run on one processor while calm and raise the count once a walk keeps
-// that one busy (package serve), and the workers then spread out.
+// run on one processor while calm and raise the count once a walk grows
+// wide (package procs), and the workers then spread out.
 func Workers(n int) int {
 	if n <= 0 {
 		n = max(runtime.GOMAXPROCS(0), runtime.NumCPU())
