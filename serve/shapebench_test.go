@@ -149,4 +149,3 @@ func readProcCost(t *testing.T, pid int) procCost {
 	}
 	return c
 }
-
