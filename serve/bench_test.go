@@ -72,7 +72,7 @@ func BenchmarkReadOverHTTP(b *testing.B) {
 // the MCP SDK decodes every JSON value (a request body, its _meta, its
 // params, a result) through a segmentio/encoding Decoder over a
 // bytes.Reader, which allocates a 32 KiB read buffer that the runtime
-// zeroes each time, five times per HTTP request. Parsing the same bytes in
+// zeroes each time, six times per HTTP tools/call. Parsing the same bytes in
 // place, with the same exact member matching, takes a small fraction; the
 // change belongs in the SDK's internal/json.Unmarshal.
 func BenchmarkSDKDecoding(b *testing.B) {
