@@ -48,7 +48,7 @@ const (
 // loadShape sets the process's GC target and processor count by load:
 // calm while calls come one at a time, busy as soon as two overlap, calm
 // again once a look (every calmAfter) finds that none overlapped since
-// the one before. Wide work (package procs) gets every processor while
+// the one before. Wide work (package procs) gets Go's default count while
 // it runs, whatever the load.
 type loadShape struct {
 	setGC    func(percent int) // nil leaves the GC target alone
@@ -58,7 +58,8 @@ type loadShape struct {
 	inflight   int
 	overlapped bool // calls overlapped since the last look
 	busy       bool
-	wide       int // wide work running
+	wide       int  // wide work running
+	closed     bool // after close, nothing is set any more
 
 	// What apply set last.
 	gcSet     int
@@ -90,6 +91,9 @@ func setProcs(calm bool) {
 // apply sets what the state asks for, where it changed (GOMAXPROCS stops
 // the world); l.mu is held, or l is not shared yet.
 func (l *loadShape) apply() {
+	if l.closed {
+		return // a lift that ends after close must not take processors away
+	}
 	gc, calm := calmGC, !l.busy && l.wide == 0
 	if l.busy {
 		gc = busyGC
@@ -175,6 +179,7 @@ func (l *loadShape) close() {
 	<-l.done
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.closed = true
 	if l.setProcs != nil && l.calmProcs {
 		l.calmProcs = false
 		l.setProcs(false)

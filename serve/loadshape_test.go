@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -155,8 +156,11 @@ func gcPercent() int {
 // process Go's default processor count and stops the watch (goleak
 // checks at the end). Whether the processors rose in between depends on
 // the CPU the whole test binary used meanwhile, so it is not asserted.
+//
+// Not parallel, as none of the tests that set process-wide state are.
 func TestAdaptRuntimeThroughAServer(t *testing.T) {
 	defer debug.SetGCPercent(gcPercent())
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	runtime.SetDefaultGOMAXPROCS()
 	defaultProcs := runtime.GOMAXPROCS(0)
 	opts := sessionOptions(workspace(t, nil))
@@ -184,10 +188,28 @@ func TestAdaptRuntimeThroughAServer(t *testing.T) {
 	if p := gcPercent(); p != busyGC {
 		t.Errorf("after two calls at once the GC target is %d, want %d", p, busyGC)
 	}
+	// A second adapting server in the process is refused, saying why.
+	if _, err := New(opts); err == nil || !strings.Contains(err.Error(), "only one") {
+		t.Errorf("a second adapting server: %v, want a refusal", err)
+	}
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if n := runtime.GOMAXPROCS(0); n != defaultProcs {
 		t.Errorf("after Close the process runs on %d processors, want its default %d", n, defaultProcs)
+	}
+	// Once it is closed, another may adapt; a lift that ends late changes
+	// nothing.
+	srv2, err := New(opts)
+	if err != nil {
+		t.Fatalf("an adapting server after the first closed: %v", err)
+	}
+	end := srv2.load.lift()
+	if err := srv2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	end()
+	if n := runtime.GOMAXPROCS(0); n != defaultProcs {
+		t.Errorf("a lift that ended after Close left %d processors, want %d", n, defaultProcs)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -40,9 +41,13 @@ type Options struct {
 	// stay on one thread; Go's default while calls overlap, and while a
 	// large tree walk (grep, find) runs. Close gives the process its
 	// default back. Process-wide too: leave it off when the server shares
-	// its process, or when GOMAXPROCS is set.
+	// its process, or when GOMAXPROCS is set. Only one Server of a process
+	// may adapt the runtime at a time; New refuses a second.
 	AdaptProcs bool
 }
+
+// adapting is set while a Server of the process adapts the runtime.
+var adapting atomic.Bool
 
 // Server is a deck served over MCP. Make one with [New], run it with
 // [Server.RunStdio] or [Server.ServeHTTP], and Close it to end every
@@ -81,7 +86,17 @@ var ErrClosed = errors.New("the server is shutting down")
 // the background and lists the deck's own tools at once. It fails only on
 // options the caller must fix (see session.OptionError) or a deck that
 // cannot be provisioned.
-func New(opts Options) (*Server, error) {
+func New(opts Options) (_ *Server, err error) {
+	if opts.AdaptGC || opts.AdaptProcs {
+		if !adapting.CompareAndSwap(false, true) {
+			return nil, errors.New("serve: another Server of this process adapts the runtime already (AdaptGC, AdaptProcs): only one may, or the two would set GOGC and GOMAXPROCS against each other")
+		}
+		defer func() {
+			if err != nil {
+				adapting.Store(false)
+			}
+		}()
+	}
 	s := &Server{opts: opts, log: opts.Log, listed: make(map[string]tool.Spec), sessions: make(map[*mcp.ServerSession]*opened)}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -338,6 +353,7 @@ func (s *Server) Close() error {
 	}
 	if s.load != nil {
 		s.load.close()
+		adapting.Store(false)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("serve: closing: %w", err)

@@ -27,6 +27,8 @@ func (s *Server) RunStdio(ctx context.Context, in io.ReadCloser, out io.WriteClo
 		if polled, restore, ok := stdioconn.PollableStdin(); ok {
 			defer restore()
 			in = polled
+		} else {
+			in = io.NopCloser(os.Stdin) // descriptor 0 stays open for whatever runs after
 		}
 	}
 	opts := stdioconn.Options{AnswerBadLines: true}

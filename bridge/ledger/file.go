@@ -9,8 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
+
+	"github.com/indusagi/induscode/internal/procs"
 
 	"github.com/indusagi/induscode/internal/flock"
 	"github.com/indusagi/induscode/workspace"
@@ -113,7 +114,7 @@ func readAll(f *os.File) ([]byte, error) {
 // at line boundaries and its parts decoded in parallel.
 func parseLog(data []byte, path string) (entries []Entry, complete int, warnings []string) {
 	complete = bytes.LastIndexByte(data, '\n') + 1
-	parts := splitLines(data[:complete], runtime.GOMAXPROCS(0))
+	parts := splitLines(data[:complete], procs.Default())
 	results := make([]parsed, len(parts))
 	var wg sync.WaitGroup
 	for i, p := range parts {

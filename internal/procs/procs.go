@@ -5,11 +5,25 @@
 // time (package serve says why). A parallel tree walk (grep, find) would
 // then get one processor for all its workers, so a walk that grows large
 // says so with [Wide], and the host's governor, installed with [Govern],
-// gives the process its processors for as long as the walk runs. Without
-// a governor Wide costs one atomic load.
+// gives the process Go's default processor count for as long as the walk
+// runs. Without a governor Wide costs one atomic load. Parallel work sizes
+// itself by [Default], not by the count of the moment.
 package procs
 
-import "sync/atomic"
+import (
+	"runtime"
+	"sync/atomic"
+)
+
+// defaultProcs is GOMAXPROCS as the process started: Go's default, which
+// follows the CPU quota, unless the environment set it.
+var defaultProcs = runtime.GOMAXPROCS(0)
+
+// Default is how many processors parallel work should plan for: the
+// processor count the process started with, or the current one if more.
+// A calm server runs on fewer, and lifts the count when the work says it
+// is [Wide].
+func Default() int { return max(defaultProcs, runtime.GOMAXPROCS(0)) }
 
 var governor atomic.Pointer[func() (end func())]
 

@@ -3,7 +3,9 @@
 package stdioconn
 
 import (
+	"fmt"
 	"os"
+	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -23,9 +25,13 @@ import (
 // connection can read on its caller's goroutine ([Options.CloseUnblocks]).
 //
 // Non-blocking mode belongs to the open file, which standard input shares
-// with whoever gave it: restore clears the mode again unless it was
-// already set. Reads go through a duplicate descriptor, marked
-// close-on-exec, so closing the file leaves descriptor 0 alone.
+// with whoever gave it. On Linux a pipe is opened afresh through
+// /proc/self/fd/0, a file of its own whose mode nobody else sees. A socket
+// cannot be, so it is read through a duplicate descriptor and its mode is
+// set on the shared file: restore clears it again unless it was already
+// set (a process killed before restore leaves it set, on a file that is
+// normally its alone). Either way the reads go through a descriptor of
+// their own, marked close-on-exec, and closing it leaves descriptor 0 be.
 func PollableStdin() (f *os.File, restore func(), ok bool) {
 	return pollable(0, "/dev/stdin")
 }
@@ -35,8 +41,14 @@ func pollable(fd int, name string) (*os.File, func(), bool) {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, nil, false
 	}
-	if kind := st.Mode & unix.S_IFMT; kind != unix.S_IFIFO && kind != unix.S_IFSOCK {
+	kind := st.Mode & unix.S_IFMT
+	if kind != unix.S_IFIFO && kind != unix.S_IFSOCK {
 		return nil, nil, false // a terminal or a file: leave it be
+	}
+	if kind == unix.S_IFIFO && runtime.GOOS == "linux" {
+		if f, ok := reopen(fd, name); ok {
+			return f, func() { f.Close() }, true
+		}
 	}
 	flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
 	if err != nil {
@@ -63,4 +75,19 @@ func pollable(fd int, name string) (*os.File, func(), bool) {
 		return nil, nil, false
 	}
 	return f, func() { f.Close(); put() }, true
+}
+
+// reopen opens a pipe again through /proc, non-blocking, as a file the
+// poller watches.
+func reopen(fd int, name string) (*os.File, bool) {
+	nfd, err := unix.Open(fmt.Sprintf("/proc/self/fd/%d", fd), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false // /proc is not mounted
+	}
+	f := os.NewFile(uintptr(nfd), name)
+	if f.SetReadDeadline(time.Time{}) != nil {
+		f.Close()
+		return nil, false
+	}
+	return f, true
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -53,6 +54,9 @@ func TestPollableReadsPipesAndSockets(t *testing.T) {
 			f, restore, ok := pollable(fd, "stdin")
 			if !ok {
 				t.Fatal("a blocking pipe or socket was not made pollable")
+			}
+			if name == "pipe" && runtime.GOOS == "linux" && nonblocking(t, fd) {
+				t.Error("a pipe's shared mode was changed: it should have been opened afresh")
 			}
 			if _, err := peer.Write([]byte("line\n")); err != nil {
 				t.Fatal(err)

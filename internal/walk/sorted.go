@@ -6,8 +6,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-
-	"github.com/indusagi/induscode/internal/procs"
 )
 
 // Sorted yields the files under cfg.Root that the ignore rules and
@@ -29,15 +27,6 @@ func Sorted(ctx context.Context, cfg Config, stats *Stats) iter.Seq[string] {
 			kids []walkItem
 			next int
 		}
-		// Its consumer (grep's content mode) searches the files in
-		// parallel: a long listing says so, as a Walk does.
-		var found int
-		var endWide func()
-		defer func() {
-			if endWide != nil {
-				endWide()
-			}
-		}()
 		root := walkItem{path: cfg.Root, rules: ancestorRules(cfg.Root), dir: true}
 		stack := []level{{kids: sortedKids(cfg, root, stats)}}
 		for len(stack) > 0 {
@@ -50,9 +39,6 @@ func Sorted(ctx context.Context, cfg Config, stats *Stats) iter.Seq[string] {
 			top.kids[top.next] = walkItem{}
 			top.next++
 			if !it.dir {
-				if found++; found == wideAfter {
-					endWide = procs.Wide()
-				}
 				if !yield(it.path) {
 					return
 				}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,10 +17,11 @@ const (
 	// maxWorkers caps the parallel walk. Beyond 16 the disk, not the CPU,
 	// limits a search, and each worker of a search holds a read buffer.
 	maxWorkers = 16
-	// wideAfter is how many entries a walk finds before it tells a host
-	// that runs Go code on fewer processors while calm that it wants them
-	// all (package procs): a small walk is over before they would pay.
-	wideAfter = 512
+	// WideAfter is how many entries a parallel walk finds before it tells
+	// a host that runs Go code on fewer processors while calm that it
+	// wants them (package procs): a small walk is over before they would
+	// pay. Sorted's consumers that search in parallel use it too.
+	WideAfter = 512
 
 	// maxIgnoreFile bounds how much of one ignore file is read; real ones
 	// are kilobytes, and a huge one is a mistake that must not cost memory.
@@ -75,13 +75,14 @@ func (s *Stats) FirstError() string {
 }
 
 // Workers returns the walk's parallelism for a requested n: one worker per
-// CPU, as ripgrep uses one thread per core. It counts the machine's CPUs,
-// not only the processors the Go runtime uses at the moment: a server may
-// run on one processor while calm and raise the count once a walk grows
-// wide (package procs), and the workers then spread out.
+// CPU the process may use, as ripgrep uses one thread per core. It plans
+// for the processor count the process started with (procs.Default), not
+// only the one of the moment: a server may run on one processor while
+// calm and lift the count once a walk grows wide, and the workers then
+// spread out.
 func Workers(n int) int {
 	if n <= 0 {
-		n = max(runtime.GOMAXPROCS(0), runtime.NumCPU())
+		n = procs.Default()
 	}
 	return max(1, min(n, maxWorkers))
 }
@@ -167,7 +168,7 @@ func (q *workQueue) finish(kids []walkItem) {
 	if len(kids) > 0 || (q.busy == 0 && len(q.items) == 0) {
 		q.cond.Broadcast()
 	}
-	if q.found += len(kids); q.found >= wideAfter && q.endWide == nil {
+	if q.found += len(kids); q.found >= WideAfter && q.endWide == nil && !q.stopped {
 		q.endWide = procs.Wide()
 	}
 	q.mu.Unlock()

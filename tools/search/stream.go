@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/indusagi/induscode/internal/procs"
 	"github.com/indusagi/induscode/internal/walk"
 	"github.com/indusagi/induscode/tool"
 )
@@ -95,6 +96,7 @@ type streamRun struct {
 	stats            walk.Stats
 	binary, tooLarge atomic.Int64
 	split            atomic.Int64
+	endWide          func() // set by the producer once the search is wide
 
 	// Owned by whoever is emitting: the caller's goroutine, or the head
 	// file's worker while it writes straight through.
@@ -198,6 +200,9 @@ func (r *streamRun) run() error {
 		}
 	}
 	wg.Wait()
+	if r.endWide != nil {
+		r.endWide()
+	}
 	r.cancel(nil)
 	return r.err
 }
@@ -232,7 +237,14 @@ func (r *streamRun) produce(order, jobs, free chan *slot) {
 		return
 	}
 	cfg := walk.Config{Root: r.p.root, Filter: r.p.filter}
+	n := 0
 	for path := range walk.Sorted(r.ctx, cfg, &r.stats) {
+		if n++; n == walk.WideAfter {
+			// As a parallel walk does: the workers want every
+			// processor a calm server holds back (package procs). run
+			// ends it once they are done.
+			r.endWide = procs.Wide()
+		}
 		if !next(path) {
 			return
 		}

@@ -17,6 +17,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/indusagi/induscode/internal/procs"
+	"github.com/indusagi/induscode/internal/walk"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -279,3 +281,35 @@ func TestGrepStreamWriteError(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
+
+// A content search of a large tree says it is wide (package procs) once
+// and ends it when it is done; a small one does not. Not parallel: the
+// governor is process-wide.
+func TestStreamSaysWhenItIsWide(t *testing.T) {
+	var mu sync.Mutex
+	var lifted, ended int
+	remove := procs.Govern(func() func() {
+		mu.Lock()
+		lifted++
+		mu.Unlock()
+		return func() { mu.Lock(); ended++; mu.Unlock() }
+	})
+	defer remove()
+	root := t.TempDir()
+	for i := range walk.WideAfter + 50 {
+		dir := filepath.Join(root, fmt.Sprintf("d%02d", i%20))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.txt", i)), []byte("a hit\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := `{"pattern":"hit","output_mode":"content","head_limit":0}`
+	if res := run(t, GrepTool(Options{}), filepath.Join(root, "d00"), in); res.IsError || lifted != 0 {
+		t.Fatalf("a search of %d files: isError %v, lifted %d", (walk.WideAfter+50)/20, res.IsError, lifted)
+	}
+	if res := run(t, GrepTool(Options{}), root, in); res.IsError || lifted != 1 || ended != 1 {
+		t.Fatalf("a search of %d files: isError %v, lifted %d, ended %d; want 1 and 1", walk.WideAfter+50, res.IsError, lifted, ended)
+	}
+}
