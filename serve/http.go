@@ -73,20 +73,21 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	if maxBody <= 0 {
 		maxBody = DefaultMaxBody
 	}
-	hopts := &mcp.StreamableHTTPOptions{
-		SessionTimeout:      timeout,
-		MaxRequestBodyBytes: maxBody,
-		Logger:              s.log,
-		JSONResponse:        !o.EventStreams,
-	}
+	var h http.Handler
 	if o.EventStreams {
-		// Resumable streams: a client whose event stream drops in the
-		// middle of a long call reconnects with Last-Event-ID and gets the
-		// rest (progress, the result) instead of losing the call. The store
-		// keeps the SDK's default of 10 MiB of recent events.
-		hopts.EventStore = mcp.NewMemoryEventStore(nil)
+		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+			SessionTimeout:      timeout,
+			MaxRequestBodyBytes: maxBody,
+			Logger:              s.log,
+			// Resumable streams: a client whose event stream drops in the
+			// middle of a long call reconnects with Last-Event-ID and gets
+			// the rest (progress, the result) instead of losing the call.
+			// The store keeps the SDK's default of 10 MiB of recent events.
+			EventStore: mcp.NewMemoryEventStore(nil),
+		})
+	} else {
+		h = newJSONHTTP(s.mcp, s.log, timeout, maxBody)
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, hopts)
 	mux := http.NewServeMux()
 	mux.Handle(Endpoint, checkOrigin(h))
 	var root http.Handler = mux

@@ -214,6 +214,22 @@ func skipLine(r *bufio.Reader) {
 
 // decode turns one line into a message, or says what is wrong with it and
 // which JSON-RPC error code that is.
+// Decode reads one JSON-RPC message as a connection reads a line: member
+// names matched exactly, as the SDK matches them, and no batches. A
+// failure is a *jsonrpc.Error with the JSON-RPC code (parse error or
+// invalid request) and a message that says what was wrong.
+func Decode(b []byte) (jsonrpc.Message, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "no JSON-RPC message: the body is empty"}
+	}
+	msg, code, why := decode(b)
+	if msg == nil {
+		return nil, &jsonrpc.Error{Code: code, Message: why}
+	}
+	return msg, nil
+}
+
 func decode(line []byte) (jsonrpc.Message, int64, string) {
 	if line[0] == '[' {
 		return nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported (MCP removed them in 2025-06-18): send one message per line"

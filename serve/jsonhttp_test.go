@@ -1,0 +1,169 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// send makes one request with the headers a Streamable HTTP client sends,
+// plus or minus those given ("" removes one).
+func send(t *testing.T, method, url, body string, header map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		b.WriteString(sc.Text() + "\n")
+	}
+	return resp, b.String()
+}
+
+// The JSON-body transport refuses what is not an MCP session's request,
+// each time with a status and a message that says what to do, and a
+// session it refused nothing of goes on working.
+func TestJSONTransportRefusesClearly(t *testing.T) {
+	t.Parallel()
+	url, _ := startHTTP(t, sessionOptions(workspace(t, nil)), HTTPOptions{})
+	raw := startRawHTTP(t, url)
+	sid := map[string]string{"Mcp-Session-Id": raw.session}
+	with := func(extra map[string]string) map[string]string {
+		h := map[string]string{"Mcp-Session-Id": raw.session}
+		for k, v := range extra {
+			h[k] = v
+		}
+		return h
+	}
+	ping := `{"jsonrpc":"2.0","id":5,"method":"ping"}`
+	for _, tc := range []struct {
+		name, method, body string
+		header             map[string]string
+		status             int
+		says               string
+	}{
+		{"a call before initialize", http.MethodPost, ping, nil, http.StatusBadRequest, "Mcp-Session-Id"},
+		{"an unknown session", http.MethodPost, ping, map[string]string{"Mcp-Session-Id": "no-such-session"}, http.StatusNotFound, "session not found"},
+		{"a batch", http.MethodPost, "[" + ping + "]", sid, http.StatusBadRequest, "batch"},
+		{"an empty body", http.MethodPost, "", sid, http.StatusBadRequest, "empty"},
+		{"not JSON-RPC 2.0", http.MethodPost, `{"id":5,"method":"ping"}`, sid, http.StatusBadRequest, `"jsonrpc" must be "2.0"`},
+		{"a body that is not JSON", http.MethodPost, ping, with(map[string]string{"Content-Type": "text/plain"}), http.StatusUnsupportedMediaType, "application/json"},
+		{"an Accept without event streams", http.MethodPost, ping, with(map[string]string{"Accept": "application/json"}), http.StatusBadRequest, "text/event-stream"},
+		{"an unknown protocol version", http.MethodPost, ping, with(map[string]string{"Mcp-Protocol-Version": "1999-01-01"}), http.StatusBadRequest, "2025-11-25"},
+		{"GET without a session", http.MethodGet, "", map[string]string{"Accept": "text/event-stream"}, http.StatusBadRequest, "Mcp-Session-Id"},
+		{"GET that takes no event stream", http.MethodGet, "", with(map[string]string{"Accept": "application/json"}), http.StatusBadRequest, "text/event-stream"},
+		{"PUT", http.MethodPut, ping, sid, http.StatusMethodNotAllowed, "Method Not Allowed"},
+	} {
+		resp, body := send(t, tc.method, url, tc.body, tc.header)
+		if resp.StatusCode != tc.status || !strings.Contains(body, tc.says) {
+			t.Errorf("%s: got %d %q, want %d saying %q", tc.name, resp.StatusCode, body, tc.status, tc.says)
+		}
+		if tc.method == http.MethodPut && resp.Header.Get("Allow") != "GET, POST, DELETE" {
+			t.Errorf("405 without the methods allowed: Allow %q", resp.Header.Get("Allow"))
+		}
+	}
+
+	// A notification is accepted with 202 and no body.
+	resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}`, sid)
+	if resp.StatusCode != http.StatusAccepted || strings.TrimSpace(body) != "" {
+		t.Errorf("notification: %d %q, want 202 and no body", resp.StatusCode, body)
+	}
+	// The session still answers.
+	if err := raw.call("todo_read", map[string]any{}); err != nil {
+		t.Fatalf("after the refusals: %v", err)
+	}
+}
+
+// Two calls with one id at once: the second is refused with a JSON-RPC
+// error naming the id, the first is answered.
+func TestJSONTransportRefusesADuplicateID(t *testing.T) {
+	t.Parallel()
+	url, _ := startHTTP(t, sessionOptions(workspace(t, nil)), HTTPOptions{})
+	raw := startRawHTTP(t, url)
+	sid := map[string]string{"Mcp-Session-Id": raw.session}
+	slow := `{"jsonrpc":"2.0","id":"same","method":"tools/call","params":{"name":"bash","arguments":{"command":"sleep 1; echo done"}}}`
+	var wg sync.WaitGroup
+	var first string
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, first = send(t, http.MethodPost, url, slow, sid)
+	}()
+	time.Sleep(300 * time.Millisecond)
+	resp, body := send(t, http.MethodPost, url, slow, sid)
+	wg.Wait()
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "duplicate") || !strings.Contains(body, `"id":"same"`) {
+		t.Errorf("second call with the id: %d %q", resp.StatusCode, body)
+	}
+	if !strings.Contains(first, "done") {
+		t.Errorf("first call: %q", first)
+	}
+}
+
+// DELETE ends a session: its id is unknown afterwards.
+func TestJSONTransportDelete(t *testing.T) {
+	t.Parallel()
+	url, _ := startHTTP(t, sessionOptions(workspace(t, nil)), HTTPOptions{})
+	raw := startRawHTTP(t, url)
+	sid := map[string]string{"Mcp-Session-Id": raw.session}
+	if resp, body := send(t, http.MethodDelete, url, "", sid); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %d %q", resp.StatusCode, body)
+	}
+	if resp, _ := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":9,"method":"ping"}`, sid); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a call after DELETE: %d, want 404", resp.StatusCode)
+	}
+	if resp, _ := send(t, http.MethodDelete, url, "", nil); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("DELETE without a session: %d, want 400", resp.StatusCode)
+	}
+}
+
+// An idle session ends after the timeout; one with its event stream open
+// is not idle. A second event stream of one session is refused.
+func TestJSONTransportIdleSessions(t *testing.T) {
+	t.Parallel()
+	url, _ := startHTTP(t, sessionOptions(workspace(t, nil)), HTTPOptions{SessionTimeout: 300 * time.Millisecond})
+	idle := startRawHTTP(t, url)
+	listening := startRawHTTP(t, url)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", listening.session)
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil || stream.StatusCode != http.StatusOK || stream.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("GET: %v %v", err, stream)
+	}
+	defer stream.Body.Close()
+	if resp, body := send(t, http.MethodGet, url, "", map[string]string{"Accept": "text/event-stream", "Mcp-Session-Id": listening.session}); resp.StatusCode != http.StatusConflict {
+		t.Errorf("a second GET: %d %q, want 409", resp.StatusCode, body)
+	}
+
+	time.Sleep(900 * time.Millisecond)
+	if err := idle.call("todo_read", map[string]any{}); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("a call after the idle timeout: %v, want 404", err)
+	}
+	if err := listening.call("todo_read", map[string]any{}); err != nil {
+		t.Errorf("the session with its stream open ended: %v", err)
+	}
+}
