@@ -58,9 +58,11 @@ type HTTPOptions struct {
 var ErrNeedsToken = errors.New("listening beyond loopback needs a bearer token (--token or INDUSR_TOKEN)")
 
 // Handler returns the HTTP handler of the server: the MCP endpoint at
-// [Endpoint] behind the token check, the Origin check and the body bound.
-// DNS-rebinding protection (a loopback listener refuses a non-loopback
-// Host) is the SDK's and stays on.
+// [Endpoint] behind the token check, the Origin check and the body bound,
+// with DNS-rebinding protection (a loopback listener refuses a
+// non-loopback Host). Calls are answered with JSON bodies by this
+// package's own transport (jsonhttp.go), or with event streams by the
+// SDK's when [HTTPOptions.EventStreams] is set.
 func (s *Server) Handler(o HTTPOptions) http.Handler {
 	timeout := o.SessionTimeout
 	switch {

@@ -291,9 +291,6 @@ func (h *jsonHTTP) open(r *http.Request) (*httpSession, error) {
 		s.timer = time.AfterFunc(h.timeout, s.expire)
 		s.timer.Stop()
 	}
-	h.mu.Lock()
-	h.sessions[s.id] = s
-	h.mu.Unlock()
 	// The session outlives the request that opened it; it keeps the
 	// request's values (a host's middleware may have put some there).
 	ss, err := h.server.Connect(context.WithoutCancel(r.Context()), s, nil)
@@ -302,6 +299,13 @@ func (h *jsonHTTP) open(r *http.Request) (*httpSession, error) {
 		return nil, err
 	}
 	s.ss = ss
+	h.mu.Lock()
+	select {
+	case <-s.done: // closed already: Close found nothing to remove
+	default:
+		h.sessions[s.id] = s
+	}
+	h.mu.Unlock()
 	return s, nil
 }
 
