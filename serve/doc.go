@@ -14,7 +14,10 @@
 // Over HTTP the server binds loopback unless a bearer token is set, checks
 // Host and Origin against DNS rebinding, and bounds request bodies. A call
 // is answered with one JSON body unless [HTTPOptions.EventStreams] asks
-// for resumable event streams. Over stdio the transport is
+// for resumable event streams. JSON bodies go through this package's own
+// Streamable HTTP transport, which decodes each request once and hands it
+// to the SDK's server (the SDK's transport decodes it four times); event
+// streams, with resumption, through the SDK's. Over stdio the transport is
 // internal/stdioconn, which answers a bad line with a JSON-RPC error and
 // goes on.
 //
