@@ -24,8 +24,9 @@ const (
 	// address: loopback only.
 	DefaultAddr = "127.0.0.1:8765"
 	// DefaultSessionTimeout ends an HTTP session, and its deck session with
-	// its background processes, after this long without a request: a
-	// client that went away without saying so is not kept for ever.
+	// its background processes, after this long without a request (an
+	// open event stream, GET, counts as one): a client that went away
+	// without saying so is not kept for ever.
 	DefaultSessionTimeout = time.Hour
 	// DefaultMaxBody bounds a request body; a write of a large file is
 	// the largest honest request.

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -55,14 +56,15 @@ const (
 	// streamBacklog is how many messages wait for a slow GET stream before
 	// more are dropped (the server's notifications must never block it).
 	streamBacklog = 256
+	// statelessOnly is the first protocol version that needs a stateless
+	// server; the SDK's stateful transport refuses it too.
+	statelessOnly = "2026-07-28"
 )
 
 func newJSONHTTP(server *mcp.Server, log *slog.Logger, timeout time.Duration, maxBody int64) *jsonHTTP {
 	var versions []string
 	for _, v := range mcp.SupportedProtocolVersions() {
-		// Versions from 2026-07-28 on need a stateless server; the SDK's
-		// stateful transport refuses them too.
-		if v < "2026-07-28" {
+		if v < statelessOnly {
 			versions = append(versions, v)
 		}
 	}
@@ -77,7 +79,16 @@ func (h *jsonHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if v := r.Header.Get(versionHeader); v != "" && !slices.Contains(h.versions, v) {
-		http.Error(w, fmt.Sprintf("Bad Request: Unsupported protocol version (supported versions: %s)", strings.Join(h.versions, ",")), http.StatusBadRequest)
+		if v < statelessOnly {
+			http.Error(w, fmt.Sprintf("Bad Request: Unsupported protocol version (supported versions: %s)", strings.Join(h.versions, ",")), http.StatusBadRequest)
+			return
+		}
+		// A newer version, which needs a stateless server: said as a
+		// JSON-RPC error with the versions this server takes, so that the
+		// client can fall back to one of them.
+		detail, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: h.versions, Requested: v})
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, mcp.CodeUnsupportedProtocolVersion,
+			fmt.Sprintf("protocol version %q is not supported by this server", v), detail)
 		return
 	}
 	switch r.Method {
@@ -152,13 +163,19 @@ func (h *jsonHTTP) post(w http.ResponseWriter, r *http.Request) {
 	}
 	req, isReq := msg.(*jsonrpc.Request)
 	var s *httpSession
-	if r.Header.Get(sessionHeader) == "" && isReq && req.Method == "initialize" {
+	if r.Header.Get(sessionHeader) == "" && isReq && req.IsCall() && req.Method == "initialize" {
 		if s, err = h.open(r); err != nil {
 			h.log.Error("serve: opening an HTTP session", "err", err)
 			http.Error(w, "failed connection", http.StatusInternalServerError)
 			return
 		}
-		w.Header().Set(sessionHeader, s.id)
+		// A session whose initialize failed, or whose client left before
+		// the answer, could never be used: it ends with this request.
+		defer func() {
+			if s.ss.InitializeParams() == nil {
+				s.end()
+			}
+		}()
 	} else if s = h.lookup(w, r, "POST"); s == nil {
 		return
 	}
@@ -175,13 +192,15 @@ func (h *jsonHTTP) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	// The id stays taken until the server answers, even if this client
+	// leaves first: a new call with the id must not get the old answer.
 	answer, ok := s.await(req.ID)
 	if !ok {
-		writeRPCError(w, http.StatusBadRequest, req.ID, jsonrpc.CodeInvalidRequest, fmt.Sprintf("duplicate in-flight request ID %v", req.ID.Raw()))
+		writeRPCError(w, http.StatusBadRequest, req.ID, jsonrpc.CodeInvalidRequest, fmt.Sprintf("duplicate in-flight request ID %v", req.ID.Raw()), nil)
 		return
 	}
-	defer s.forget(req.ID)
 	if !s.deliver(msg) {
+		s.forget(req.ID)
 		http.Error(w, "session is closing", http.StatusNotFound)
 		return
 	}
@@ -191,6 +210,9 @@ func (h *jsonHTTP) post(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			http.Error(w, "encoding the response: "+err.Error(), http.StatusInternalServerError)
 			return
+		}
+		if req.Method == "initialize" && s.ss.InitializeParams() != nil {
+			w.Header().Set(sessionHeader, s.id)
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-cache, no-transform")
@@ -226,6 +248,11 @@ func (h *jsonHTTP) get(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	w.Header().Set("Connection", "keep-alive")
 	w.WriteHeader(http.StatusOK)
+	// A comment gets the headers through proxies that hold them until
+	// the first bytes of the body.
+	if _, err := io.WriteString(w, ": ok\n\n"); err != nil {
+		return
+	}
 	flusher, _ := w.(http.Flusher)
 	if flusher != nil {
 		flusher.Flush()
@@ -266,8 +293,8 @@ func accepts(values []string) (jsonOK, streamOK bool) {
 	return jsonOK, streamOK
 }
 
-func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
-	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}})
+func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string, detail json.RawMessage) {
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg, Data: detail}})
 	if err != nil {
 		http.Error(w, msg, status)
 		return
@@ -324,6 +351,7 @@ type httpSession struct {
 	waiting map[jsonrpc.ID]chan *jsonrpc.Response // calls waiting for their answer
 	events  chan []byte                           // the open GET stream's, or nil
 	active  int                                   // requests in flight, GET streams included
+	closed  bool                                  // no idle timer after Close
 }
 
 var (
@@ -399,9 +427,12 @@ func (s *httpSession) Write(ctx context.Context, msg jsonrpc.Message) error {
 func (s *httpSession) Close() error {
 	s.once.Do(func() {
 		close(s.done)
+		s.mu.Lock()
+		s.closed = true
 		if s.timer != nil {
 			s.timer.Stop()
 		}
+		s.mu.Unlock()
 		s.h.mu.Lock()
 		delete(s.h.sessions, s.id)
 		s.h.mu.Unlock()
@@ -440,7 +471,7 @@ func (s *httpSession) busy() {
 func (s *httpSession) idle() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.active--; s.active == 0 && s.timer != nil {
+	if s.active--; s.active == 0 && s.timer != nil && !s.closed {
 		s.timer.Reset(s.h.timeout)
 	}
 }

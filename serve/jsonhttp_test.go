@@ -3,6 +3,7 @@ package serve
 import (
 	"bufio"
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -117,6 +118,72 @@ func TestJSONTransportRefusesADuplicateID(t *testing.T) {
 	}
 	if !strings.Contains(first, "done") {
 		t.Errorf("first call: %q", first)
+	}
+}
+
+// A call whose client left keeps its id until the server answers it: a
+// new call with that id is refused rather than given the old answer.
+func TestJSONTransportKeepsAnAbandonedID(t *testing.T) {
+	t.Parallel()
+	url, _ := startHTTP(t, sessionOptions(workspace(t, nil)), HTTPOptions{})
+	raw := startRawHTTP(t, url)
+	call := func(ctx context.Context, command string) (*http.Response, string, error) {
+		body := `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"bash","arguments":{"command":"` + command + `"}}}`
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", raw.session)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, "", err
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		_, err = io.Copy(&b, resp.Body)
+		return resp, b.String(), err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, _, err := call(ctx, "sleep 1.5; echo FIRST"); err == nil {
+		t.Fatal("the abandoned call was answered within 300 ms")
+	}
+	resp, body, err := call(context.Background(), "echo SECOND")
+	if err != nil || resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "duplicate") {
+		t.Fatalf("a call reusing the id of one still running: %v %v %q, want 400 duplicate", err, resp, body)
+	}
+	time.Sleep(2 * time.Second) // the first call ends; its id is free again
+	resp, body, err = call(context.Background(), "echo THIRD")
+	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(body, "THIRD") || strings.Contains(body, "FIRST") {
+		t.Fatalf("a call with the id once the first ended: %v %v %q", err, resp, body)
+	}
+}
+
+// Only an initialize call opens a session, and only one that succeeds
+// keeps it: a failed initialize gets no session id and leaves none behind.
+func TestJSONTransportOpensSessionsOnlyOnInitialize(t *testing.T) {
+	t.Parallel()
+	url, srv := startHTTP(t, sessionOptions(workspace(t, nil)), HTTPOptions{})
+	resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","method":"initialize","params":{}}`, nil)
+	if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("Mcp-Session-Id") != "" {
+		t.Errorf("initialize as a notification: %d %q, session %q", resp.StatusCode, body, resp.Header.Get("Mcp-Session-Id"))
+	}
+	resp, body = send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":5}}`, nil)
+	if resp.Header.Get("Mcp-Session-Id") != "" || !strings.Contains(body, `"error"`) {
+		t.Errorf("a failed initialize: %d %q, session %q", resp.StatusCode, body, resp.Header.Get("Mcp-Session-Id"))
+	}
+	for range srv.MCP().Sessions() {
+		t.Error("a failed initialize left a session behind")
+	}
+}
+
+// A protocol version that needs a stateless server is refused as a
+// JSON-RPC error listing the versions this one takes.
+func TestJSONTransportRefusesAStatelessOnlyVersion(t *testing.T) {
+	t.Parallel()
+	url, _ := startHTTP(t, sessionOptions(workspace(t, nil)), HTTPOptions{})
+	resp, body := send(t, http.MethodPost, url, initBody, map[string]string{"Mcp-Protocol-Version": "2026-07-28"})
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "-32022") || !strings.Contains(body, "2025-11-25") {
+		t.Errorf("2026-07-28: %d %q", resp.StatusCode, body)
 	}
 }
 

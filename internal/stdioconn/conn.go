@@ -236,7 +236,7 @@ func decode(line []byte) (jsonrpc.Message, int64, string) {
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(line, &members); err != nil {
-		return nil, jsonrpc.CodeParseError, "the line is not a JSON-RPC message: " + err.Error()
+		return nil, jsonrpc.CodeParseError, "not a JSON-RPC message: " + err.Error()
 	}
 	var version string
 	if err := json.Unmarshal(members["jsonrpc"], &version); err != nil || version != "2.0" {
