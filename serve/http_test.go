@@ -2,7 +2,6 @@ package serve
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,26 +14,8 @@ const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 // post sends one raw request to the endpoint.
 func post(t *testing.T, url, body string, header map[string]string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range header {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	return resp.StatusCode, string(b)
+	resp, b := send(t, http.MethodPost, url, body, header)
+	return resp.StatusCode, b
 }
 
 // Bad input of every kind gets a clear error, and the server keeps

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -12,7 +11,7 @@ import (
 )
 
 // send makes one request with the headers a Streamable HTTP client sends,
-// plus or minus those given ("" removes one).
+// plus or minus those given ("" removes one; "Host" sets the request's).
 func send(t *testing.T, method, url, body string, header map[string]string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
@@ -22,9 +21,12 @@ func send(t *testing.T, method, url, body string, header map[string]string) (*ht
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	for k, v := range header {
-		if v == "" {
+		switch {
+		case k == "Host":
+			req.Host = v
+		case v == "":
 			req.Header.Del(k)
-		} else {
+		default:
 			req.Header.Set(k, v)
 		}
 	}
@@ -33,12 +35,8 @@ func send(t *testing.T, method, url, body string, header map[string]string) (*ht
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var b strings.Builder
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		b.WriteString(sc.Text() + "\n")
-	}
-	return resp, b.String()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp, string(b)
 }
 
 // The JSON-body transport refuses what is not an MCP session's request,
