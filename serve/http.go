@@ -59,11 +59,11 @@ type HTTPOptions struct {
 var ErrNeedsToken = errors.New("listening beyond loopback needs a bearer token (--token or INDUSR_TOKEN)")
 
 // Handler returns the HTTP handler of the server: the MCP endpoint at
-// [Endpoint] behind the token check, the Origin check and the body bound,
-// with DNS-rebinding protection (a loopback listener refuses a
-// non-loopback Host). Calls are answered with JSON bodies by this
-// package's own transport (jsonhttp.go), or with event streams by the
-// SDK's when [HTTPOptions.EventStreams] is set.
+// [Endpoint] behind the token check and the guards (Host and Origin
+// against DNS rebinding and foreign pages, the body bound). Calls are
+// answered with JSON bodies by this package's own transport
+// (jsonhttp.go), or with event streams by the SDK's when
+// [HTTPOptions.EventStreams] is set.
 func (s *Server) Handler(o HTTPOptions) http.Handler {
 	timeout := o.SessionTimeout
 	switch {
@@ -89,10 +89,10 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			EventStore: mcp.NewMemoryEventStore(nil),
 		})
 	} else {
-		h = newJSONHTTP(s.mcp, s.log, timeout, maxBody)
+		h = newJSONHTTP(s.mcp, s.log, timeout)
 	}
 	mux := http.NewServeMux()
-	mux.Handle(Endpoint, checkOrigin(h))
+	mux.Handle(Endpoint, guard(maxBody, h))
 	var root http.Handler = mux
 	if o.Token != "" {
 		root = requireToken(o.Token, mux)
@@ -117,17 +117,37 @@ func requireToken(token string, next http.Handler) http.Handler {
 	})
 }
 
-// checkOrigin refuses a request from a web page of another site: a
-// browser sends Origin, and a page on evil.example must not drive a local
-// deck. Clients that are not browsers send no Origin.
-func checkOrigin(next http.Handler) http.Handler {
+// guard refuses what must not reach the deck and bounds request bodies
+// to maxBody:
+//   - a Host beyond loopback on a loopback listener: DNS rebinding, a page
+//     on another site that resolved its own name to 127.0.0.1;
+//   - an Origin of another site: a browser sends one, and a page on
+//     evil.example must not drive a local deck (clients that are not
+//     browsers send none).
+func guard(maxBody int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopbackAddr(local.String()) && !isLoopbackAddr(r.Host) {
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+			return
+		}
 		if origin := r.Header.Get("Origin"); origin != "" && !sameSite(origin, r.Host) {
 			http.Error(w, fmt.Sprintf("Forbidden: Origin %q may not use this server", origin), http.StatusForbidden)
 			return
 		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// isLoopbackAddr reports whether a host or host:port names loopback.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	return isLoopbackHost(strings.Trim(host, "[]"))
 }
 
 // sameSite reports whether origin names the host being served or a

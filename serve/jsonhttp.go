@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -35,14 +34,13 @@ import (
 // (a call is answered with its response, anything else with 202), the
 // first POST is initialize and its answer carries Mcp-Session-Id, GET opens
 // the session's event stream for messages that are not responses
-// (progress, list_changed), DELETE ends the session, an unknown session is
-// 404, and a loopback listener refuses a Host that is not loopback.
+// (progress, list_changed), DELETE ends the session, and an unknown
+// session is 404. Host, Origin and the body bound are Handler's guard's.
 type jsonHTTP struct {
 	server   *mcp.Server
 	log      *slog.Logger
 	timeout  time.Duration // an idle session ends after this; 0 never
-	maxBody  int64
-	versions []string // protocol versions a request may name
+	versions []string      // protocol versions a request may name
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -61,23 +59,17 @@ const (
 	statelessOnly = "2026-07-28"
 )
 
-func newJSONHTTP(server *mcp.Server, log *slog.Logger, timeout time.Duration, maxBody int64) *jsonHTTP {
+func newJSONHTTP(server *mcp.Server, log *slog.Logger, timeout time.Duration) *jsonHTTP {
 	var versions []string
 	for _, v := range mcp.SupportedProtocolVersions() {
 		if v < statelessOnly {
 			versions = append(versions, v)
 		}
 	}
-	return &jsonHTTP{server: server, log: log, timeout: timeout, maxBody: maxBody, versions: versions, sessions: map[string]*httpSession{}}
+	return &jsonHTTP{server: server, log: log, timeout: timeout, versions: versions, sessions: map[string]*httpSession{}}
 }
 
 func (h *jsonHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// DNS rebinding: a page on another site resolving its name to 127.0.0.1
-	// reaches a loopback listener with its own name as Host.
-	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopbackAddr(local.String()) && !isLoopbackAddr(r.Host) {
-		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
-		return
-	}
 	if v := r.Header.Get(versionHeader); v != "" && !slices.Contains(h.versions, v) {
 		if v < statelessOnly {
 			http.Error(w, fmt.Sprintf("Bad Request: Unsupported protocol version (supported versions: %s)", strings.Join(h.versions, ",")), http.StatusBadRequest)
@@ -109,15 +101,6 @@ func (h *jsonHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// isLoopbackAddr reports whether a host or host:port names loopback.
-func isLoopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = addr
-	}
-	return isLoopbackHost(strings.Trim(host, "[]"))
-}
-
 // lookup finds the session a request names, or answers 400 or 404.
 func (h *jsonHTTP) lookup(w http.ResponseWriter, r *http.Request, method string) *httpSession {
 	id := r.Header.Get(sessionHeader)
@@ -147,7 +130,7 @@ func (h *jsonHTTP) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "can't send Last-Event-ID for POST request", http.StatusBadRequest)
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.maxBody))
+	body, err := io.ReadAll(r.Body) // bounded by Handler's guard
 	if err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
 			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
