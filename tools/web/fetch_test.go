@@ -265,6 +265,7 @@ func TestFetchPrivateAddressPolicy(t *testing.T) {
 		{"private behind a DNS name", FetchTool(opts), "http://intranet.test:" + innerPort + "/", "intranet.test resolves to 127.0.0.2, a loopback address"},
 		{"private behind a redirect", FetchTool(opts), "http://public.test:" + frontPort + "/", "public.test resolves to 127.0.0.2"},
 		{"link-local metadata", strict, "http://169.254.169.254/latest/meta-data/", "169.254.169.254 is a link-local address"},
+		{"this network", strict, "http://0.0.0.0:" + port + "/", `0.0.0.0 is a "this network" (0.0.0.0/8) address`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := call(t, tc.tl, env, map[string]any{"url": tc.url})
@@ -278,6 +279,45 @@ func TestFetchPrivateAddressPolicy(t *testing.T) {
 		if r := call(t, tl, env, map[string]any{"url": target.URL}); r.IsError || !strings.Contains(r.PlainText(), "secret") {
 			t.Errorf("an allowed local server was not fetched:\n%s", r.PlainText())
 		}
+	}
+}
+
+func TestPolicyDecodesEmbeddedIPv4(t *testing.T) {
+	t.Parallel()
+	strict := Options{RefusePrivate: true}
+	for _, tc := range []struct {
+		addr    string
+		refused bool
+		kind    string
+	}{
+		{"64:ff9b::7f00:1", true, "loopback"},           // NAT64 of 127.0.0.1
+		{"64:ff9b::a9fe:a9fe", true, "link-local"},      // NAT64 of 169.254.169.254
+		{"64:ff9b::10.0.0.1", true, "private"},          // NAT64 of 10.0.0.1
+		{"::127.0.0.1", true, "loopback"},               // IPv4-compatible
+		{"::192.168.1.1", true, "private"},              // IPv4-compatible
+		{"::ffff:127.0.0.1", true, "loopback"},          // IPv4-mapped
+		{"0.1.2.3", true, `"this network" (0.0.0.0/8)`}, // this network
+		{"0.0.0.0", true, `"this network" (0.0.0.0/8)`},
+		{"255.255.255.255", true, "broadcast"},
+		{"::1", true, "loopback"},
+		{"::", true, "unspecified"},
+		{"64:ff9b::8.8.8.8", false, ""},
+		{"::8.8.8.8", false, ""},
+		{"8.8.8.8", false, ""},
+		{"2606:4700::1111", false, ""},
+	} {
+		a := netip.MustParseAddr(tc.addr)
+		if got := strict.refused(a); got != tc.refused {
+			t.Errorf("%s: refused=%v, want %v", tc.addr, got, tc.refused)
+		}
+		if tc.refused && kindOf(a) != tc.kind {
+			t.Errorf("%s: kind %q, want %q", tc.addr, kindOf(a), tc.kind)
+		}
+	}
+	// Allow judges the decoded address too.
+	allow := Options{RefusePrivate: true, Allow: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}
+	if allow.refused(netip.MustParseAddr("64:ff9b::10.0.0.1")) {
+		t.Error("an allowed prefix reached through NAT64 was refused")
 	}
 }
 

@@ -15,7 +15,9 @@ import (
 // chosen from the environment.
 type Options struct {
 	// RefusePrivate refuses loopback, private (RFC 1918, RFC 4193),
-	// link-local, unspecified and CGNAT addresses. It is checked on the
+	// link-local, unspecified, "this network" (0.0.0.0/8), broadcast and
+	// CGNAT addresses, also when an IPv6 address carries one of them
+	// (IPv4-mapped, IPv4-compatible or NAT64 forms). It is checked on the
 	// address a connection is about to use, after DNS resolution, for the
 	// first request and every redirect. Off by default so that a local dev
 	// server can be fetched; a host exposing the deck to others turns it on.
@@ -46,12 +48,45 @@ func (e *RefusedError) Error() string {
 	return fmt.Sprintf("%s resolves to %s, a %s address, and this deck refuses private, loopback and link-local addresses", e.Host, e.Addr, kindOf(e.Addr))
 }
 
-// cgnat is the carrier-grade NAT range (RFC 6598); cloud metadata and
-// internal services live there as often as in RFC 1918 space.
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+var (
+	// cgnat is the carrier-grade NAT range (RFC 6598); cloud metadata and
+	// internal services live there as often as in RFC 1918 space.
+	cgnat = netip.MustParsePrefix("100.64.0.0/10")
+	// thisNetwork (RFC 1122) is not a destination, yet Linux connects
+	// 0.0.0.0 and its neighbours to the local host.
+	thisNetwork = netip.MustParsePrefix("0.0.0.0/8")
+	broadcast   = netip.AddrFrom4([4]byte{255, 255, 255, 255})
+	// nat64 is the well-known NAT64 prefix (RFC 6052): a translator on
+	// the path turns 64:ff9b::a.b.c.d into a connection to a.b.c.d.
+	nat64 = netip.MustParsePrefix("64:ff9b::/96")
+	// ipv4Compatible is the deprecated ::a.b.c.d form (RFC 4291), which
+	// some stacks still route to a.b.c.d.
+	ipv4Compatible = netip.MustParsePrefix("::/96")
+)
+
+// embeddedIPv4 returns the IPv4 address an IPv6 address carries (mapped,
+// compatible or NAT64 form), so the policy judges where the packets end
+// up; any other address is returned as it is. :: and ::1 keep their own
+// meaning.
+func embeddedIPv4(a netip.Addr) netip.Addr {
+	a = a.Unmap()
+	if !a.Is6() || a.IsUnspecified() || a.IsLoopback() {
+		return a
+	}
+	if nat64.Contains(a) || ipv4Compatible.Contains(a) {
+		b := a.As16()
+		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	}
+	return a
+}
 
 func kindOf(a netip.Addr) string {
+	a = embeddedIPv4(a)
 	switch {
+	case thisNetwork.Contains(a):
+		return `"this network" (0.0.0.0/8)`
+	case a == broadcast:
+		return "broadcast"
 	case a.IsLoopback():
 		return "loopback"
 	case a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast():
@@ -67,14 +102,15 @@ func (o *Options) refused(a netip.Addr) bool {
 	if !o.RefusePrivate {
 		return false
 	}
-	a = a.Unmap()
+	a = embeddedIPv4(a)
 	for _, p := range o.Allow {
 		if p.Contains(a) {
 			return false
 		}
 	}
 	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() ||
-		a.IsInterfaceLocalMulticast() || a.IsUnspecified() || cgnat.Contains(a)
+		a.IsInterfaceLocalMulticast() || a.IsUnspecified() || cgnat.Contains(a) ||
+		thisNetwork.Contains(a) || a == broadcast
 }
 
 func (o *Options) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
