@@ -57,6 +57,15 @@ func TodoWeights() []TodoWeight { return []TodoWeight{WeightLow, WeightNormal, W
 // it matches the checklist's bound.
 const maxTodos = 200
 
+// maxTodoBytes bounds an item's content (one line a person reads), and
+// maxTodoListBytes the text of the whole list, so that a server holding
+// many sessions cannot be filled through their lists. Both match the
+// checklist's bounds.
+const (
+	maxTodoBytes     = 2000
+	maxTodoListBytes = 64 << 10
+)
+
 // TodoItem is one entry of the todo card's list.
 type TodoItem struct {
 	Content string     `json:"content" jsonschema:"What the item is about."`
@@ -130,10 +139,17 @@ func runTodo(_ context.Context, in todoInput, env *tool.Env) tool.Result {
 		if len(in.Items) > maxTodos {
 			return tool.Errorf("todo holds at most %d items, got %d; merge items or drop finished ones", maxTodos, len(in.Items))
 		}
+		total := 0
 		for i := range in.Items {
 			it := &in.Items[i]
 			if strings.TrimSpace(it.Content) == "" {
 				return tool.Errorf("todo list not changed: items[%d].content is empty; say what the item is", i)
+			}
+			if len(it.Content) > maxTodoBytes {
+				return tool.Errorf("todo list not changed: items[%d].content is %d bytes, over the limit of %d; say it in one or two sentences and keep details in a file", i, len(it.Content), maxTodoBytes)
+			}
+			if total += len(it.Content); total > maxTodoListBytes {
+				return tool.Errorf("todo list not changed: its text is over the limit of %d bytes at items[%d]; shorten the items, or merge or drop finished ones", maxTodoListBytes, i)
 			}
 			if it.Weight == "" {
 				it.Weight = WeightNormal

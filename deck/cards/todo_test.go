@@ -55,11 +55,19 @@ func TestTodoRejects(t *testing.T) {
 	for i := range many {
 		many[i] = map[string]any{"content": "x", "state": "pending"}
 	}
+	long := []map[string]any{{"content": strings.Repeat("x", maxTodoBytes+1), "state": "pending"}}
+	// 200 items each under the item bound, together over the list's bound.
+	heavy := make([]map[string]any, maxTodos)
+	for i := range heavy {
+		heavy[i] = map[string]any{"content": strings.Repeat("y", maxTodoBytes), "state": "pending"}
+	}
 	for _, tc := range []struct {
 		name string
 		in   map[string]any
 		want string
 	}{
+		{"item too long", map[string]any{"action": "set", "items": long}, "items[0].content is 2001 bytes, over the limit of 2000"},
+		{"list too large", map[string]any{"action": "set", "items": heavy}, "over the limit of 65536 bytes at items[32]"},
 		{"unknown action", map[string]any{"action": "write"}, "field action"},
 		{"no action", map[string]any{}, "action"},
 		{"set without items", map[string]any{"action": "set"}, "needs items"},

@@ -34,6 +34,15 @@ func Statuses() []Status { return []Status{Pending, InProgress, Completed} }
 // without limit; 200 is far beyond any plan a person would read.
 const MaxItems = 200
 
+// MaxItemBytes bounds an item's content and its activeForm: an item is one
+// line a person reads, and a long paragraph fits in 2,000 bytes.
+const MaxItemBytes = 2000
+
+// MaxBytes bounds the text of the whole list, so that MaxItems items of
+// MaxItemBytes each cannot hold a session's memory: every session keeps its
+// own list, and a server holds many sessions.
+const MaxBytes = 64 << 10
+
 // Item is one line of the checklist.
 type Item struct {
 	Content    string `json:"content" jsonschema:"What needs doing, in the imperative (\"Run the tests\")."`
@@ -69,13 +78,21 @@ func validate(items []Item) error {
 	if len(items) > MaxItems {
 		return fmt.Errorf("the checklist holds at most %d items, got %d; merge or drop finished ones", MaxItems, len(items))
 	}
-	active := -1
+	active, total := -1, 0
 	for i, it := range items {
 		if strings.TrimSpace(it.Content) == "" {
 			return fmt.Errorf("todos[%d].content is empty; say what needs doing", i)
 		}
 		if strings.TrimSpace(it.ActiveForm) == "" {
 			return fmt.Errorf("todos[%d].activeForm is empty; give the task in the present continuous (\"Running the tests\")", i)
+		}
+		for _, f := range []struct{ name, text string }{{"content", it.Content}, {"activeForm", it.ActiveForm}} {
+			if len(f.text) > MaxItemBytes {
+				return fmt.Errorf("todos[%d].%s is %d bytes, over the limit of %d; say it in one or two sentences and keep details in a file", i, f.name, len(f.text), MaxItemBytes)
+			}
+		}
+		if total += len(it.Content) + len(it.ActiveForm); total > MaxBytes {
+			return fmt.Errorf("the checklist's text is over the limit of %d bytes at todos[%d]; shorten the items, or merge or drop finished ones", MaxBytes, i)
 		}
 		if !slices.Contains(Statuses(), it.Status) {
 			return fmt.Errorf("todos[%d].status %q is not one of pending, in_progress, completed", i, it.Status)

@@ -63,6 +63,12 @@ func TestSetRejects(t *testing.T) {
 		{"empty activeForm", `{"todos":[{"content":"a","status":"pending","activeForm":""}]}`, "todos[0].activeForm is empty"},
 		{"missing todos", `{}`, `missing properties: ["todos"]`},
 		{"null todos", `{"todos":null}`, "field todos: type"},
+		{"content too long", `{"todos":[{"content":"` + strings.Repeat("x", checklist.MaxItemBytes+1) + `","status":"pending","activeForm":"A"}]}`,
+			"todos[0].content is 2001 bytes, over the limit of 2000"},
+		{"activeForm too long", `{"todos":[{"content":"a","status":"pending","activeForm":"` + strings.Repeat("x", checklist.MaxItemBytes+1) + `"}]}`,
+			"todos[0].activeForm is 2001 bytes"},
+		{"list too large", `{"todos":[` + strings.Repeat(`{"content":"`+strings.Repeat("y", checklist.MaxItemBytes)+`","status":"pending","activeForm":"A"},`, checklist.MaxItems-1) +
+			`{"content":"a","status":"pending","activeForm":"A"}]}`, "the checklist's text is over the limit of 65536 bytes at todos[32]"},
 		{"too many", `{"todos":[` + strings.Repeat(`{"content":"a","status":"pending","activeForm":"A"},`, checklist.MaxItems) + `{"content":"a","status":"pending","activeForm":"A"}]}`, "at most 200 items"},
 	}
 	for _, tc := range tests {
