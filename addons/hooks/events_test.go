@@ -3,7 +3,9 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -170,17 +172,20 @@ func TestMatcher(t *testing.T) {
 	}
 }
 
-// Hooks of one event run in parallel: two 300 ms hooks take about 300 ms.
+// Hooks of one event run in parallel: each waits for the other to have
+// started, which only two hooks running at once can both see. Run one
+// after the other, the first gives up and blocks the call.
 func TestHooksRunInParallel(t *testing.T) {
 	t.Parallel()
+	meet := func(mine, theirs string) string {
+		return `touch ` + mine + `; for i in $(seq 1500); do [ -e ` + theirs + ` ] && exit 0; sleep 0.01; done; ` +
+			`echo '{"decision":"block","reason":"` + theirs + ` never ran beside ` + mine + `"}'`
+	}
 	r := newRig(t, nil,
-		mustHook(t, "PreToolUse", "", "sleep 0.3", 0),
-		mustHook(t, "PreToolUse", "", "sleep 0.3; true", 0))
-	start := time.Now()
-	res := r.call(context.Background(), "bash", `{}`)
-	took := time.Since(start)
-	if res.IsError || took < 300*time.Millisecond || took > 550*time.Millisecond {
-		t.Errorf("two 300 ms hooks took %s (error %v %q), want about 300 ms", took, res.IsError, res.PlainText())
+		mustHook(t, "PreToolUse", "", meet("a.started", "b.started"), 30*time.Second),
+		mustHook(t, "PreToolUse", "", meet("b.started", "a.started"), 30*time.Second))
+	if res := r.call(context.Background(), "bash", `{}`); res.IsError || r.ran.Load() != 1 {
+		t.Errorf("two hooks that wait for each other: error %v %q, want both to meet and the tool to run", res.IsError, res.PlainText())
 	}
 }
 
@@ -202,22 +207,42 @@ func TestStrongestVerdictAndDedup(t *testing.T) {
 	}
 }
 
-// A hook past its timeout is killed, blocks nothing and is reported.
+// A hook past its timeout is killed with what it started, blocks nothing
+// and is reported.
 func TestHookTimeout(t *testing.T) {
 	t.Parallel()
-	r := newRig(t, nil, mustHook(t, "PreToolUse", "", `sleep 5; echo late > late.txt; exit 2`, 300*time.Millisecond))
+	r := newRig(t, nil, mustHook(t, "PreToolUse", "", `sleep 60 & echo $! > child.pid; wait; exit 2`, 2*time.Second))
 	start := time.Now()
 	res := r.call(context.Background(), "bash", `{}`)
-	if took := time.Since(start); res.IsError || took > 2*time.Second {
-		t.Errorf("after %s: %v %q, want the call to go on after about 300 ms", took, res.IsError, res.PlainText())
+	if took := time.Since(start); res.IsError || took > 15*time.Second {
+		t.Errorf("after %s: %v %q, want the call to go on after about 2 s", took, res.IsError, res.PlainText())
 	}
-	if f := r.faults.text(); !strings.Contains(f, "timed out after 0.3s; it blocked nothing") {
+	if f := r.faults.text(); !strings.Contains(f, "timed out after 2s; it blocked nothing") {
 		t.Errorf("faults %q, want the timeout", f)
 	}
-	time.Sleep(300 * time.Millisecond)
-	if _, err := filepath.Glob(filepath.Join(r.dir, "late.txt")); err != nil || fileExists(filepath.Join(r.dir, "late.txt")) {
-		t.Errorf("the hook lived on past its timeout")
+	pid, err := strconv.Atoi(strings.TrimSpace(readFile(t, filepath.Join(r.dir, "child.pid"))))
+	if err != nil {
+		t.Fatal(err)
 	}
+	// The hook's own sleep would live a minute: it must be gone well before.
+	deadline := time.Now().Add(10 * time.Second)
+	for !processGone(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d that the hook started is still running after its timeout", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// processGone reports whether pid has exited (a zombie waiting for its
+// reaper counts as gone).
+func processGone(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	_, after, ok := strings.Cut(string(b), ") ")
+	return !ok || strings.HasPrefix(after, "Z") || strings.HasPrefix(after, "X")
 }
 
 // Cancelling the call kills its hooks and refuses the call.
@@ -228,7 +253,7 @@ func TestHookCancelled(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	res := r.call(ctx, "bash", `{}`)
-	if took := time.Since(start); !res.IsError || !strings.Contains(res.PlainText(), "cancelled while its PreToolUse hooks ran") || took > 2*time.Second || r.ran.Load() != 0 {
+	if took := time.Since(start); !res.IsError || !strings.Contains(res.PlainText(), "cancelled while its PreToolUse hooks ran") || took > 10*time.Second || r.ran.Load() != 0 {
 		t.Errorf("after %s: %q (tool ran %d), want a refusal at once", took, res.PlainText(), r.ran.Load())
 	}
 }
