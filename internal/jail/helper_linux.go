@@ -1,0 +1,315 @@
+//go:build linux
+
+package jail
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// runHelper is the child's side of [Wrap]: it confines this process and
+// execs the target. Everything happens on one locked thread, because
+// Landlock and seccomp bind the thread that asks and exec keeps only the
+// thread that calls it. A failure ends the child with exit status 126 (the
+// shell's "cannot execute") and a message on stderr: never an unconfined
+// target.
+func runHelper(raw string) {
+	runtime.LockOSThread()
+	fail := func(err error) {
+		fmt.Fprintf(os.Stderr, "indusr sandbox: %v; the command did not run\n", err)
+		os.Exit(126)
+	}
+	var s spec
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		fail(fmt.Errorf("reading the policy: %w", err))
+	}
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, EnvVar+"=") })
+	if err := confine(s.Policy); err != nil {
+		fail(err)
+	}
+	err := syscall.Exec(s.Path, os.Args, env)
+	fail(fmt.Errorf("starting %s: %w", s.Path, err))
+}
+
+// confine applies p to the calling thread: no new privileges (setuid
+// bits stop working), the Landlock ruleset, and with the network off the
+// seccomp filter.
+func confine(p Policy) error {
+	abi := Probe().ABI
+	if abi < 1 {
+		return ErrUnavailable
+	}
+	handled := handledFS(abi)
+	attr := unix.LandlockRulesetAttr{Access_fs: handled}
+	if !p.Network && abi >= 4 {
+		attr.Access_net = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+	}
+	if abi >= 6 {
+		attr.Scoped = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET | unix.LANDLOCK_SCOPE_SIGNAL
+	}
+	fd, err := landlockCreateRuleset(&attr)
+	if err != nil {
+		return fmt.Errorf("creating the Landlock ruleset: %w", err)
+	}
+	defer syscall.Close(fd)
+	b := &builder{ruleset: fd, handled: handled}
+	b.rules(p)
+	if b.err != nil {
+		return b.err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("setting no_new_privs: %w", err)
+	}
+	if err := landlockRestrictSelf(fd); err != nil {
+		return fmt.Errorf("applying the Landlock ruleset: %w", err)
+	}
+	if !p.Network {
+		if err := denyIPSockets(); err != nil {
+			return fmt.Errorf("installing the network filter: %w", err)
+		}
+	}
+	return nil
+}
+
+// handledFS is every file-system right the kernel's ABI knows: what is
+// handled and not granted is denied.
+func handledFS(abi int) uint64 {
+	h := uint64(unix.LANDLOCK_ACCESS_FS_MAKE_SYM<<1) - 1 // the rights of ABI 1
+	if abi >= 2 {
+		h |= unix.LANDLOCK_ACCESS_FS_REFER
+	}
+	if abi >= 3 {
+		h |= unix.LANDLOCK_ACCESS_FS_TRUNCATE
+	}
+	if abi >= 5 {
+		h |= unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+	}
+	return h
+}
+
+// The rights granted. Refer (moving or linking a file into another
+// folder) is never granted: with it a hard link could carry a protected
+// or outside file's inode into a writable folder.
+const (
+	readFile  = unix.LANDLOCK_ACCESS_FS_EXECUTE | unix.LANDLOCK_ACCESS_FS_READ_FILE
+	readDir   = readFile | unix.LANDLOCK_ACCESS_FS_READ_DIR
+	writeFile = readFile | unix.LANDLOCK_ACCESS_FS_WRITE_FILE | unix.LANDLOCK_ACCESS_FS_TRUNCATE | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+	writeDir  = readDir | writeFile | unix.LANDLOCK_ACCESS_FS_REMOVE_DIR | unix.LANDLOCK_ACCESS_FS_REMOVE_FILE | unix.LANDLOCK_ACCESS_FS_MAKE_CHAR |
+		unix.LANDLOCK_ACCESS_FS_MAKE_DIR | unix.LANDLOCK_ACCESS_FS_MAKE_REG | unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_MAKE_FIFO |
+		unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK | unix.LANDLOCK_ACCESS_FS_MAKE_SYM
+)
+
+// systemRead are the folders a child without ReadAll still reads: what
+// programs need to load and run. The home folder is not among them.
+var systemRead = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/proc", "/sys", "/dev"}
+
+// devices every child may write: the null and random devices and
+// terminals (a pseudo-terminal's programs need their ioctls).
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
+
+// builder adds rules to a ruleset; the first error sticks.
+type builder struct {
+	ruleset int
+	handled uint64
+	err     error
+}
+
+func (b *builder) rules(p Policy) {
+	if p.ReadAll {
+		b.path("/", readDir, false)
+	} else {
+		for _, d := range systemRead {
+			b.path(d, readDir, false)
+		}
+		b.path(p.Workspace, readDir, true)
+		for _, r := range p.Read {
+			b.path(r, readDir, false)
+		}
+	}
+	for _, d := range devices {
+		b.path(d, writeFile, false)
+	}
+	b.path("/dev/pts", writeDir, false)
+	if p.Temp != "" {
+		b.path(p.Temp, writeDir, true)
+	}
+	for _, w := range p.Write {
+		b.write(p.Workspace, w)
+	}
+	if p.WriteWorkspace {
+		b.workspace(p.Workspace)
+	}
+}
+
+// path grants rights on path (a file gets only the file rights). A path
+// that is missing is skipped, unless must.
+func (b *builder) path(path string, rights uint64, must bool) {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if must && b.err == nil {
+			b.err = fmt.Errorf("opening %s: %w", path, err)
+		}
+		return
+	}
+	defer unix.Close(fd)
+	b.add(fd, path, rights)
+}
+
+// add grants rights on the object fd refers to; a symbolic link is never
+// granted.
+func (b *builder) add(fd int, path string, rights uint64) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return
+	case unix.S_IFDIR:
+	default:
+		rights &= writeFile
+	}
+	if err := landlockAddPath(b.ruleset, fd, rights&b.handled); err != nil && b.err == nil {
+		b.err = fmt.Errorf("granting %s: %w", path, err)
+	}
+}
+
+// write grants a write path. One inside the workspace is opened beneath
+// it without following any symbolic link, so a link planted by the
+// repository cannot point the grant elsewhere, and a protected one is
+// refused.
+func (b *builder) write(workspace, path string) {
+	rel, err := filepath.Rel(workspace, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		b.path(path, writeDir, false)
+		return
+	}
+	if rel == "." {
+		b.workspace(workspace)
+		return
+	}
+	if isProtected(rel) {
+		if b.err == nil {
+			b.err = fmt.Errorf("the write grant %s names a protected path (%s)", path, strings.Join(Protected(), ", "))
+		}
+		return
+	}
+	root, err := unix.Open(workspace, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(root)
+	fd, err := unix.Openat2(root, rel, &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS})
+	if err != nil {
+		return // missing, or reached through a link: not granted
+	}
+	defer unix.Close(fd)
+	b.add(fd, path, writeDir)
+}
+
+// workspace grants the workspace's top-level entries one by one, leaving
+// the root folder itself and the protected entries read-only; inside .git
+// and .claude it grants the entries that are not protected. An entry that
+// is a symbolic link is not granted (its target, if inside, is an entry
+// of its own).
+func (b *builder) workspace(dir string) {
+	root, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		if b.err == nil {
+			b.err = fmt.Errorf("opening the workspace %s: %w", dir, err)
+		}
+		return
+	}
+	defer unix.Close(root)
+	b.entries(root, dir, "")
+}
+
+// entries grants the entries of the folder rel (beneath root) that are not
+// protected.
+func (b *builder) entries(root int, dir, rel string) {
+	f, err := os.Open(filepath.Join(dir, rel))
+	if err != nil {
+		return
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, name := range names {
+		r := filepath.Join(rel, name)
+		descend := rel == "" && (name == ".git" || name == ".claude")
+		if !descend && (rel == "" && slices.Contains(protectedTop, name) || isProtected(r)) {
+			continue
+		}
+		fd, err := unix.Openat2(root, r, &unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS})
+		if err != nil {
+			continue
+		}
+		if descend {
+			var st unix.Stat_t
+			if unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+				b.entries(root, dir, r) // grant its unprotected children
+			}
+			// A .git file (a worktree's pointer to its git folder) stays
+			// read-only: rewritten, it could point git at planted hooks.
+			unix.Close(fd)
+			continue
+		}
+		b.add(fd, filepath.Join(dir, r), writeDir)
+		unix.Close(fd)
+	}
+}
+
+// isProtected reports whether rel (relative to the workspace) is a
+// protected path or lies beneath one.
+func isProtected(rel string) bool {
+	rel = filepath.ToSlash(filepath.Clean(rel))
+	first, rest, _ := strings.Cut(rel, "/")
+	switch first {
+	case ".indusvx", ".indus", ".mcp.json":
+		return true
+	case ".git":
+		second, _, _ := strings.Cut(rest, "/")
+		return rest == "" || second == "hooks" || second == "config"
+	case ".claude":
+		second, _, _ := strings.Cut(rest, "/")
+		ok, _ := filepath.Match("settings*.json", second)
+		return rest == "" || ok
+	}
+	return false
+}
+
+// Report is what the sandbox can enforce on this system.
+type Report struct {
+	// ABI is the kernel's Landlock ABI version; 0 means none.
+	ABI int
+	// Err says why Landlock is missing.
+	Err error
+	// Seccomp says the network filter can close IP sockets (UDP too).
+	Seccomp bool
+}
+
+var probed = sync.OnceValue(probe)
+
+// Probe asks the kernel which Landlock ABI it offers (once).
+func Probe() Report { return probed() }
+
+func probe() Report {
+	abi, err := landlockABI()
+	r := Report{ABI: abi, Err: err, Seccomp: seccompArch != 0}
+	if err != nil {
+		r.ABI = 0
+		if errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EOPNOTSUPP) {
+			r.Err = errors.New("Landlock is not supported by this kernel or not enabled at boot")
+		}
+	}
+	return r
+}

@@ -1,0 +1,268 @@
+// Package jail confines the children the deck starts on the model's or a
+// repository's behalf (bash, background processes, hooks, addon
+// processes, delegated agents) with Linux Landlock, so a command can write
+// only where its policy says and, with the network off, cannot open TCP
+// connections or IP sockets.
+//
+// Landlock restricts the calling thread and what it starts later, so the
+// confinement is applied in the child, between fork and the target's exec,
+// by the running program itself: [Wrap] rewrites an *exec.Cmd to start
+// this program's own executable with the policy in an environment
+// variable, and [Main], called first thing in main (and in TestMain of the
+// tests that start confined children), notices the variable, confines
+// itself and execs the real target with the original arguments. No second
+// binary has to be shipped or found, and the target's argv is untouched.
+//
+// Landlock is an allow-list: a directory's rights cover everything
+// beneath it, so a protected path inside a writable workspace cannot be
+// carved out. Instead the workspace's root stays read-only and each of its
+// top-level entries is granted on its own, except the protected ones
+// (see [Protected]); the entries are listed when each child starts. The
+// package chose not to use mount namespaces (bubblewrap's way): they need
+// user namespaces, which many distributions restrict, while Landlock works
+// unprivileged from kernel 5.13 on.
+package jail
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+)
+
+// Mode is how much a confined child may change. The zero value is Off.
+type Mode string
+
+// The modes.
+const (
+	// Off starts children unconfined.
+	Off Mode = "off"
+	// ReadOnly lets a child read anywhere the user can and write only
+	// its private temp folder.
+	ReadOnly Mode = "read-only"
+	// WorkspaceWrite also lets it write inside the workspace, except the
+	// protected paths.
+	WorkspaceWrite Mode = "workspace-write"
+)
+
+// Modes returns the modes in order of what they allow.
+func Modes() []Mode { return []Mode{ReadOnly, WorkspaceWrite, Off} }
+
+// ParseMode reads a mode name; "" means Off.
+func ParseMode(s string) (Mode, error) {
+	m := Mode(strings.ToLower(strings.TrimSpace(s)))
+	if m == "" {
+		return Off, nil
+	}
+	if slices.Contains(Modes(), m) {
+		return m, nil
+	}
+	return Off, fmt.Errorf("unknown sandbox mode %q; modes are read-only, workspace-write and off", s)
+}
+
+// String returns the mode's name ("off" for the zero value).
+func (m Mode) String() string {
+	if m == "" {
+		return string(Off)
+	}
+	return string(m)
+}
+
+// Protected returns the workspace's top-level entries a confined child never
+// writes, whatever its grants: what they hold makes later code run
+// unconfined or unasked (approvals and state, addons, MCP configs, Claude
+// Code's hooks, git hooks and the git config that names them). Inside
+// .git and .claude only the listed children are protected; the rest of
+// those folders' existing entries stay writable under WorkspaceWrite.
+func Protected() []string {
+	return []string{".indusvx/", ".indus/", ".mcp.json", ".claude/settings*.json", ".git/hooks/", ".git/config"}
+}
+
+// protectedTop are the top-level names never granted as a whole.
+var protectedTop = []string{".indusvx", ".indus", ".mcp.json"}
+
+// Policy is what one confined child may reach. A nil *Policy means
+// unconfined.
+type Policy struct {
+	// Mode names the policy in messages: the session's mode, or
+	// ReadOnly for an addon's grant.
+	Mode Mode `json:"mode"`
+	// Workspace is the workspace's absolute path.
+	Workspace string `json:"workspace"`
+	// ReadAll lets the child read anywhere the user can; without it the
+	// child reads the system's folders (/usr, /etc, ...), the workspace,
+	// its temp folder and Read.
+	ReadAll bool `json:"readAll,omitempty"`
+	// Read are more paths the child may read.
+	Read []string `json:"read,omitempty"`
+	// Write are paths the child may change (a folder with everything
+	// beneath it). Paths inside the workspace are opened beneath it
+	// without following symbolic links; a protected path is refused.
+	Write []string `json:"write,omitempty"`
+	// WriteWorkspace lets the child change the workspace but for the
+	// protected paths and the root folder itself.
+	WriteWorkspace bool `json:"writeWorkspace,omitempty"`
+	// Network lets the child use the network; without it TCP bind and
+	// connect and IP sockets are refused.
+	Network bool `json:"network,omitempty"`
+	// Temp is the child's private temp folder: always writable, and
+	// TMPDIR in its environment. "" gives it none.
+	Temp string `json:"temp,omitempty"`
+	// Widen says how the user widens this policy, for the message of a
+	// refused call ("" gives the mode's own advice).
+	Widen string `json:"-"`
+}
+
+// ForMode is the policy of a session mode for a child in workspace, or
+// nil for Off.
+func ForMode(m Mode, workspace, temp string) *Policy {
+	switch m {
+	case ReadOnly:
+		return &Policy{Mode: m, Workspace: workspace, ReadAll: true, Temp: temp}
+	case WorkspaceWrite:
+		return &Policy{Mode: m, Workspace: workspace, ReadAll: true, WriteWorkspace: true, Temp: temp}
+	}
+	return nil
+}
+
+// EnvVar carries a child's policy from [Wrap] to [Main].
+const EnvVar = "INDUSR_JAIL"
+
+// spec is what the helper reads: the policy and the program to exec.
+type spec struct {
+	Policy
+	Path string `json:"path"`
+}
+
+// self is this program's executable once [Main] ran; "" means no helper.
+var self atomic.Pointer[string]
+
+// Errors of [Wrap], for errors.Is.
+var (
+	// ErrUnavailable is a kernel without Landlock (or another OS).
+	ErrUnavailable = errors.New("the sandbox needs Linux Landlock (kernel 5.13 or newer with landlock in its lsm= list), which this system does not offer; run with --sandbox off to start commands unconfined")
+	// ErrNoHelper is a program that never called [Main].
+	ErrNoHelper = errors.New("this program cannot confine children: it does not call jail.Main at start")
+)
+
+// Main must be called first thing in main (or TestMain): in a child that
+// [Wrap] prepared it confines the process and execs the target, and never
+// returns; otherwise it records that this program can serve as the helper
+// and returns at once.
+func Main() {
+	if raw, ok := os.LookupEnv(EnvVar); ok {
+		runHelper(raw) // does not return
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		self.Store(&exe)
+	}
+}
+
+// Wrap rewrites cmd so that it starts confined by p: cmd's program becomes
+// this executable, which confines itself and then execs the original
+// program with the original arguments. A nil p leaves cmd alone. Call it
+// after cmd's Env and Dir are set and before it starts; a kernel without
+// Landlock fails with ErrUnavailable rather than run cmd unconfined.
+func Wrap(cmd *exec.Cmd, p *Policy) error {
+	if p == nil || cmd.Err != nil {
+		return nil // cmd.Err: Start reports the missing program
+	}
+	if Probe().ABI < 1 {
+		return ErrUnavailable
+	}
+	exe := self.Load()
+	if exe == nil {
+		return ErrNoHelper
+	}
+	b, err := json.Marshal(spec{Policy: *p, Path: cmd.Path})
+	if err != nil {
+		return fmt.Errorf("encoding the sandbox policy: %w", err)
+	}
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	if p.Temp != "" {
+		cmd.Env = append(cmd.Env, "TMPDIR="+p.Temp, "TMP="+p.Temp, "TEMP="+p.Temp)
+	}
+	cmd.Env = append(cmd.Env, EnvVar+"="+string(b))
+	if len(cmd.Args) == 0 {
+		cmd.Args = []string{cmd.Path}
+	}
+	cmd.Path = *exe
+	return nil
+}
+
+// NewTemp makes a private temp folder for confined children (mode 0700);
+// the caller removes it.
+func NewTemp() (string, error) { return os.MkdirTemp("", "indusr-sandbox-") }
+
+// Refused reports whether a failed child's output looks like the sandbox
+// refused it: the messages of EACCES and EPERM, which is what Landlock
+// and the network filter return.
+func Refused(output string) bool {
+	return strings.Contains(output, "Permission denied") || strings.Contains(output, "Operation not permitted") ||
+		strings.Contains(output, "permission denied") || strings.Contains(output, "operation not permitted")
+}
+
+// Explain is the note added to the result of a call the sandbox may have
+// refused: what the policy allows and how to widen it.
+func (p *Policy) Explain() string {
+	var can []string
+	switch {
+	case p.WriteWorkspace:
+		can = append(can, "write inside the workspace (not its top folder itself, nor "+strings.Join(Protected(), ", ")+")")
+	case len(p.Write) > 0:
+		can = append(can, "write "+strings.Join(p.Write, ", "))
+	default:
+		can = append(can, "write nowhere")
+	}
+	if p.Temp != "" {
+		can[0] += " and in $TMPDIR"
+	}
+	if !p.ReadAll {
+		can = append(can, "read only the system folders, the workspace"+and(p.Read))
+	}
+	if !p.Network {
+		can = append(can, "use no network")
+	} else {
+		can = append(can, "use the network")
+	}
+	widen := p.Widen
+	if widen == "" {
+		widen = "the user can start indusr with --sandbox workspace-write (or off) or set INDUSR_SANDBOX; do not retry the same command"
+		if p.WriteWorkspace {
+			widen = "create a new top-level entry with the write tool, or ask the user to run it with --sandbox off; do not retry the same command"
+		}
+	}
+	return fmt.Sprintf("[sandbox %s: this command may %s; a refused action fails with \"Permission denied\". %s]", p.Mode, strings.Join(can, ", "), widen)
+}
+
+func and(paths []string) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(paths, ", ")
+}
+
+// Clean returns p with its paths absolute and clean, relative ones
+// anchored at the workspace.
+func (p Policy) Clean() Policy {
+	abs := func(ps []string) []string {
+		out := make([]string, 0, len(ps))
+		for _, s := range ps {
+			if !filepath.IsAbs(s) {
+				s = filepath.Join(p.Workspace, s)
+			}
+			out = append(out, filepath.Clean(s))
+		}
+		return out
+	}
+	p.Read, p.Write = abs(p.Read), abs(p.Write)
+	return p
+}

@@ -1,0 +1,11 @@
+//go:build linux && amd64
+
+package jail
+
+import "golang.org/x/sys/unix"
+
+const (
+	seccompArch    = unix.AUDIT_ARCH_X86_64
+	nrSocket       = unix.SYS_SOCKET
+	nrIOUringSetup = unix.SYS_IO_URING_SETUP
+)
