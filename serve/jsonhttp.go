@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/indusagi/induscode/internal/callids"
 	"github.com/indusagi/induscode/internal/stdioconn"
 )
 
@@ -139,7 +140,7 @@ func (h *jsonHTTP) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "failed to read body", http.StatusBadRequest)
 		return
 	}
-	msg, err := stdioconn.Decode(body)
+	msg, rawID, err := stdioconn.Decode(body)
 	if err != nil {
 		http.Error(w, fmt.Sprintf("malformed payload: %v", err), http.StatusBadRequest)
 		return
@@ -168,6 +169,10 @@ func (h *jsonHTTP) post(w http.ResponseWriter, r *http.Request) {
 		req.Extra = &mcp.RequestExtra{Header: r.Header}
 	}
 	if !isReq || !req.IsCall() {
+		if isReq && !s.book.Cancel(req) {
+			w.WriteHeader(http.StatusAccepted) // it names no call in flight
+			return
+		}
 		if !s.deliver(msg) {
 			http.Error(w, "session is closing", http.StatusNotFound)
 			return
@@ -177,21 +182,24 @@ func (h *jsonHTTP) post(w http.ResponseWriter, r *http.Request) {
 	}
 	// The id stays taken until the server answers, even if this client
 	// leaves first: a new call with the id must not get the old answer.
-	answer, ok := s.await(req.ID)
-	if !ok {
-		writeRPCError(w, http.StatusBadRequest, req.ID, jsonrpc.CodeInvalidRequest, fmt.Sprintf("duplicate in-flight request ID %v", req.ID.Raw()), nil)
+	if err := s.book.Take(req, rawID); err != nil {
+		data, _ := callids.Encode(&jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: err.Error()}}, rawID)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(data)
 		return
 	}
+	answer := s.await(req.ID)
 	if !s.deliver(msg) {
 		s.forget(req.ID)
 		http.Error(w, "session is closing", http.StatusNotFound)
 		return
 	}
 	select {
-	case resp := <-answer:
-		data, err := jsonrpc.EncodeMessage(resp)
-		if err != nil {
-			http.Error(w, "encoding the response: "+err.Error(), http.StatusInternalServerError)
+	case data := <-answer:
+		if data == nil {
+			// The client cancelled the call: nothing is sent for it.
+			w.WriteHeader(http.StatusAccepted)
 			return
 		}
 		if req.Method == "initialize" && s.ss.InitializeParams() != nil {
@@ -295,7 +303,7 @@ func (h *jsonHTTP) open(r *http.Request) (*httpSession, error) {
 		h:        h,
 		incoming: make(chan jsonrpc.Message, 10),
 		done:     make(chan struct{}),
-		waiting:  map[jsonrpc.ID]chan *jsonrpc.Response{},
+		waiting:  map[jsonrpc.ID]chan []byte{},
 	}
 	if h.timeout > 0 {
 		s.timer = time.AfterFunc(h.timeout, s.expire)
@@ -331,10 +339,11 @@ type httpSession struct {
 	timer    *time.Timer // ends an idle session; nil without a timeout
 
 	mu      sync.Mutex
-	waiting map[jsonrpc.ID]chan *jsonrpc.Response // calls waiting for their answer
-	events  chan []byte                           // the open GET stream's, or nil
-	active  int                                   // requests in flight, GET streams included
-	closed  bool                                  // no idle timer after Close
+	book    callids.Book               // the calls taken, by the client's ids
+	waiting map[jsonrpc.ID]chan []byte // calls waiting for their answer (nil: cancelled)
+	events  chan []byte                // the open GET stream's, or nil
+	active  int                        // requests in flight, GET streams included
+	closed  bool                       // no idle timer after Close
 }
 
 var (
@@ -382,10 +391,18 @@ func (s *httpSession) Write(ctx context.Context, msg jsonrpc.Message) error {
 		answer := s.waiting[resp.ID]
 		delete(s.waiting, resp.ID)
 		s.mu.Unlock()
-		if answer == nil {
+		raw, send, booked := s.book.Answer(resp)
+		if answer == nil || !booked {
 			return rejected("no request waits for the response to %v", resp.ID.Raw())
 		}
-		answer <- resp // buffered: one answer per call
+		var data []byte
+		if send {
+			var err error
+			if data, err = callids.Encode(resp, raw); err != nil {
+				data, _ = callids.Encode(&jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "encoding the response: " + err.Error()}}, raw)
+			}
+		}
+		answer <- data // buffered: one answer per call
 		return nil
 	}
 	data, err := jsonrpc.EncodeMessage(msg)
@@ -469,22 +486,21 @@ func (s *httpSession) deliver(msg jsonrpc.Message) bool {
 	}
 }
 
-// await registers a call; false if a call with its id is in flight.
-func (s *httpSession) await(id jsonrpc.ID) (<-chan *jsonrpc.Response, bool) {
+// await registers a call booked under id (unique: the book's own).
+func (s *httpSession) await(id jsonrpc.ID) <-chan []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, dup := s.waiting[id]; dup {
-		return nil, false
-	}
-	answer := make(chan *jsonrpc.Response, 1)
+	answer := make(chan []byte, 1)
 	s.waiting[id] = answer
-	return answer, true
+	return answer
 }
 
+// forget drops a call that was never delivered.
 func (s *httpSession) forget(id jsonrpc.ID) {
 	s.mu.Lock()
 	delete(s.waiting, id)
 	s.mu.Unlock()
+	s.book.Answer(&jsonrpc.Response{ID: id})
 }
 
 // listen opens the session's event stream; false if one is open.

@@ -13,7 +13,11 @@ import (
 // JSON-RPC) until the client closes its end or ctx ends. The server is
 // closed when it returns, with every process the session started. A line
 // that is not a JSON-RPC message, a batch or a line over 16 MiB is
-// answered with a JSON-RPC error, and the session goes on.
+// answered with a JSON-RPC error, and the session goes on. Each answer
+// carries its call's id exactly as the client wrote it; a call the client
+// cancelled gets none. At the end of the input the calls in flight are
+// finished and answered before it returns, so a client that writes its
+// requests and closes its end (a pipe from a file) gets every reply.
 //
 // When in is os.Stdin and standard input is a pipe or a socket (as MCP
 // clients connect it), it is read through the runtime's poller, from a
@@ -31,7 +35,7 @@ func (s *Server) RunStdio(ctx context.Context, in io.ReadCloser, out io.WriteClo
 			in = io.NopCloser(os.Stdin) // descriptor 0 stays open for whatever runs after
 		}
 	}
-	opts := stdioconn.Options{AnswerBadLines: true}
+	opts := stdioconn.Options{AnswerBadLines: true, ServerCalls: true}
 	if f, ok := in.(*os.File); ok && f.SetReadDeadline(time.Time{}) == nil {
 		opts.CloseUnblocks = true // closing a polled file ends a read under way
 	}

@@ -35,6 +35,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/indusagi/induscode/internal/callids"
 )
 
 // DefaultMaxLine is the longest message a connection takes unless
@@ -59,6 +61,13 @@ type Options struct {
 	// Close ends the connection even while a read blocks: os.Stdin, for
 	// one, is usually not woken by Close.
 	CloseUnblocks bool
+	// ServerCalls is the server's bookkeeping of the calls it takes (see
+	// internal/callids): each answer carries the call's id exactly as the
+	// client wrote it, a call the client cancelled gets no answer, and
+	// the end of the input is held back until every call taken has been
+	// answered, so that a client that writes its requests and closes its
+	// end (a pipe from a file, printf) still gets every reply.
+	ServerCalls bool
 }
 
 // Transport connects once over In and Out.
@@ -86,6 +95,9 @@ func New(in io.ReadCloser, out io.WriteCloser, o Options) mcp.Connection {
 		r:      bufio.NewReaderSize(in, 64<<10),
 		closed: make(chan struct{}),
 	}
+	if o.ServerCalls {
+		c.book = new(callids.Book)
+	}
 	if !o.CloseUnblocks {
 		c.incoming = make(chan msgOrErr)
 		go c.readLoop()
@@ -104,6 +116,7 @@ type conn struct {
 	opts     Options
 	writeMu  sync.Mutex
 	incoming chan msgOrErr // from readLoop; nil when Read reads itself
+	book     *callids.Book // with Options.ServerCalls
 
 	// Reading state, owned by readLoop or by the one goroutine that
 	// calls Read.
@@ -121,6 +134,9 @@ type conn struct {
 func (c *conn) readLoop() {
 	for {
 		msg, err := c.next()
+		if err != nil {
+			c.drain()
+		}
 		if !c.deliver(msgOrErr{msg: msg, err: err}) || err != nil {
 			return
 		}
@@ -163,14 +179,48 @@ func (c *conn) next() (jsonrpc.Message, error) {
 				return nil, err
 			}
 		} else if text := bytes.TrimSpace(line); len(text) > 0 {
-			msg, code, why := decode(text)
+			msg, rawID, code, why := decode(text)
 			if why == "" {
-				return msg, nil
+				if c.book == nil || c.enter(msg, rawID) {
+					return msg, nil
+				}
+				continue
 			}
 			if err := c.reject(text, code, why); err != nil {
 				return nil, err
 			}
 		}
+	}
+}
+
+// enter books a server's incoming message: a call gets the book's id, a
+// call whose id is in flight is answered here, and a cancellation of no
+// open call is dropped. It reports whether to deliver msg.
+func (c *conn) enter(msg jsonrpc.Message, rawID json.RawMessage) bool {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok {
+		return true
+	}
+	if !req.IsCall() {
+		return c.book.Cancel(req)
+	}
+	if err := c.book.Take(req, rawID); err != nil {
+		b, _ := callids.Encode(&jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: err.Error()}}, rawID)
+		c.writeLine(b)
+		return false
+	}
+	return true
+}
+
+// drain holds the end of the input back until every call taken has been
+// answered, or the connection is closed.
+func (c *conn) drain() {
+	if c.book == nil {
+		return
+	}
+	select {
+	case <-c.book.Idle():
+	case <-c.closed:
 	}
 }
 
@@ -212,60 +262,63 @@ func skipLine(r *bufio.Reader) {
 	}
 }
 
-// decode turns one line into a message, or says what is wrong with it and
-// which JSON-RPC error code that is.
 // Decode reads one JSON-RPC message as a connection reads a line: member
 // names matched exactly, as the SDK matches them, and no batches. A
 // failure is a *jsonrpc.Error with the JSON-RPC code (parse error or
-// invalid request) and a message that says what was wrong.
-func Decode(b []byte) (jsonrpc.Message, error) {
+// invalid request) and a message that says what was wrong. The id's JSON
+// is returned as it came (nil for none), for a server that echoes it
+// exactly.
+func Decode(b []byte) (jsonrpc.Message, json.RawMessage, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "no JSON-RPC message: the body is empty"}
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "no JSON-RPC message: the body is empty"}
 	}
-	msg, code, why := decode(b)
+	msg, rawID, code, why := decode(b)
 	if msg == nil {
-		return nil, &jsonrpc.Error{Code: code, Message: why}
+		return nil, nil, &jsonrpc.Error{Code: code, Message: why}
 	}
-	return msg, nil
+	return msg, rawID, nil
 }
 
-func decode(line []byte) (jsonrpc.Message, int64, string) {
+// decode also returns the id's JSON as it came, for a server that echoes
+// it exactly (the SDK's ID keeps a number as an int64).
+func decode(line []byte) (jsonrpc.Message, json.RawMessage, int64, string) {
 	if line[0] == '[' {
-		return nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported (MCP removed them in 2025-06-18): send one message per line"
+		return nil, nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported (MCP removed them in 2025-06-18): send one message per line"
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(line, &members); err != nil {
-		return nil, jsonrpc.CodeParseError, "not a JSON-RPC message: " + err.Error()
+		return nil, nil, jsonrpc.CodeParseError, "not a JSON-RPC message: " + err.Error()
 	}
 	var version string
 	if err := json.Unmarshal(members["jsonrpc"], &version); err != nil || version != "2.0" {
-		return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf(`"jsonrpc" must be "2.0", not %s`, orAbsent(members["jsonrpc"]))
+		return nil, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf(`"jsonrpc" must be "2.0", not %s`, orAbsent(members["jsonrpc"]))
 	}
-	id, err := decodeID(members["id"])
+	rawID := nullIsAbsent(members["id"])
+	id, err := decodeID(rawID)
 	if err != nil {
-		return nil, jsonrpc.CodeInvalidRequest, err.Error()
+		return nil, nil, jsonrpc.CodeInvalidRequest, err.Error()
 	}
 	if raw, ok := members["method"]; ok {
 		var method string
 		if err := json.Unmarshal(raw, &method); err != nil {
-			return nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf(`"method" must be a string, not %s`, raw)
+			return nil, nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf(`"method" must be a string, not %s`, raw)
 		}
-		return &jsonrpc.Request{ID: id, Method: method, Params: nullIsAbsent(members["params"])}, 0, ""
+		return &jsonrpc.Request{ID: id, Method: method, Params: nullIsAbsent(members["params"])}, rawID, 0, ""
 	}
 	// A response to a request of this side.
 	if !id.IsValid() {
-		return nil, jsonrpc.CodeInvalidRequest, "a response needs the id of its request"
+		return nil, nil, jsonrpc.CodeInvalidRequest, "a response needs the id of its request"
 	}
 	resp := &jsonrpc.Response{ID: id, Result: nullIsAbsent(members["result"])}
 	if raw := nullIsAbsent(members["error"]); raw != nil {
 		var e jsonrpc.Error
 		if err := json.Unmarshal(raw, &e); err != nil {
-			return nil, jsonrpc.CodeInvalidRequest, `"error" must be an object with a code and a message: ` + err.Error()
+			return nil, nil, jsonrpc.CodeInvalidRequest, `"error" must be an object with a code and a message: ` + err.Error()
 		}
 		resp.Error = &e
 	}
-	return resp, 0, ""
+	return resp, rawID, 0, ""
 }
 
 // nullIsAbsent maps a JSON null member to an absent one, as the SDK's
@@ -285,9 +338,10 @@ func orAbsent(raw json.RawMessage) string {
 }
 
 // decodeID reads an id: absent or null (a notification), a number or a
-// string.
+// string. A number that is not an int64 is read as the SDK reads it (a
+// server with a callids.Book keeps its exact text for the answer).
 func decodeID(raw json.RawMessage) (jsonrpc.ID, error) {
-	if len(raw) == 0 || string(raw) == "null" {
+	if len(raw) == 0 {
 		return jsonrpc.ID{}, nil
 	}
 	var v any
@@ -326,6 +380,7 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		msg, err := c.next()
 		if err != nil {
+			c.drain()
 			select {
 			case <-c.closed: // the read failed because Close closed the input
 				return nil, io.EOF
@@ -347,6 +402,19 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if resp, ok := msg.(*jsonrpc.Response); ok && c.book != nil {
+		raw, send, booked := c.book.Answer(resp)
+		if booked {
+			if !send {
+				return nil // the client cancelled the call
+			}
+			b, err := callids.Encode(resp, raw)
+			if err != nil {
+				return err
+			}
+			return c.writeLine(b)
+		}
 	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {

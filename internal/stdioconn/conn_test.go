@@ -113,7 +113,7 @@ func TestDecodesMessages(t *testing.T) {
 			return ok && r.ID.Raw() == int64(5)
 		}},
 	} {
-		msg, code, why := decode([]byte(strings.TrimSpace(tt.line)))
+		msg, _, code, why := decode([]byte(strings.TrimSpace(tt.line)))
 		if why != "" || !tt.check(msg) {
 			t.Errorf("%s: got %#v (code %d, %q)", tt.line, msg, code, why)
 		}
@@ -140,7 +140,7 @@ func TestRefusesBadLines(t *testing.T) {
 		{`{"jsonrpc":"2.0","result":{}}`, jsonrpc.CodeInvalidRequest, "needs the id"},
 		{`{"jsonrpc":"2.0","id":2,"error":"bad"}`, jsonrpc.CodeInvalidRequest, `"error" must be an object`},
 	} {
-		msg, code, why := decode([]byte(tt.line))
+		msg, _, code, why := decode([]byte(tt.line))
 		if msg != nil || code != tt.code || !strings.Contains(why, tt.has) {
 			t.Errorf("%s: got %v, code %d, %q; want code %d with %q", tt.line, msg, code, why, tt.code, tt.has)
 		}
@@ -150,7 +150,7 @@ func TestRefusesBadLines(t *testing.T) {
 // A member name in another case is not that member: {"Method":…} is not a
 // request, as it is not for the SDK.
 func TestMemberNamesAreExact(t *testing.T) {
-	msg, _, why := decode([]byte(`{"jsonrpc":"2.0","id":1,"Method":"tools/call","result":{}}`))
+	msg, _, _, why := decode([]byte(`{"jsonrpc":"2.0","id":1,"Method":"tools/call","result":{}}`))
 	if r, ok := msg.(*jsonrpc.Response); why != "" || !ok || string(r.Result) != "{}" {
 		t.Errorf("got %#v, %q; want a response", msg, why)
 	}
@@ -275,7 +275,7 @@ func FuzzDecode(f *testing.F) {
 		if len(line) == 0 {
 			return
 		}
-		msg, _, why := decode(line)
+		msg, _, _, why := decode(line)
 		if why != "" {
 			return
 		}
