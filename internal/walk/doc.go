@@ -1,8 +1,8 @@
 // Package walk lists the files of a directory tree the way ripgrep and fd
 // do: .gitignore files (nested, with negation, honored inside a git
 // repository as git does), .ignore files and .git/info/exclude are obeyed,
-// hidden files are included, version-control directories and symlinks are
-// skipped. A Filter narrows the walk further with ripgrep-style globs, the
+// hidden files are included, version-control directories, induscode's
+// state folder (.indusvx) and symlinks are skipped. A Filter narrows the walk further with ripgrep-style globs, the
 // file-type table (TypeNames) or a predicate.
 //
 // Walk visits files in parallel and in no order, for callers that collect

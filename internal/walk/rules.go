@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/indusagi/induscode/workspace"
 )
 
 // Names of the files that carry ignore rules, and the version-control
@@ -20,6 +22,13 @@ const (
 // list is the one agents' search tools agree on (git, Subversion,
 // Mercurial, Bazaar, Jujutsu, Sapling).
 var vcsDirs = map[string]bool{".git": true, ".svn": true, ".hg": true, ".bzr": true, ".jj": true, ".sl": true}
+
+// skipDir reports whether the walk leaves out an entry of this name: a
+// version-control directory, or induscode's own state folder, which
+// holds checkpoints and logs (copies of the project, output of commands)
+// whether or not the workspace is a git repository whose ignore rules
+// would leave it out.
+func skipDir(name string) bool { return vcsDirs[name] || name == workspace.StateDir }
 
 // rulesNode is the ignore state of one directory: the rule sets it adds
 // and a link to its parent's. A directory without ignore files shares its

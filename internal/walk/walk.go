@@ -220,7 +220,7 @@ func listDir(cfg Config, it walkItem, kids []walkItem, stats *Stats) []walkItem 
 	f := &cfg.Filter
 	for i := range ents {
 		e := &ents[i]
-		if vcsDirs[e.name] {
+		if skipDir(e.name) {
 			continue
 		}
 		var isDir bool

@@ -17,6 +17,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/workspace"
 )
 
 type lsInput struct {
@@ -28,7 +29,7 @@ type lsInput struct {
 const lsDescription = `List the entries of one directory, sorted by name.
 
 - path may be absolute or relative to the working directory (default: the working directory).
-- Directories end in /, symlinks show their target (name -> target), hidden entries are included.
+- Directories end in /, symlinks show their target (name -> target), hidden entries are included; induscode's own state folder .indusvx is never listed.
 - At most 500 entries are shown unless you set limit (up to 5000); a note says when the list was cut.
 - ignore takes glob patterns matched against entry names (*.pyc, node_modules, build/); a pattern ending in / matches only directories.
 - ls does not descend into subdirectories. To find files by name across a tree use find; to search contents use grep.`
@@ -95,6 +96,9 @@ func runLs(ctx context.Context, in lsInput, env *tool.Env) tool.Result {
 	for {
 		batch, err := d.ReadDir(lsBatch)
 		for _, e := range batch {
+			if e.Name() == workspace.StateDir {
+				continue // the agent's own state, not the project (as grep and find skip it)
+			}
 			if ignore.match(e) {
 				hidden++
 				continue

@@ -91,3 +91,19 @@ func TestLsLimitAcrossBatches(t *testing.T) {
 		t.Errorf("default listing has %d lines, entry %d is %q", len(lines), DefaultListLimit, lines[DefaultListLimit-1])
 	}
 }
+
+// ls never lists the state folder, which holds the agent's checkpoints and
+// logs rather than the project.
+func TestLsLeavesOutStateFolder(t *testing.T) {
+	t.Parallel()
+	env, dir := newEnv(t)
+	writeFile(t, filepath.Join(dir, "a.txt"), "x")
+	writeFile(t, filepath.Join(dir, ".indusvx", "bg", "p1.log"), "x")
+	writeFile(t, filepath.Join(dir, "sub", ".indusvx", "x"), "x")
+	if got := mustOK(t, call(t, LsTool(), env, map[string]any{})); got != "a.txt\nsub/" {
+		t.Errorf("ls = %q, want a.txt and sub/ only", got)
+	}
+	if got := mustOK(t, call(t, LsTool(), env, map[string]any{"path": "sub"})); got != "(empty directory)" {
+		t.Errorf("ls sub = %q, want an empty directory", got)
+	}
+}

@@ -31,7 +31,7 @@ func FindTool(o Options) tool.Tool {
 		Label: "Find files by name",
 		Description: "Find files whose path matches a glob (** spans directories, {a,b} alternates), newest first. " +
 			"Honors .gitignore, .ignore and .git/info/exclude, includes hidden files and skips .git and other " +
-			"version-control directories. Paths are relative to the working directory. Use it to locate files " +
+			"version-control directories and induscode's state folder .indusvx. Paths are relative to the working directory. Use it to locate files " +
 			"before reading them; use grep to search their contents.",
 		ReadOnly: true,
 	}, func(ctx context.Context, in findInput, env *tool.Env) tool.Result {

@@ -154,3 +154,39 @@ func TestCompileFindPattern(t *testing.T) {
 		})
 	}
 }
+
+// The state folder holds checkpoints (copies of project files) and the
+// logs of background commands: grep and find never show them, in a
+// workspace that is not a git repository (where its self-ignoring
+// .gitignore does not apply) as in one that is.
+func TestStateFolderIsNeverWalked(t *testing.T) {
+	t.Parallel()
+	for _, gitRepo := range []bool{false, true} {
+		files := map[string]string{
+			"src/a.go":                        "needle\n",
+			".indusvx/.gitignore":             "*\n",
+			".indusvx/checkpoints/after/3f2a": "needle\n",
+			".indusvx/bg/p1.log":              "needle\n",
+			"sub/.indusvx/bg/p2.log":          "needle\n",
+		}
+		if gitRepo {
+			files[".git/HEAD"] = "ref: refs/heads/main\n"
+		}
+		root := tree(t, files)
+		for _, tc := range []struct{ tool, input, want string }{
+			{"grep", `{"pattern":"needle"}`, "Found 1 file\nsrc/a.go"},
+			{"grep", `{"pattern":"needle","output_mode":"content"}`, "src/a.go:1:needle"},
+			{"grep", `{"pattern":"needle","output_mode":"count"}`, "Found 1 matching line in 1 file\nsrc/a.go:1"},
+			{"find", `{"pattern":"**/*"}`, "src/a.go"},
+		} {
+			tl := GrepTool(Options{})
+			if tc.tool == "find" {
+				tl = FindTool(Options{})
+			}
+			res := run(t, tl, root, tc.input)
+			if got := res.PlainText(); res.IsError || got != tc.want {
+				t.Errorf("git repository %v: %s %s = %q, want %q", gitRepo, tc.tool, tc.input, got, tc.want)
+			}
+		}
+	}
+}

@@ -64,7 +64,7 @@ func GrepTool(o Options) tool.Tool {
 		Label: "Search file contents",
 		Description: "Search the contents of files under a directory for a regular expression, fast (ripgrep's " +
 			"engine design, in-process). Honors .gitignore, .ignore and .git/info/exclude, searches hidden files, " +
-			"skips .git and other version-control directories and binary files. Paths in the result are relative " +
+			"skips .git and other version-control directories, induscode's state folder .indusvx and binary files. Paths in the result are relative " +
 			"to the working directory and sorted. By default lists the matching files; output_mode content shows " +
 			"the lines (path:line:text, context lines as path-line-text), count shows matching lines per file. " +
 			"Narrow with glob or type; page with head_limit and offset. Prefer this over running grep or rg in a shell.",
