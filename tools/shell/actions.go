@@ -35,7 +35,12 @@ func (e *Engine) StartAction(ctx context.Context, env *tool.Env, command string,
 	if strings.TrimSpace(command) == "" {
 		return tool.Errorf("command is required for start: give the shell command to run in the background")
 	}
-	p, err := e.Start(command, env.Dir)
+	return e.startIn(ctx, env.Dir, command, yield, v)
+}
+
+// startIn is StartAction in directory dir.
+func (e *Engine) startIn(ctx context.Context, dir, command string, yield time.Duration, v Verbs) tool.Result {
+	p, err := e.Start(command, dir)
 	if err != nil {
 		return tool.Errorf("could not start %q: %v", command, err)
 	}

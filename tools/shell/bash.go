@@ -28,6 +28,9 @@ type bashInput struct {
 	TimeoutMS   int    `json:"timeout_ms,omitempty" jsonschema:"Stop the command after this many milliseconds (default 120000, at most 600000)."`
 	Description string `json:"description,omitempty" jsonschema:"Five to ten words saying what the command does, for the person watching (\"Run the unit tests\")."`
 	WorkingDir  string `json:"working_dir,omitempty" jsonschema:"Directory to run in, inside the workspace; relative paths resolve against the working directory. Default: the working directory."`
+	// Models trained on Claude Code's Bash tool send run_in_background;
+	// it is the process tool's start under bash's name.
+	RunInBackground bool `json:"run_in_background,omitempty" jsonschema:"Start the command as a background process and return its id at once, without waiting; read its output with the process tool (action=output id=...) and stop it with action=kill. timeout_ms does not apply."`
 }
 
 // BashTool returns the bash tool, which runs one shell command to
@@ -43,7 +46,7 @@ var bashToolOnce = sync.OnceValue(func() tool.Tool {
 		Description: "Run a shell command with bash -c in the working directory (or working_dir, which must be inside the workspace) and return its output and exit code. " +
 			"stdout and stderr are merged in the order they were written; stdin is empty (/dev/null), so interactive prompts get end-of-file — pass flags such as --yes instead. " +
 			"The environment has INDUSR=1. The command and everything it starts are stopped after timeout_ms (default 120000, max 600000) and when the call is cancelled; " +
-			"nothing it starts outlives the call, so run servers and watchers with the process tool instead. " +
+			"nothing it starts outlives the call, so run servers and watchers with run_in_background=true (or the process tool), which returns a process id at once. " +
 			"Output beyond 30000 characters is cut to its first and last lines, with the full output saved to a log file whose path the result gives; read or grep that file for the rest. " +
 			"Prefer the read, grep, find and ls tools over cat, grep, find and ls in the shell.",
 	}, runBash, tool.WithSchema(func(s *jsonschema.Schema) {
@@ -60,11 +63,14 @@ func runBash(ctx context.Context, in bashInput, env *tool.Env) tool.Result {
 	if err != nil {
 		return tool.Errorf("%v", err)
 	}
+	e := EngineOf(env)
+	if in.RunInBackground {
+		return e.startIn(ctx, dir, in.Command, 0, processVerbs)
+	}
 	timeout := DefaultTimeout
 	if in.TimeoutMS > 0 {
 		timeout = min(time.Duration(in.TimeoutMS)*time.Millisecond, MaxTimeout)
 	}
-	e := EngineOf(env)
 	out := &clip{openLog: e.logOpener("bash")}
 	last := &latest{next: out}
 	g, err := e.runForeground(in.Command, dir, last)

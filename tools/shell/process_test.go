@@ -369,3 +369,32 @@ func TestGigabyteOutputKeepsMemoryBounded(t *testing.T) {
 	}
 	t.Logf("heap base %d MiB, peak %d MiB", base>>20, peak.Load()>>20)
 }
+
+// bash's run_in_background (Claude Code's name) starts a background
+// process in working_dir and returns its id at once; process reads it.
+func TestBashRunInBackground(t *testing.T) {
+	t.Parallel()
+	env := session(t)
+	sub := filepath.Join(env.Dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := call(t, BashTool(), env, map[string]any{
+		"command":           `pwd; while [ ! -e go ]; do sleep 0.02; done; echo finished`,
+		"working_dir":       "sub",
+		"run_in_background": true,
+		"timeout_ms":        1,
+	})
+	m := startedID.FindStringSubmatch(text(r))
+	if r.IsError || m == nil || !strings.Contains(text(r), "process action=output id="+m[1]) {
+		t.Fatalf("bash run_in_background said:\n%s", text(r))
+	}
+	// It returned while the command waits for the file: it runs on.
+	if err := os.WriteFile(filepath.Join(sub, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := proc(t, env, map[string]any{"action": "wait", "id": m[1], "yield_ms": 10000})
+	if !strings.Contains(out, sub+"\nfinished") || !strings.Contains(out, "exited with code 0") {
+		t.Errorf("process wait said:\n%s", out)
+	}
+}
