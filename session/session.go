@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -43,7 +44,10 @@ type Options struct {
 	// Profile selects the catalog rows; zero means deck.All.
 	Profile deck.Profile
 	// Tools, when not empty, keeps only these built-in tools (names are
-	// matched as [MatchName] does). Grafted tools are not affected.
+	// matched as [MatchName] does). It selects from the built-in deck
+	// before the grafts join, so grafted tools (MCP servers, addon tools)
+	// stay, unless entries name them (SERVER__TOOL, or a glob such as
+	// fs__read_*): then only the grafted tools those entries match stay.
 	Tools []string
 	// NoTools provisions nothing at all and mounts no MCP server.
 	NoTools bool
@@ -137,7 +141,8 @@ type Session struct {
 	mu       sync.Mutex
 	box      *deck.Box
 	tools    []tool.Tool
-	omitted  []Omission
+	omitted  []Omission // grafts left out, rebuilt by refresh
+	leftOut  []Omission // built-ins left out by the profile or --tools
 	stale    bool
 	deferred map[string]deferredServer // listed from the cache, not mounted
 	watchers map[*func()]struct{}
@@ -190,10 +195,13 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 		d.Retain(func(tool.Tool) bool { return false })
 		return s, nil
 	}
-	if err := keepTools(d, opts.Tools, opts.Profile); err != nil {
+	s.leftOut = outsideProfile(opts.Profile)
+	dropped, err := keepTools(d, opts.Tools, opts.Profile)
+	if err != nil {
 		d.Close()
 		return nil, err
 	}
+	s.leftOut = append(s.leftOut, dropped...)
 	s.loadAddons(ctx) // issue 11
 	if !opts.NoMCP {
 		s.fleet = opts.Fleet
@@ -236,13 +244,14 @@ func (s *Session) Tools() []tool.Tool {
 	return append([]tool.Tool(nil), s.tools...)
 }
 
-// Omitted returns the grafted tools the session left out (by profile or
-// --tools), with the reason for each.
+// Omitted returns the tools the session left out by its profile or
+// --tools, with the reason for each: catalog rows first, then grafted
+// tools.
 func (s *Session) Omitted() []Omission {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.refresh()
-	return append([]Omission(nil), s.omitted...)
+	return slices.Concat(s.leftOut, s.omitted)
 }
 
 // Run calls the named tool with input in this session (see deck.Box.Run).

@@ -2,7 +2,7 @@ package session
 
 import (
 	"fmt"
-
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -60,12 +60,13 @@ func graftPatterns(requested []string) []string {
 	return out
 }
 
-// keepTools applies the Tools allow-list to the deck's built-in tools.
-// Every requested built-in must be a catalog id that the profile provides;
-// entries that name grafted tools are applied to the grafts instead.
-func keepTools(d *deck.Deck, requested []string, profile deck.Profile) error {
+// keepTools applies the Tools allow-list to the deck's built-in tools and
+// returns the ones it dropped. Every requested built-in must be a catalog
+// id that the profile provides; entries that name grafted tools are
+// applied to the grafts instead.
+func keepTools(d *deck.Deck, requested []string, profile deck.Profile) ([]Omission, error) {
 	if len(requested) == 0 {
-		return nil
+		return nil, nil
 	}
 	var onDeck []string
 	for _, t := range d.Tools() {
@@ -78,19 +79,51 @@ func keepTools(d *deck.Deck, requested []string, profile deck.Profile) error {
 		}
 		id, ok := MatchName(r, deck.IDs())
 		if !ok {
-			return &OptionError{Option: "tools", Msg: fmt.Sprintf("unknown tool %q in --tools; valid ids: %s (and grafted tools as SERVER__TOOL or a glob such as fs__read_*)", r, strings.Join(deck.IDs(), ", ")),
+			return nil, &OptionError{Option: "tools", Msg: fmt.Sprintf("unknown tool %q in --tools; valid ids: %s (and grafted tools as SERVER__TOOL or a glob such as fs__read_*)", r, strings.Join(deck.IDs(), ", ")),
 				Err: &deck.Fault{Kind: deck.UnknownCapability, ID: r, Msg: "not in the catalog"}}
 		}
 		if _, ok := MatchName(id, onDeck); !ok {
-			return &OptionError{Option: "tools", Msg: fmt.Sprintf("tool %q is not in profile %s; use --profile survey or all, or choose from: %s", id, profile, strings.Join(onDeck, ", "))}
+			return nil, &OptionError{Option: "tools", Msg: fmt.Sprintf("tool %q is not in profile %s; use --profile survey or all, or choose from: %s", id, profile, strings.Join(onDeck, ", "))}
 		}
 		keep[id] = true
 	}
+	var dropped []Omission
+	for _, name := range onDeck {
+		if !keep[name] {
+			dropped = append(dropped, Omission{Name: name, Reason: "not named by --tools"})
+		}
+	}
 	d.Retain(func(t tool.Tool) bool { return keep[t.Spec().Name] })
-	return nil
+	return dropped, nil
 }
 
-// Omission is a grafted tool the session left out, and why.
+// outsideProfile lists the catalog rows profile leaves out, each with the
+// profiles that have it.
+func outsideProfile(profile deck.Profile) []Omission {
+	var out []Omission
+	for _, c := range deck.Catalog() {
+		if c.In(profile) {
+			continue
+		}
+		var in []string
+		for _, p := range deck.Profiles() {
+			if c.In(p) {
+				in = append(in, p.String())
+			}
+		}
+		reason := fmt.Sprintf("not in profile %s; profile %s has it", profile, strings.Join(in, " and "))
+		if len(in) > 1 {
+			reason = fmt.Sprintf("not in profile %s; profiles %s have it", profile, strings.Join(in, " and "))
+		}
+		if profile == deck.Authoring && !slices.Contains(in, deck.Authoring.String()) && slices.Contains(in, deck.Survey.String()) {
+			reason = "profile authoring takes only read-only tools; profiles survey and all have it"
+		}
+		out = append(out, Omission{Name: c.ID, Reason: reason})
+	}
+	return out
+}
+
+// Omission is a tool the session left out, and why.
 type Omission struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
@@ -98,19 +131,22 @@ type Omission struct {
 
 // admitGraft decides whether a grafted tool joins the session: the
 // read-only profile takes only tools their server marks read-only, and a
-// --tools list that names grafted tools takes only those.
+// --tools list that names grafted tools (SERVER__TOOL or a glob) takes only
+// those. A --tools list of built-in ids alone leaves every graft: it
+// selects from the built-in deck, and the grafts join after it.
 func admitGraft(t tool.Tool, profile deck.Profile, requested []string) (bool, string) {
 	sp := t.Spec()
 	if profile == deck.Authoring && !sp.ReadOnly {
 		return false, "profile authoring takes only read-only tools, and its server does not mark it readOnlyHint (without destructiveHint)"
 	}
-	if len(requested) == 0 {
+	patterns := graftPatterns(requested)
+	if len(patterns) == 0 {
 		return true, ""
 	}
-	for _, p := range graftPatterns(requested) {
+	for _, p := range patterns {
 		if ok, _ := doublestar.Match(p, sp.Name); ok || canonical(p) == canonical(sp.Name) {
 			return true, ""
 		}
 	}
-	return false, "not named by --tools"
+	return false, "--tools names grafted tools, and not this one"
 }

@@ -65,7 +65,7 @@ var flagTable = []globalFlag{
 		func(fs *pflag.FlagSet, o *options, name, short, usage string) {
 			fs.VarP(&o.Profile, name, short, usage)
 		}},
-	{"tools", "", "only these built-in tools (repeat or comma-separate; case, '_' and '-' are ignored)",
+	{"tools", "", "only these built-in tools (repeat or comma-separate; case, '_' and '-' are ignored); MCP tools stay, unless entries name them (SERVER__TOOL or a glob such as fs__*)",
 		listFlag(func(o *options) *[]string { return &o.Tools })},
 	{"no-tools", "", "provision no tools at all (no built-ins, no MCP servers)",
 		boolFlag(func(o *options) *bool { return &o.NoTools })},
