@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -216,7 +217,44 @@ func (s *Session) sessionHooks(runner hooks.Runner) (o hooks.Options, addonsRun 
 			claude = g.Hooks
 		}
 	}
+	if s.opts.ClaudeHooks {
+		claude = append(s.userClaudeHooks(), claude...)
+	}
 	return o, addonsRun, claude
+}
+
+// userClaudeHooks are the hooks of the user's own Claude Code settings
+// (~/.claude/settings.json), which run without an approval, as Claude
+// Code runs them before the project's. When the workspace is the home
+// folder that file is the project's too, and keeps the approval it needs
+// as such.
+func (s *Session) userClaudeHooks() []hooks.Hook {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil
+	}
+	file := hooks.UserSettingsFile(home)
+	for _, f := range hooks.SettingsFiles(workspace.At(s.dir).Root()) {
+		if sameFile(f, file) {
+			return nil
+		}
+	}
+	hs, faults := hooks.LoadSettingsFiles(file)
+	for _, f := range faults {
+		s.warn("hooks: " + f.Error())
+	}
+	return hs
+}
+
+// sameFile reports whether a and b name one file: the same path, or the
+// same file on disk.
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	x, errA := os.Stat(a)
+	y, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(x, y)
 }
 
 // runs reports whether the group runs anything: hooks or processes.

@@ -77,7 +77,8 @@ type Options struct {
 	TrustStore *bridge.TrustStore
 	// ClaudeHooks runs the hooks of the workspace's Claude Code settings
 	// (.claude/settings.json, .claude/settings.local.json), once approved
-	// like the [[hook]] tables of its addons (see WorkspaceHooks).
+	// like the [[hook]] tables of its addons (see WorkspaceHooks), and
+	// those of the user's own ~/.claude/settings.json, which need none.
 	ClaudeHooks bool
 	// TrustHooks runs the workspace's command hooks without an approval,
 	// for one unattended run (CI).

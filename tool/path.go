@@ -15,7 +15,11 @@ var ErrOutsideWorkspace = errors.New("path is outside the workspace")
 // Resolve turns a model-supplied path into an absolute, clean path: a
 // leading '@' (a mention, as in "@src/main.go") is dropped, '~' and '~/'
 // expand to the home directory, and a relative path joins env.Dir.
-func (e *Env) Resolve(p string) (string, error) {
+func (e *Env) Resolve(p string) (string, error) { return ResolveIn(e.Dir, p) }
+
+// ResolveIn is [Env.Resolve] for a session whose directory is dir, for
+// those that must show a path as the tools will take it (the hooks).
+func ResolveIn(dir, p string) (string, error) {
 	p = strings.TrimSpace(p)
 	p = strings.TrimPrefix(p, "@")
 	if p == "" {
@@ -32,7 +36,7 @@ func (e *Env) Resolve(p string) (string, error) {
 		p = filepath.Join(home, p[1:])
 	}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(e.Dir, p)
+		p = filepath.Join(dir, p)
 	}
 	return filepath.Clean(p), nil
 }

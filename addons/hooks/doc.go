@@ -10,7 +10,8 @@
 //
 // Hooks come from two places: [[hook]] tables of an addon's manifest.toml
 // (see addons.HookDecl, registered through [Binder]) and the hooks section
-// of Claude Code's .claude/settings.json ([ParseSettings], registered as
+// of Claude Code's .claude/settings.json and the user's ~/.claude/settings.json
+// ([ParseSettings], registered as
 // one addon by [Addon]). Either way they map onto the addons runtime:
 // PreToolUse is a tool:before gate, followed at once by a tool:before
 // transform that applies updatedInput (a gate can refuse but not rewrite;

@@ -113,18 +113,71 @@ func TestClaudeHookSeesClaudeArgumentNames(t *testing.T) {
 	if got["path"] != "safe.txt" || got["file_path"] != nil {
 		t.Errorf("the tool ran with %v, want path safe.txt (the hook's rewrite in our names)", got)
 	}
-	if in := readFile(t, filepath.Join(r.dir, "claude.json")); !strings.Contains(in, `"tool_name":"Write"`) || !strings.Contains(in, `"file_path":"a.txt"`) {
-		t.Errorf("the Claude Code hook saw %s, want tool_name Write and tool_input.file_path", in)
+	// Claude Code sends absolute paths; hook scripts compare them with
+	// $CLAUDE_PROJECT_DIR.
+	if in := readFile(t, filepath.Join(r.dir, "claude.json")); !strings.Contains(in, `"tool_name":"Write"`) || !strings.Contains(in, `"file_path":`+mustJSON(filepath.Join(r.dir, "a.txt"))) {
+		t.Errorf("the Claude Code hook saw %s, want tool_name Write and tool_input.file_path absolute", in)
 	}
 	if in := readFile(t, filepath.Join(r.dir, "ours.json")); !strings.Contains(in, `"path":"a.txt"`) {
 		t.Errorf("our hook saw %s, want tool_input.path", in)
 	}
 	// Input the renaming cannot apply to is passed on as it is.
-	for _, raw := range []string{`[1]`, `{"file_path":"x","path":"y"}`, `not json`} {
-		if out := ClaudeInput("write", json.RawMessage(raw)); string(out) != raw {
+	for _, raw := range []string{`[1]`, `{"file_path":"/x","path":"/y"}`, `not json`} {
+		if out := ClaudeInput("write", json.RawMessage(raw), "/w"); string(out) != raw {
 			t.Errorf("ClaudeInput(%s) = %s", raw, out)
 		}
 	}
+}
+
+// Every argument a Claude Code tool takes is found under Claude Code's
+// name, paths absolute; a rewrite in those names comes back in ours.
+func TestClaudeArgumentNamesBothWays(t *testing.T) {
+	t.Parallel()
+	dir := "/work/space"
+	for _, tc := range []struct {
+		tool, ours, claude string
+	}{
+		{"bash", `{"command":"make","timeout_ms":5000,"run_in_background":true,"description":"Build"}`,
+			`{"command":"make","description":"Build","run_in_background":true,"timeout":5000}`},
+		{"grep", `{"pattern":"TODO","path":"src","glob":"*.go","case_insensitive":true,"output_mode":"content","line_numbers":true,"before":1,"after":2,"context":3,"type":"go","head_limit":9,"multiline":true}`,
+			`{"-A":2,"-B":1,"-C":3,"-i":true,"-n":true,"glob":"*.go","head_limit":9,"multiline":true,"output_mode":"content","path":"/work/space/src","pattern":"TODO","type":"go"}`},
+		{"read", `{"path":"a/b.go","offset":10,"limit":20}`, `{"file_path":"/work/space/a/b.go","limit":20,"offset":10}`},
+		{"write", `{"path":"./n.txt","content":"hi"}`, `{"content":"hi","file_path":"/work/space/n.txt"}`},
+		{"edit", `{"path":"/abs/e.go","old_string":"a","new_string":"b","replace_all":true}`,
+			`{"file_path":"/abs/e.go","new_string":"b","old_string":"a","replace_all":true}`},
+		{"find", `{"pattern":"**/*.go","path":"cmd"}`, `{"path":"/work/space/cmd","pattern":"**/*.go"}`},
+		{"ls", `{"path":".","ignore":["*.log"]}`, `{"ignore":["*.log"],"path":"/work/space"}`},
+		{"websearch", `{"query":"go","allowed_domains":["go.dev"]}`, `{"query":"go","allowed_domains":["go.dev"]}`},
+	} {
+		got := ClaudeInput(tc.tool, json.RawMessage(tc.ours), dir)
+		if !sameJSON(t, got, tc.claude) {
+			t.Errorf("%s: the hook sees %s, want %s", tc.tool, got, tc.claude)
+		}
+		// updatedInput in Claude Code's names reaches the tool in ours.
+		back := OurInput(tc.tool, got)
+		var want map[string]any
+		json.Unmarshal([]byte(tc.ours), &want)
+		if f, ok := pathFields[tc.tool]; ok {
+			if p, ok := want[f].(string); ok {
+				want[f], _ = tool.ResolveIn(dir, p)
+			}
+		}
+		if !sameJSON(t, back, mustJSON(want)) {
+			t.Errorf("%s: the rewrite reaches the tool as %s, want %s", tc.tool, back, mustJSON(want))
+		}
+	}
+}
+
+func sameJSON(t *testing.T, a json.RawMessage, b string) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("%s: %v", a, err)
+	}
+	if err := json.Unmarshal([]byte(b), &y); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return mustJSON(x) == mustJSON(y)
 }
 
 func mustJSON(v any) string {

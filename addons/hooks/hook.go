@@ -3,7 +3,6 @@ package hooks
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -153,89 +152,6 @@ func (m matcher) matches(name string) bool {
 		}
 	}
 	return false
-}
-
-// claudeNames are Claude Code's names of the built-in tools that have a
-// counterpart here.
-var claudeNames = map[string]string{
-	"bash":      "Bash",
-	"read":      "Read",
-	"write":     "Write",
-	"edit":      "Edit",
-	"grep":      "Grep",
-	"find":      "Glob",
-	"ls":        "LS",
-	"webfetch":  "WebFetch",
-	"websearch": "WebSearch",
-	"todo_set":  "TodoWrite",
-	"task":      "Task",
-}
-
-// claudeFields are the arguments that Claude Code's tools name apart
-// from ours, by our tool name: a hook script reads
-// .tool_input.file_path of Read, Write and Edit.
-var claudeFields = map[string]map[string]string{
-	"read":  {"path": "file_path"},
-	"write": {"path": "file_path"},
-	"edit":  {"path": "file_path"},
-}
-
-// ClaudeInput is the arguments of a call of tool as Claude Code's tool
-// of that name takes them, so that a hook written for Claude Code finds
-// them where it looks. Input that is not a JSON object is returned as is.
-func ClaudeInput(tool string, args json.RawMessage) json.RawMessage {
-	return renameFields(args, claudeFields[tool], false)
-}
-
-// OurInput undoes ClaudeInput, for the updatedInput of a Claude Code
-// hook.
-func OurInput(tool string, args json.RawMessage) json.RawMessage {
-	return renameFields(args, claudeFields[tool], true)
-}
-
-// renameFields renames the keys of a JSON object by names (or back).
-func renameFields(args json.RawMessage, names map[string]string, back bool) json.RawMessage {
-	if len(names) == 0 {
-		return args
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(args, &m) != nil || m == nil {
-		return args
-	}
-	changed := false
-	for ours, theirs := range names {
-		from, to := ours, theirs
-		if back {
-			from, to = theirs, ours
-		}
-		if v, ok := m[from]; ok {
-			if _, taken := m[to]; !taken {
-				m[to] = v
-				delete(m, from)
-				changed = true
-			}
-		}
-	}
-	if !changed {
-		return args
-	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return args
-	}
-	return out
-}
-
-// ClaudeToolName is Claude Code's name for the tool named name: Bash for
-// bash, mcp__fs__read for the grafted fs__read, else name itself.
-func ClaudeToolName(name string) string {
-	if c, ok := claudeNames[name]; ok {
-		return c
-	}
-	if strings.Contains(name, "__") {
-		return "mcp__" + name
-	}
-	return name
 }
 
 // Fingerprint identifies what a list of hooks runs: any change of a

@@ -99,7 +99,7 @@ func (s *Set) runAll(ctx context.Context, hooks []*Hook, in Input) []result {
 func (s *Set) run(ctx context.Context, h *Hook, in Input) result {
 	in.HookEventName = h.Name
 	if h.Claude && in.ToolName != "" {
-		in.ToolInput = ClaudeInput(in.ToolName, in.ToolInput)
+		in.ToolInput = ClaudeInput(in.ToolName, in.ToolInput, s.o.Dir)
 		in.ToolName = ClaudeToolName(in.ToolName)
 	}
 	if s.o.Runner == nil {

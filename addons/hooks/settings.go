@@ -27,13 +27,25 @@ func SettingsFiles(root string) []string {
 	}
 }
 
+// UserSettingsFile is the user's own Claude Code settings under home,
+// ~/.claude/settings.json. Its hooks are the user's, as user-level MCP
+// configs are: they need no approval.
+func UserSettingsFile(home string) string {
+	return filepath.Join(home, ".claude", "settings.json")
+}
+
 // LoadSettings reads the hooks of every settings file of the project at
 // root. A missing file holds none; every problem is a fault naming the
 // file and, where it can, the line, and the rest still load.
 func LoadSettings(root string) ([]Hook, []*addons.Fault) {
+	return LoadSettingsFiles(SettingsFiles(root)...)
+}
+
+// LoadSettingsFiles is LoadSettings for the given files, in order.
+func LoadSettingsFiles(files ...string) ([]Hook, []*addons.Fault) {
 	var hooks []Hook
 	var faults []*addons.Fault
-	for _, f := range SettingsFiles(root) {
+	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -77,7 +77,7 @@ var flagTable = []globalFlag{
 		stringFlag(func(o *options) *string { return &o.Session })},
 	{"no-addons", "", "load none of the workspace's addons (.indus/addons)",
 		boolFlag(func(o *options) *bool { return &o.NoAddons })},
-	{"claude-hooks", "", "run the hooks of .claude/settings.json and settings.local.json once approved (also INDUSR_CLAUDE_HOOKS=1)",
+	{"claude-hooks", "", "run the hooks of .claude/settings.json and settings.local.json once approved, and those of ~/.claude/settings.json (also INDUSR_CLAUDE_HOOKS=1)",
 		boolFlag(func(o *options) *bool { return &o.ClaudeHooks })},
 	{"json", "", "machine-readable JSON output",
 		boolFlag(func(o *options) *bool { return &o.JSON })},

@@ -34,7 +34,9 @@ They come from [[hook]] tables of an addon's manifest.toml:
 and, with --claude-hooks (or INDUSR_CLAUDE_HOOKS=1), from the hooks section of
 .claude/settings.json and .claude/settings.local.json. A repository's hooks
 run as you on every tool call, so each group runs only once approved with
-"indusr hooks trust"; INDUSR_TRUST_HOOKS=1 trusts them for one run (CI).`,
+"indusr hooks trust"; INDUSR_TRUST_HOOKS=1 trusts them for one run (CI).
+With --claude-hooks the hooks of your own ~/.claude/settings.json run too,
+without an approval.`,
 	}
 	cmd.AddCommand(newHooksListCmd(opts), newHooksTrustCmd(opts))
 	return cmd
