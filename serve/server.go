@@ -56,9 +56,9 @@ type Server struct {
 	opts     Options
 	log      *slog.Logger
 	mcp      *mcp.Server
-	fleet    *bridge.Fleet
+	fleet    *session.Fleet // nil without MCP servers
 	mounted  <-chan struct{}
-	catalog  *session.Session // the tool list; never runs a call
+	catalog  *session.Session // the tool list (session.Catalog); never runs a call
 	stop     func()
 	load     *loadShape // nil unless Options.AdaptGC or AdaptProcs
 	ungovern func()     // removes load's lift as the process's governor
@@ -108,11 +108,16 @@ func New(opts Options) (_ *Server, err error) {
 	sopts.Name = "" // a named session belongs to one client, not to all
 	var done <-chan struct{}
 	if !sopts.NoTools && !sopts.NoMCP {
-		fleet, mounted, err := session.StartFleet(sopts)
+		// Servers whose tool list is cached are listed at once and start
+		// on their first call; the others start in the background.
+		sopts.UseCache = true
+		fleet, err := session.StartFleet(sopts)
 		if err != nil {
 			return nil, err
 		}
-		s.fleet, done = fleet, mounted
+		if fleet != nil {
+			s.fleet, done = fleet, fleet.Mounted()
+		}
 	}
 	if done == nil {
 		c := make(chan struct{})
@@ -126,7 +131,8 @@ func New(opts Options) (_ *Server, err error) {
 	}
 	s.opts.Session = sopts
 
-	catalog, err := session.Open(context.Background(), sopts)
+	// The tool list without a session: no client has opened one yet.
+	catalog, err := session.Catalog(context.Background(), sopts)
 	if err != nil {
 		if s.fleet != nil {
 			s.fleet.Close()
@@ -143,6 +149,7 @@ func New(opts Options) (_ *Server, err error) {
 	})
 	s.stop = catalog.OnToolsChanged(func() { s.sync(true) })
 	s.sync(false)
+	s.mcp.AddReceivingMiddleware(s.awaitStarting)
 	if opts.AdaptGC || opts.AdaptProcs {
 		var gc func(int)
 		var setter func(bool)
@@ -175,7 +182,25 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Mounted() <-chan struct{} { return s.mounted }
 
 // Fleet returns the shared fleet of grafted servers, or nil.
-func (s *Server) Fleet() *bridge.Fleet { return s.fleet }
+func (s *Server) Fleet() *bridge.Fleet { return s.fleet.Bridge() }
+
+// awaitStarting holds a call of a tool not listed yet while the server it
+// belongs to is starting, for as long as its start-up may take: a client
+// that calls at once (a one-shot CLI) then gets the tool, not "unknown
+// tool".
+func (s *Server) awaitStarting(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && method == "tools/call" && s.fleet != nil {
+			s.syncMu.Lock()
+			_, listed := s.listed[p.Name]
+			s.syncMu.Unlock()
+			if !listed && s.fleet.Await(ctx, p.Name) {
+				s.sync(false)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
 
 // sync makes the MCP server's tool list match the deck's: tools that went
 // away are removed, new and changed ones added. The SDK tells connected

@@ -104,37 +104,6 @@ func MountFleet(ctx context.Context, opts Options) (*bridge.Fleet, error) {
 	return f, nil
 }
 
-// StartFleet is MountFleet without the wait: it returns at once with a
-// fleet whose servers connect in the background, and a channel closed when
-// every one is ready or has failed (after which servers that failed are
-// reported to opts.Warn). Sessions that share the fleet see its tools
-// arrive through [Session.OnToolsChanged]. It returns a nil fleet and a
-// closed channel when no server is configured.
-func StartFleet(opts Options) (*bridge.Fleet, <-chan struct{}, error) {
-	done := make(chan struct{})
-	dir, err := workDir(opts.Dir)
-	if err != nil {
-		close(done)
-		return nil, done, err
-	}
-	servers, err := Servers(opts)
-	if err != nil || len(servers) == 0 {
-		close(done)
-		return nil, done, err
-	}
-	f := bridge.Mount(context.Background(), nil, FleetOptions(dir, opts))
-	go func() {
-		defer close(done)
-		f.Attach(context.Background(), servers...)
-		for _, w := range f.Warnings() {
-			warnTo(opts.Warn, "mcp: "+w)
-		}
-		reportFleet(f, opts.Warn)
-		saveCached(dir, f, servers, opts.Warn)
-	}()
-	return f, done, nil
-}
-
 // reportFleet warns of every server that is not ready and of every fault
 // of a server's tool list (a tool dropped by a name collision, a schema
 // repaired): nothing is skipped silently.

@@ -83,11 +83,11 @@ type Options struct {
 	// TrustHooks runs the workspace's command hooks without an approval,
 	// for one unattended run (CI).
 	TrustHooks bool
-	// Fleet, when set, is a fleet mounted by the host (see [MountFleet])
+	// Fleet, when set, is a fleet started by the host (see [StartFleet])
 	// and shared with other sessions: the session grafts its tools, follows
 	// its changes and leaves it running at Close. When nil the session
 	// mounts its own fleet and closes it at Close.
-	Fleet *bridge.Fleet
+	Fleet *Fleet
 	// Name, when set, keeps the session's state (files read, checklist)
 	// across processes in the workspace's sessions folder.
 	Name string
@@ -129,12 +129,13 @@ const (
 // Session is one open session: a deck, its runner and whatever it
 // mounted. It is safe for concurrent use.
 type Session struct {
-	opts  Options
-	dir   string
-	base  *deck.Deck // the session's own tools, before grafts
-	fleet *bridge.Fleet
-	owns  bool // the session mounted fleet and closes it
-	stop  func()
+	opts   Options
+	dir    string
+	base   *deck.Deck // the session's own tools, before grafts
+	fleet  *bridge.Fleet
+	shared *Fleet // the host's, when the session shares one
+	owns   bool   // the session mounted fleet and closes it
+	stop   func()
 
 	// mountMu serialises mounting deferred servers.
 	mountMu sync.Mutex
@@ -148,6 +149,7 @@ type Session struct {
 	deferred map[string]deferredServer // listed from the cache, not mounted
 	watchers map[*func()]struct{}
 	closed   bool
+	listing  bool // a Catalog: no lifecycle, no calls
 
 	addons     *addons.Bundle // issue 11: nil when no addons were loaded
 	addonProcs *rpc.Loader    // issue 12: the Tier-1 addons' processes
@@ -159,6 +161,25 @@ type Session struct {
 // are failures of the machine (a workspace that cannot be read, a saved
 // session that is corrupt). Problems with MCP servers only warn.
 func Open(ctx context.Context, opts Options) (*Session, error) {
+	return boot(ctx, opts, false)
+}
+
+// Catalog lists what a session opened with opts would provide (its own
+// tools, the addons' tools, the grafted ones, and what was left out),
+// without opening one: no housekeeping, no session:start or session:end,
+// no saved state, and no process of its own left running (a [process]
+// addon asked for its declarations is stopped at once). Grafted tools
+// come from opts.Fleet, or from a fleet of its own mounted as Open would
+// (with UseCache, cached servers are not started). The catalog follows
+// the grafts as a session does ([Session.OnToolsChanged]); its Run
+// refuses every call. Close it when done.
+func Catalog(ctx context.Context, opts Options) (*Session, error) {
+	opts.Name = ""
+	return boot(ctx, opts, true)
+}
+
+// boot is Open, or with listing, Catalog.
+func boot(ctx context.Context, opts Options, listing bool) (*Session, error) {
 	if opts.Profile == 0 {
 		opts.Profile = deck.All
 	}
@@ -166,22 +187,24 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{opts: opts, dir: dir, stale: true}
+	s := &Session{opts: opts, dir: dir, stale: true, listing: listing}
 	fw := opts.Framework
 	if fw.Checkpoints == nil {
 		fw.Checkpoints = checkpoint.ForWorkspace(dir)
 	}
-	housekeep(dir, fw.Checkpoints)
 	var todos []checklist.Item
-	if opts.Name != "" {
-		saved, err := loadSaved(dir, opts.Name)
-		if err != nil {
-			return nil, err
+	if !listing {
+		housekeep(dir, fw.Checkpoints)
+		if opts.Name != "" {
+			saved, err := loadSaved(dir, opts.Name)
+			if err != nil {
+				return nil, err
+			}
+			fw.ReadState, todos = saved.reads, saved.todos
 		}
-		fw.ReadState, todos = saved.reads, saved.todos
-	}
-	if err := workspace.At(dir).MigrateLegacy(); err != nil {
-		s.warn(fmt.Sprintf("moving old background logs into %s: %v", workspace.At(dir).Background(), err))
+		if err := workspace.At(dir).MigrateLegacy(); err != nil {
+			s.warn(fmt.Sprintf("moving old background logs into %s: %v", workspace.At(dir).Background(), err))
+		}
 	}
 	d, err := deck.Provision(opts.Profile, deck.Context{Dir: dir, Framework: fw})
 	if err != nil {
@@ -204,17 +227,24 @@ func Open(ctx context.Context, opts Options) (*Session, error) {
 	}
 	s.leftOut = append(s.leftOut, dropped...)
 	s.loadAddons(ctx) // issue 11
-	if !opts.NoMCP {
-		s.fleet = opts.Fleet
-		if s.fleet == nil {
-			s.owns = true
-			s.fleet = s.mountOwn(ctx)
+	if listing {
+		// The catalog runs nothing: a process started to declare its
+		// addon's tools stops now, and none starts later.
+		if err := s.closeAddons(); err != nil {
+			s.warn(fmt.Sprintf("addons: %v", err))
 		}
-		if s.fleet != nil {
+	}
+	if !opts.NoMCP {
+		if opts.Fleet != nil {
+			s.shared, s.fleet = opts.Fleet, opts.Fleet.bf
+			s.stop = s.shared.OnChange(s.graftsChanged)
+		} else if s.owns, s.fleet = true, s.mountOwn(ctx); s.fleet != nil {
 			s.stop = s.fleet.OnChange(s.graftsChanged)
 		}
 	}
-	s.fire(ctx, addons.SessionStart) // issue 11
+	if !listing {
+		s.fire(ctx, addons.SessionStart) // issue 11
+	}
 	return s, nil
 }
 
@@ -257,6 +287,9 @@ func (s *Session) Omitted() []Omission {
 
 // Run calls the named tool with input in this session (see deck.Box.Run).
 func (s *Session) Run(ctx context.Context, name string, input []byte) tool.Result {
+	if s.listing {
+		return tool.Errorf("%s was not run: this is a catalog, which only lists tools; open a session to call them", name)
+	}
 	return s.Box().Run(ctx, name, input)
 }
 
@@ -285,6 +318,9 @@ func (s *Session) refresh() {
 	}
 	if len(s.deferred) > 0 {
 		d = s.withDeferred(d)
+	}
+	if s.shared != nil {
+		d = s.withShared(d)
 	}
 	if len(s.opts.Extra) > 0 {
 		// With, not Graft: d may be s.base, which must keep only the
@@ -357,9 +393,11 @@ func (s *Session) Close() error {
 	if stop != nil {
 		stop()
 	}
-	s.fire(context.Background(), addons.SessionEnd) // issue 11
-	errs = append(errs, s.closeAddons())            // issue 12
-	if s.opts.Name != "" {
+	if !s.listing {
+		s.fire(context.Background(), addons.SessionEnd) // issue 11
+	}
+	errs = append(errs, s.closeAddons()) // issue 12
+	if s.opts.Name != "" && !s.listing {
 		errs = append(errs, save(s.base.Env(), s.opts.Name))
 	}
 	errs = append(errs, s.base.Close())

@@ -139,7 +139,8 @@ func writeCached(dir string, cfg bridge.ServerConfig, c cachedList) error {
 // lazyTool is a cached grafted tool whose server is not mounted yet: its
 // first call mounts the server, then runs the server's real tool.
 type lazyTool struct {
-	s      *Session
+	s      *Session // the session that mounts it, or nil when shared is set
+	shared *Fleet   // the host's fleet that starts it for every session
 	server string
 	spec   tool.Spec
 }
@@ -151,6 +152,15 @@ var _ tool.Tool = (*lazyTool)(nil)
 func (l *lazyTool) Spec() tool.Spec { return tool.CloneSpec(l.spec) }
 
 func (l *lazyTool) Run(ctx context.Context, input json.RawMessage, env *tool.Env) tool.Result {
+	if l.shared != nil {
+		if err := l.shared.start(ctx, l.server); err != nil {
+			return tool.Errorf("%s is not available: starting MCP server %q failed: %v", l.spec.Name, l.server, err)
+		}
+		if t := l.shared.grafted(l.spec.Name); t != nil {
+			return t.Run(ctx, input, env)
+		}
+		return tool.Errorf("%s is no longer offered: MCP server %q does not list it any more (its tools changed since they were cached). List the tools again and use another.", l.spec.Name, l.server)
+	}
 	if err := l.s.mountDeferred(ctx, l.server); err != nil {
 		return tool.Errorf("%s is not available: starting MCP server %q failed: %v", l.spec.Name, l.server, err)
 	}

@@ -38,7 +38,7 @@ every server and lists afresh.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sopts := sessionOptions(opts, cmd.ErrOrStderr())
 			sopts.UseCache = !refresh
-			s, err := session.Open(cmd.Context(), sopts)
+			s, err := session.Catalog(cmd.Context(), sopts)
 			if err != nil {
 				return bootError(err)
 			}
