@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,6 +45,11 @@ type Options struct {
 	// its process, or when GOMAXPROCS is set. Only one Server of a process
 	// may adapt the runtime at a time; New refuses a second.
 	AdaptProcs bool
+	// Instructions are what the initialize reply tells the client's model
+	// about the tools served; "" means the deck's own, which speak of its
+	// file, search and shell tools. A host that serves other tools
+	// (Session.Extra alone) says what they are.
+	Instructions string
 }
 
 // adapting is set while a Server of the process adapts the runtime.
@@ -141,7 +147,7 @@ func New(opts Options) (_ *Server, err error) {
 	}
 	s.catalog = catalog
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "induscode", Title: "induscode capability deck", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: instructions,
+		Instructions: cmp.Or(opts.Instructions, instructions),
 		Logger:       s.log,
 		// Advertise tools (with list_changed) even before any is listed:
 		// grafted servers may bring the first ones.

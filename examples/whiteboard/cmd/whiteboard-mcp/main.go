@@ -62,8 +62,9 @@ func run(ctx context.Context, args []string, in io.ReadCloser, out io.WriteClose
 			NoMCP:   true,
 			Extra:   intent.Tools(set, board),
 		},
-		Version: "example",
-		Log:     log,
+		Version:      "example",
+		Log:          log,
+		Instructions: instructionsFor(*withDeck),
 	})
 	if err != nil {
 		fmt.Fprintln(errOut, "whiteboard-mcp:", err)
@@ -74,4 +75,16 @@ func run(ctx context.Context, args []string, in io.ReadCloser, out io.WriteClose
 		return 1
 	}
 	return 0
+}
+
+// instructionsFor says what the server serves, for the client's model:
+// the board's tools, and the deck's read-only ones with -deck.
+func instructionsFor(withDeck bool) string {
+	s := "whiteboard: one shared board of text notes. add_text puts a note at (x, y) and returns its id; " +
+		"move places an element's top-left corner at (x, y) by that id."
+	if withDeck {
+		s += " The read-only tools read, ls, grep, find, todo_read, webfetch and websearch look at the workspace " +
+			"and the web; nothing here writes files or runs commands."
+	}
+	return s
 }

@@ -108,6 +108,27 @@ func TestServesTheDeckToo(t *testing.T) {
 	if names := toolNames(t, cs); !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
+	if got := cs.InitializeResult().Instructions; !strings.Contains(got, "add_text") || !strings.Contains(got, "grep") ||
+		strings.Contains(got, "shell") {
+		t.Errorf("initialize instructions: %q, want the board's tools and the read-only deck", got)
+	}
+}
+
+// The initialize reply tells the model what this server serves: the
+// board's tools, not the deck's file and shell tools.
+func TestInstructionsSayWhatItServes(t *testing.T) {
+	cs, _, _ := start(t)
+	got := cs.InitializeResult().Instructions
+	for _, want := range []string{"whiteboard", "add_text", "move"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("initialize instructions %q do not mention %s", got, want)
+		}
+	}
+	for _, wrong := range []string{"shell", "process tool", "edit"} {
+		if strings.Contains(got, wrong) {
+			t.Errorf("initialize instructions %q speak of %q, which this server does not serve", got, wrong)
+		}
+	}
 }
 
 func TestBadFlag(t *testing.T) {
