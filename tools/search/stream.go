@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -71,19 +72,27 @@ var errEnough = errors.New("enough lines")
 // in path order, so results that are ready early wait for the files
 // before them; these bound how much may wait.
 const (
-	// streamWindow is how many files may be in flight beyond the first
-	// one not yet shown: enough to keep every worker busy past a slow
-	// file, few enough that waiting results stay small.
+	// streamWindow is how many batches of files may be in flight beyond
+	// the first one not yet shown: enough to keep every worker busy past
+	// a slow file, few enough that waiting results stay small.
 	streamWindow = 64
-	// maxSlotBytes bounds the lines one waiting file may hold; its worker
-	// then waits until the file's turn comes and writes straight through.
+	// maxBatch is how many files one batch holds at most. Files go to
+	// the workers in batches of consecutive paths, so that the hand-offs
+	// between goroutines (each a wake-up of a parked one) are paid per
+	// batch, not per file; batches start at one file and double, so a
+	// small search still spreads over every worker.
+	maxBatch = 32
+	// maxSlotBytes bounds the lines one waiting batch may hold; its
+	// worker then waits until the batch's turn comes and writes straight
+	// through.
 	maxSlotBytes = 128 << 10
 )
 
 // streamRun is one ordered content search: a producer walks the tree in
-// path order, workers scan files into slots, and the caller's goroutine
-// passes the slots' lines to emit in order. The file at the head of the
-// order (the one being shown) is written straight through by its worker.
+// path order and hands out batches of consecutive files, workers scan each
+// batch into its slot, and the caller's goroutine passes the slots' lines
+// to emit in order. The batch at the head of the order (the one being
+// shown) is written straight through by its worker.
 type streamRun struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -99,7 +108,7 @@ type streamRun struct {
 	endWide          func() // set by the producer once the search is wide
 
 	// Owned by whoever is emitting: the caller's goroutine, or the head
-	// file's worker while it writes straight through.
+	// batch's worker while it writes straight through.
 	err     error
 	line    Line
 	files   int
@@ -112,31 +121,32 @@ func newStreamRun(ctx context.Context, env *tool.Env, p *grepPlan, o Options, em
 	return r
 }
 
-// slot is one file of the window.
+// slot is one batch of the window: consecutive files in path order.
 type slot struct {
 	r      *streamRun
-	path   string
-	rel    string
+	paths  []string // absolute
+	rels   []string // paths as shown, made when a file's first line is emitted
+	cur    int      // index in paths of the file being scanned
 	mu     sync.Mutex
-	lines  lineBuf       // lines found before the file's turn
-	direct atomic.Bool   // the file's turn has come: lines go to emit
+	lines  lineBuf       // lines found before the batch's turn
+	direct atomic.Bool   // the batch's turn has come: lines go to emit
 	head   chan struct{} // closed when direct is set
 	done   chan struct{} // closed when the scan is over
-	hit    fileHit
-	err    error
+	// Set by the worker, read by the emitter once done is closed.
+	matched int // files with at least one matching line
 }
 
 // addLine is the scanner's sink. It runs on the worker.
 func (sl *slot) addLine(num int, text []byte, match bool) bool {
 	if sl.direct.Load() {
-		return sl.r.deliver(sl, num, text, match)
+		return sl.r.deliver(sl, sl.cur, num, text, match)
 	}
 	sl.mu.Lock()
 	if sl.direct.Load() {
 		sl.mu.Unlock()
-		return sl.r.deliver(sl, num, text, match)
+		return sl.r.deliver(sl, sl.cur, num, text, match)
 	}
-	sl.lines.add(num, text, match)
+	sl.lines.add(sl.cur, num, text, match)
 	full := sl.lines.size() >= maxSlotBytes
 	sl.mu.Unlock()
 	if full {
@@ -149,21 +159,51 @@ func (sl *slot) addLine(num int, text []byte, match bool) bool {
 	return true
 }
 
-// deliver passes one line to emit; only the current emitter calls it.
-func (r *streamRun) deliver(sl *slot, num int, text []byte, match bool) bool {
+// deliver passes one line of the batch's file i to emit; only the
+// current emitter calls it.
+func (r *streamRun) deliver(sl *slot, i, num int, text []byte, match bool) bool {
 	if r.err != nil {
 		return false
 	}
 	if match {
 		r.matches++
 	}
-	r.line = Line{Path: sl.rel, Num: num, Text: text, Match: match}
+	if sl.rels[i] == "" {
+		sl.rels[i] = r.env.Rel(sl.paths[i])
+	}
+	r.line = Line{Path: sl.rels[i], Num: num, Text: text, Match: match}
 	if err := r.emit(r.line); err != nil {
 		r.err = err
 		r.cancel(err)
 		return false
 	}
 	return true
+}
+
+// scan searches the files of sl in order with sc. It runs on a worker.
+func (r *streamRun) scan(sc *scanner, sl *slot) {
+	defer close(sl.done)
+	sc.sink = sl
+	var hit fileHit
+	for i, path := range sl.paths {
+		if r.ctx.Err() != nil {
+			return
+		}
+		sl.cur = i
+		ok, err := sc.scanFile(r.ctx, path, &hit)
+		if ok {
+			sl.matched++
+		}
+		switch {
+		case err == nil:
+		case errors.Is(err, errBinary):
+			r.binary.Add(1)
+		case errors.Is(err, errTooLarge):
+			r.tooLarge.Add(1)
+		case r.ctx.Err() == nil:
+			r.stats.Fail(err)
+		}
+	}
 }
 
 // run searches and emits; it returns emit's error, if any, after every
@@ -184,11 +224,7 @@ func (r *streamRun) run() error {
 			sc := newScanner(p.q, p.scan)
 			defer func() { r.split.Add(int64(sc.split)) }()
 			for sl := range jobs {
-				if r.ctx.Err() == nil {
-					sc.sink = sl
-					_, sl.err = sc.scanFile(r.ctx, sl.path, &sl.hit)
-				}
-				close(sl.done)
+				r.scan(sc, sl)
 			}
 		})
 	}
@@ -207,22 +243,17 @@ func (r *streamRun) run() error {
 	return r.err
 }
 
-// produce lists the files in path order and hands each to the emitter
-// (order) and the workers (jobs); order's capacity is the window.
+// produce lists the files in path order and hands them, in batches, to
+// the emitter (order) and the workers (jobs); order's capacity is the
+// window.
 func (r *streamRun) produce(order, jobs, free chan *slot) {
 	defer close(jobs)
 	defer close(order)
-	next := func(path string) bool {
-		var sl *slot
-		select {
-		case sl = <-free:
-			sl.lines.reset()
-			sl.hit, sl.err = fileHit{}, nil
-			sl.direct.Store(false)
-		default:
-			sl = &slot{r: r}
-		}
-		sl.path, sl.rel = path, r.env.Rel(path)
+	var sl *slot
+	size := 1 // of the next batch
+	send := func() bool {
+		sl.rels = slices.Grow(sl.rels[:0], len(sl.paths))[:len(sl.paths)]
+		clear(sl.rels)
 		sl.head, sl.done = make(chan struct{}), make(chan struct{})
 		select {
 		case order <- sl:
@@ -230,10 +261,31 @@ func (r *streamRun) produce(order, jobs, free chan *slot) {
 			return false
 		}
 		jobs <- sl // workers drain jobs to the end, so this cannot block for ever
+		sl = nil
+		size = min(2*size, maxBatch)
 		return true
 	}
+	add := func(path string) bool {
+		if sl == nil {
+			select {
+			case sl = <-free:
+				sl.lines.reset()
+				sl.paths, sl.matched = sl.paths[:0], 0
+				sl.direct.Store(false)
+			default:
+				sl = &slot{r: r}
+			}
+		}
+		sl.paths = append(sl.paths, path)
+		return len(sl.paths) < size || send()
+	}
+	defer func() {
+		if sl != nil && r.ctx.Err() == nil {
+			send()
+		}
+	}()
 	if r.p.isFile {
-		next(r.p.root)
+		add(r.p.root)
 		return
 	}
 	cfg := walk.Config{Root: r.p.root, Filter: r.p.filter}
@@ -245,7 +297,7 @@ func (r *streamRun) produce(order, jobs, free chan *slot) {
 			// ends it once they are done.
 			r.endWide = procs.Wide()
 		}
-		if !next(path) {
+		if !add(path) {
 			return
 		}
 	}
@@ -266,8 +318,8 @@ func (r *streamRun) take(sl *slot) {
 	sl.mu.Lock()
 	if r.err == nil {
 		for i := range sl.lines.recs {
-			num, text, match := sl.lines.at(i)
-			if !r.deliver(sl, num, text, match) {
+			file, num, text, match := sl.lines.at(i)
+			if !r.deliver(sl, file, num, text, match) {
 				break
 			}
 		}
@@ -277,18 +329,7 @@ func (r *streamRun) take(sl *slot) {
 	close(sl.head)
 	sl.mu.Unlock()
 	<-sl.done
-	if sl.hit.count > 0 {
-		r.files++
-	}
-	switch err := sl.err; {
-	case err == nil:
-	case errors.Is(err, errBinary):
-		r.binary.Add(1)
-	case errors.Is(err, errTooLarge):
-		r.tooLarge.Add(1)
-	case r.ctx.Err() == nil:
-		r.stats.Fail(err)
-	}
+	r.files += sl.matched
 }
 
 // notices words what left the search partial.
@@ -313,27 +354,28 @@ type lineBuf struct {
 }
 
 type lineRec struct {
+	file  int // index of the line's file in its batch
 	num   int
 	end   int // end of the line's text in lineBuf.text
 	match bool
 }
 
-func (b *lineBuf) add(num int, text []byte, match bool) {
+func (b *lineBuf) add(file, num int, text []byte, match bool) {
 	b.text = append(b.text, text...)
-	b.recs = append(b.recs, lineRec{num: num, end: len(b.text), match: match})
+	b.recs = append(b.recs, lineRec{file: file, num: num, end: len(b.text), match: match})
 }
 
-func (b *lineBuf) at(i int) (int, []byte, bool) {
+func (b *lineBuf) at(i int) (file, num int, text []byte, match bool) {
 	start := 0
 	if i > 0 {
 		start = b.recs[i-1].end
 	}
 	rec := b.recs[i]
-	return rec.num, b.text[start:rec.end], rec.match
+	return rec.file, rec.num, b.text[start:rec.end], rec.match
 }
 
 // size is what the buffer holds, in bytes.
-func (b *lineBuf) size() int { return len(b.text) + len(b.recs)*24 }
+func (b *lineBuf) size() int { return len(b.text) + len(b.recs)*32 }
 
 // reset empties the buffer; a buffer grown large is dropped rather than
 // kept for the next file.
