@@ -12,7 +12,8 @@
 // delays the first tools/list.
 //
 // Over HTTP the server binds loopback unless a bearer token is set, checks
-// Host and Origin against DNS rebinding, and bounds request bodies. A call
+// Host and Origin against DNS rebinding, bounds request bodies and the
+// time to read them, and caps the sessions open at once. A call
 // is answered with one JSON body unless [HTTPOptions.EventStreams] asks
 // for resumable event streams. JSON bodies go through this package's own
 // Streamable HTTP transport, which decodes each request once and hands it

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -31,6 +32,16 @@ const (
 	// DefaultMaxBody bounds a request body; a write of a large file is
 	// the largest honest request.
 	DefaultMaxBody = 16 << 20
+	// DefaultBodyTimeout bounds the time to read a request body, so that
+	// a client that sends headers and then stalls cannot hold a
+	// connection (and a goroutine) for ever: the largest honest body,
+	// 16 MiB, takes well under this on any link a client would use.
+	DefaultBodyTimeout = 30 * time.Second
+	// DefaultMaxSessions caps the HTTP sessions open at once. Each holds a
+	// deck session with its processes until it ends or idles out; this is
+	// far beyond the clients of one person, and far below what would
+	// exhaust the machine.
+	DefaultMaxSessions = 100
 )
 
 // HTTPOptions configure serving over Streamable HTTP.
@@ -44,6 +55,12 @@ type HTTPOptions struct {
 	SessionTimeout time.Duration
 	// MaxBody is DefaultMaxBody when 0.
 	MaxBody int64
+	// BodyTimeout bounds reading a request's body; DefaultBodyTimeout
+	// when 0.
+	BodyTimeout time.Duration
+	// MaxSessions caps the sessions open at once: a new one past it is
+	// refused with 503. DefaultMaxSessions when 0; negative means none.
+	MaxSessions int
 	// EventStreams answers each POST with an event stream instead of one
 	// JSON body. The notifications of a call (progress) then travel on the
 	// call's own stream, and a client whose connection drops in the middle
@@ -82,6 +99,9 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			SessionTimeout:      timeout,
 			MaxRequestBodyBytes: maxBody,
 			Logger:              s.log,
+			// The guard checks Host already, ignoring case as DNS does
+			// (the SDK refuses "LOCALHOST").
+			DisableLocalhostProtection: true,
 			// Resumable streams: a client whose event stream drops in the
 			// middle of a long call reconnects with Last-Event-ID and gets
 			// the rest (progress, the result) instead of losing the call.
@@ -91,8 +111,15 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	} else {
 		h = newJSONHTTP(s.mcp, s.log, timeout)
 	}
+	g := guardOptions{maxBody: maxBody, bodyTimeout: o.BodyTimeout, maxSessions: o.MaxSessions, sessions: s.openSessions}
+	if g.bodyTimeout <= 0 {
+		g.bodyTimeout = DefaultBodyTimeout
+	}
+	if g.maxSessions == 0 {
+		g.maxSessions = DefaultMaxSessions
+	}
 	mux := http.NewServeMux()
-	mux.Handle(Endpoint, guard(maxBody, h))
+	mux.Handle(Endpoint, guard(g, h))
 	var root http.Handler = mux
 	if o.Token != "" {
 		root = requireToken(o.Token, mux)
@@ -117,28 +144,76 @@ func requireToken(token string, next http.Handler) http.Handler {
 	})
 }
 
-// guard refuses what must not reach the deck and bounds request bodies
-// to maxBody:
+// guardOptions are the bounds the guard keeps.
+type guardOptions struct {
+	maxBody     int64
+	bodyTimeout time.Duration
+	maxSessions int        // negative: no cap
+	sessions    func() int // the sessions open now
+}
+
+// guard refuses what must not reach the deck and bounds request bodies:
 //   - a Host beyond loopback on a loopback listener: DNS rebinding, a page
-//     on another site that resolved its own name to 127.0.0.1;
+//     on another site that resolved its own name to 127.0.0.1 (names are
+//     matched ignoring case, as DNS does);
 //   - an Origin of another site: a browser sends one, and a page on
 //     evil.example must not drive a local deck (clients that are not
-//     browsers send none).
-func guard(maxBody int64, next http.Handler) http.Handler {
+//     browsers send none); more than one Origin is refused too, rather
+//     than judged by the first;
+//   - a new session past the cap (503);
+//   - a body over maxBody (413), or not read in full within bodyTimeout.
+func guard(o guardOptions, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && isLoopbackAddr(local.String()) && !isLoopbackAddr(r.Host) {
 			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 			return
 		}
-		if origin := r.Header.Get("Origin"); origin != "" && !sameSite(origin, r.Host) {
-			http.Error(w, fmt.Sprintf("Forbidden: Origin %q may not use this server", origin), http.StatusForbidden)
+		switch origins := r.Header.Values("Origin"); {
+		case len(origins) > 1:
+			http.Error(w, "Forbidden: more than one Origin header; a request has one origin", http.StatusForbidden)
+			return
+		case len(origins) == 1 && origins[0] != "" && !sameSite(origins[0], r.Host):
+			http.Error(w, fmt.Sprintf("Forbidden: Origin %q may not use this server", origins[0]), http.StatusForbidden)
 			return
 		}
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		if r.Method == http.MethodPost && r.Header.Get(sessionHeader) == "" && o.maxSessions >= 0 && o.sessions() >= o.maxSessions {
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, fmt.Sprintf("Service Unavailable: this server has %d sessions open, its limit; end one (DELETE with its Mcp-Session-Id) or raise --max-sessions", o.maxSessions), http.StatusServiceUnavailable)
+			return
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = deadlineBody(w, http.MaxBytesReader(w, r.Body, o.maxBody), o.bodyTimeout)
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// deadlineBody bounds the time to read body: the connection's read
+// deadline is set now and cleared once the body has been read (or failed),
+// so that a response streamed afterwards is not cut by it.
+func deadlineBody(w http.ResponseWriter, body io.ReadCloser, timeout time.Duration) io.ReadCloser {
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(timeout)) != nil {
+		return body // a writer that cannot (a test recorder): the body as it is
+	}
+	return &timedBody{ReadCloser: body, rc: rc}
+}
+
+type timedBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+// Read clears the deadline at the body's end; after a failure it stays,
+// so the server's own attempt to drain the rest fails at once too.
+func (b *timedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }
 
 // isLoopbackAddr reports whether a host or host:port names loopback.

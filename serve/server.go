@@ -339,6 +339,15 @@ func (s *Server) watch(ss *mcp.ServerSession) {
 	}
 }
 
+// openSessions is the number of MCP sessions connected now.
+func (s *Server) openSessions() int {
+	n := 0
+	for range s.mcp.Sessions() {
+		n++
+	}
+	return n
+}
+
 // Sessions is the number of deck sessions open now.
 func (s *Server) Sessions() int {
 	s.mu.Lock()

@@ -22,6 +22,7 @@ func newServeCmd(opts *options) *cobra.Command {
 		addr    string
 		token   string
 		timeout time.Duration
+		maxSess int
 		sse     bool
 		jsonOut bool // the old default's opposite, kept so scripts keep working
 	)
@@ -92,7 +93,7 @@ loopback and link-local addresses.`,
 				token = os.Getenv(tokenEnv)
 			}
 
-			err = srv.ServeHTTP(ctx, serve.HTTPOptions{Addr: addr, Token: token, SessionTimeout: timeout, EventStreams: sse}, func(url string) {
+			err = srv.ServeHTTP(ctx, serve.HTTPOptions{Addr: addr, Token: token, SessionTimeout: timeout, MaxSessions: maxSess, EventStreams: sse}, func(url string) {
 				printClientConfig(stderr, url, token != "")
 			})
 			if err != nil {
@@ -110,6 +111,7 @@ loopback and link-local addresses.`,
 	// Hidden rather than marked deprecated: pflag would print the notice
 	// on stdout, which over stdio is the client's protocol stream.
 	_ = f.MarkHidden("json-response")
+	f.IntVar(&maxSess, "max-sessions", serve.DefaultMaxSessions, "refuse a new HTTP session (503) while this many are open; negative means no limit")
 	f.DurationVar(&timeout, "session-timeout", serve.DefaultSessionTimeout, "end an HTTP session (and its processes) after this long idle; 0 keeps the default, negative never")
 	return cmd
 }
