@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -83,10 +84,13 @@ type Fleet struct {
 	// caps holds the grafted tools of the servers mounted here, by ledger
 	// key. The ledger also holds tools enrolled by earlier processes for
 	// servers this one has not mounted; those are not callable here.
-	caps     map[ledger.Key]*capability
-	ledger   ledger.Ledger
-	file     *ledger.File
-	saved    int // ledger entries already in the file
+	caps   map[ledger.Key]*capability
+	ledger ledger.Ledger
+	file   *ledger.File
+	saved  int // ledger entries already in the file
+	// busy is set when another session holds the log: this one replayed
+	// it read-only, and says so only if it has events of its own to keep.
+	busy     error
 	warnings []string
 	closed   bool
 	watchers map[*func()]struct{}
@@ -138,6 +142,22 @@ func newFleet(opts Options) *Fleet {
 // configuration are retired.
 func (f *Fleet) openLedger() {
 	file, entries, warnings, err := ledger.OpenFile(f.opts.LedgerPath)
+	if errors.Is(err, ledger.ErrLocked) {
+		// Another session of the workspace keeps the log. Its tools are
+		// most likely this one's too: replay them, and say nothing
+		// unless this session finds a change the log cannot take (see
+		// commit), so that every command beside a running server does
+		// not repeat it.
+		// Its warnings (malformed lines) are the holder's to give.
+		entries, _, err = ledger.ReadLog(f.opts.LedgerPath)
+		if err == nil {
+			f.busy = fmt.Errorf("ledger log %s: %w", f.opts.LedgerPath, ledger.ErrLocked)
+			f.ledger = ledger.FromLog(entries)
+			f.saved = f.ledger.Len()
+			f.withdrawUnconfigured()
+			return
+		}
+	}
 	f.warnings = append(f.warnings, warnings...)
 	if err != nil {
 		f.warnings = append(f.warnings, fmt.Sprintf("%v; the ledger is kept in memory only", err))
@@ -147,6 +167,12 @@ func (f *Fleet) openLedger() {
 	f.ledger = ledger.FromLog(entries)
 	f.saved = f.ledger.Len()
 	f.compactLedger()
+	f.withdrawUnconfigured()
+}
+
+// withdrawUnconfigured retires the tools of servers that left the
+// configuration.
+func (f *Fleet) withdrawUnconfigured() {
 	if f.opts.Configured != nil {
 		at := ledger.Now()
 		l := f.ledger
@@ -185,6 +211,10 @@ func (f *Fleet) compactLedger() {
 // f.mu is held (or the fleet is not shared yet).
 func (f *Fleet) commit(l ledger.Ledger) {
 	f.ledger = l
+	if f.busy != nil && l.Len() > f.saved {
+		f.warnings = append(f.warnings, fmt.Sprintf("%v; this session's changes to its tools are kept in memory only", f.busy))
+		f.busy = nil // said once
+	}
 	if f.file == nil || l.Len() == f.saved {
 		return
 	}

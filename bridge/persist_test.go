@@ -47,12 +47,28 @@ func TestLedgerIsPersisted(t *testing.T) {
 		t.Errorf("after a restart the ledger has %d events and %d live tools, want 7 and 7", l.Len(), l.Snapshot().Len())
 	}
 
-	// A second session cannot write the log while this one holds it.
-	g := Mount(t.Context(), nil, Options{LedgerPath: path})
-	if w := g.Warnings(); len(w) != 1 || !strings.Contains(w[0], "in use by another indusr session") {
-		t.Errorf("second session warnings %q", w)
+	// A second session cannot write the log while this one holds it. It
+	// replays it, and with the same tools has nothing to keep and nothing
+	// to say: a command run beside a server stays quiet.
+	g := mount(t, Options{LedgerPath: path}, fake("p"))
+	if w := g.Warnings(); len(w) != 0 {
+		t.Errorf("second session with the same tools warned %q", w)
+	}
+	if l := g.Ledger(); l.Len() != 7 || l.Snapshot().Len() != 7 {
+		t.Errorf("second session replayed %d events and %d live tools, want 7 and 7", l.Len(), l.Snapshot().Len())
 	}
 	g.Close()
+	// One with tools the log does not hold says once that it keeps them
+	// in memory only.
+	h := mount(t, Options{LedgerPath: path}, fake("p"), fake("q"))
+	if w := h.Warnings(); len(w) != 1 || !strings.Contains(w[0], "in use by another indusr session") ||
+		!strings.Contains(w[0], "kept in memory only") {
+		t.Errorf("second session with new tools warned %q, want one warning", w)
+	}
+	h.Close()
+	if entries, _, _ := ledger.ReadLog(path); len(entries) != 7 {
+		t.Errorf("the second session wrote the log: %d entries", len(entries))
+	}
 
 	// Closing records nothing: the tools stay live in the log for the
 	// next command.
