@@ -76,7 +76,7 @@ func appCards() []Card {
 			Summary: "A weighted todo list with pending, active, done and dropped items (apart from the checklist).",
 			Build:   func(Context) tool.Tool { return cards.Todo() }},
 		{ID: "bg-process", Title: "Background processes", Profiles: appCardMembership,
-			Summary: "Start, poll, stop and list background processes (shared with process).",
+			Summary: "Start (optionally in a terminal), poll, type into, wait for, stop and list background processes (shared with process).",
 			Build:   func(Context) tool.Tool { return cards.BgProcess() }},
 		{ID: "task", Title: "Delegate task", Profiles: appCardMembership,
 			Summary: "Hand a self-contained objective to a sub-agent through the host's delegate runner.",

@@ -79,3 +79,23 @@ func TestBgProcessSessionsAreSeparate(t *testing.T) {
 		t.Errorf("session b sees a's process:\n%s", out)
 	}
 }
+
+// The card drives a program in a terminal like the process tool: a bash
+// question answered through input, with a wait for the question first.
+func TestBgProcessTerminalInput(t *testing.T) {
+	t.Parallel()
+	env := tool.NewEnv(t.TempDir())
+	defer env.Close()
+	card := BgProcess()
+	r := run(t, card, env, map[string]any{"action": "start", "pty": true, "command": `read -r -p "Name? " n; echo "hello $n"`})
+	if r.IsError || !strings.Contains(text(r), "It runs in a 120x40 terminal.") || !strings.Contains(text(r), "bg-process action=poll") {
+		t.Fatalf("start:\n%s", text(r))
+	}
+	if r = run(t, card, env, map[string]any{"action": "wait", "id": "p1", "pattern": `Name\? $`, "timeout_ms": 20000}); r.IsError || !strings.Contains(text(r), "matched") {
+		t.Fatalf("wait:\n%s", text(r))
+	}
+	r = run(t, card, env, map[string]any{"action": "input", "id": "p1", "text": "Ada", "keys": []string{"Enter"}, "timeout_ms": 20000})
+	if r.IsError || !strings.Contains(text(r), "Name? Ada\nhello Ada") || !strings.Contains(string(r.Blocks[len(r.Blocks)-1].JSON), `"reason":"exit"`) {
+		t.Fatalf("input:\n%s", text(r))
+	}
+}

@@ -25,22 +25,28 @@ type Verbs struct {
 	Tool   string // the tool's name
 	Output string // the action that returns new output
 	Stop   string // the action that stops a process
+	Input  string // the action that types into a process ("" if none)
 }
 
 // StartAction starts command in the session's working directory. With yield > 0
 // it waits up to yield for the command to finish and, if it did, returns
 // its output and exit status; otherwise it says the process is running and
-// how to follow it.
+// how to follow it. The result's JSON block carries the id.
 func (e *Engine) StartAction(ctx context.Context, env *tool.Env, command string, yield time.Duration, v Verbs) tool.Result {
+	return e.StartActionWith(ctx, env, command, StartOptions{}, yield, v)
+}
+
+// StartActionWith is StartAction with options (a terminal).
+func (e *Engine) StartActionWith(ctx context.Context, env *tool.Env, command string, o StartOptions, yield time.Duration, v Verbs) tool.Result {
 	if strings.TrimSpace(command) == "" {
 		return tool.Errorf("command is required for start: give the shell command to run in the background")
 	}
-	return e.startIn(ctx, env.Dir, command, yield, v)
+	return e.startIn(ctx, env.Dir, command, o, yield, v)
 }
 
-// startIn is StartAction in directory dir.
-func (e *Engine) startIn(ctx context.Context, dir, command string, yield time.Duration, v Verbs) tool.Result {
-	p, err := e.Start(command, dir)
+// startIn is StartActionWith in directory dir.
+func (e *Engine) startIn(ctx context.Context, dir, command string, o StartOptions, yield time.Duration, v Verbs) tool.Result {
+	p, err := e.StartWith(command, dir, o)
 	if err != nil {
 		return tool.Errorf("could not start %q: %v", command, err)
 	}
@@ -50,22 +56,50 @@ func (e *Engine) startIn(ctx context.Context, dir, command string, yield time.Du
 	var sb strings.Builder
 	if p.Running() {
 		fmt.Fprintf(&sb, "Started %s (pid %d): %s\n", p.ID, p.PID(), command)
+		if p.term != nil {
+			cols, rows := p.term.scr.Size()
+			fmt.Fprintf(&sb, "It runs in a %dx%d terminal.\n", cols, rows)
+		}
 		if yield > 0 {
 			fmt.Fprintf(&sb, "Still running after %s.\n", seconds(yield))
 		}
 		fmt.Fprintf(&sb, "Read its new output with %s action=%s id=%s; stop it with action=%s id=%s.",
 			v.Tool, v.Output, p.ID, v.Stop, p.ID)
-		if out := p.renderNew(nil, MaxModelChars); out != "" {
+		if v.Input != "" {
+			fmt.Fprintf(&sb, " Type into it with action=%s id=%s text=... (or keys), and add pattern to wait for its prompt.", v.Input, p.ID)
+		}
+		if out := p.renderNew(nil, MaxModelChars, false); out != "" {
 			sb.WriteString("\n" + out)
 		}
-		return tool.Text(sb.String())
+		return withStatus(tool.Text(sb.String()), p, "")
 	}
-	return tool.Text(p.report(nil))
+	return withStatus(tool.Text(p.report(nil, false)), p, "")
+}
+
+// withStatus adds the JSON block every action about one process ends
+// with: its id and state, and why a wait ended.
+func withStatus(r tool.Result, p *Proc, reason string) tool.Result {
+	st := p.state()
+	m := map[string]any{"id": p.ID, "pid": p.PID(), "state": st.word, "terminal": p.term != nil}
+	if !st.running {
+		m["exitCode"] = st.code
+	}
+	if reason != "" {
+		m["reason"] = reason
+	}
+	r.Blocks = append(r.Blocks, tool.JSONBlock(m))
+	return r
 }
 
 // OutputAction returns what process id printed since the last read, only
 // the lines matching filter when one is given.
 func (e *Engine) OutputAction(id, filter string) tool.Result {
+	return e.OutputActionRaw(id, filter, false)
+}
+
+// OutputActionRaw is OutputAction with, for a process in a terminal, the
+// choice of the bytes it wrote (raw) over the text the terminal shows.
+func (e *Engine) OutputActionRaw(id, filter string, raw bool) tool.Result {
 	p, err := e.Lookup(id)
 	if err != nil {
 		return tool.Errorf("%v", err)
@@ -74,29 +108,13 @@ func (e *Engine) OutputAction(id, filter string) tool.Result {
 	if !ok {
 		return res
 	}
-	return tool.Text(p.report(re))
+	return withStatus(tool.Text(p.report(re, raw)), p, "")
 }
 
 // WaitAction blocks until process id ends, ctx ends or bound passes (0 means
 // DefaultWait), then reports like OutputAction.
 func (e *Engine) WaitAction(ctx context.Context, id, filter string, bound time.Duration) tool.Result {
-	p, err := e.Lookup(id)
-	if err != nil {
-		return tool.Errorf("%v", err)
-	}
-	re, res, ok := compileFilter(filter)
-	if !ok {
-		return res
-	}
-	if bound <= 0 {
-		bound = DefaultWait
-	}
-	waitFor(ctx, p, bound)
-	s := p.report(re)
-	if p.Running() {
-		s = fmt.Sprintf("%s is still running after waiting %s.\n%s", p.ID, seconds(bound), s)
-	}
-	return tool.Text(s)
+	return e.WaitUntilAction(ctx, id, WaitRequest{Filter: filter, Until: Until{Timeout: bound}})
 }
 
 // StopAction stops process id: SIGTERM to its group, SIGKILL after
@@ -107,10 +125,10 @@ func (e *Engine) StopAction(id string) tool.Result {
 		return tool.Errorf("%v", err)
 	}
 	if !p.Running() {
-		return tool.Text(fmt.Sprintf("%s had already ended.\n%s", p.ID, p.report(nil)))
+		return withStatus(tool.Text(fmt.Sprintf("%s had already ended.\n%s", p.ID, p.report(nil, false))), p, "")
 	}
 	p.Stop()
-	return tool.Text(p.report(nil))
+	return withStatus(tool.Text(p.report(nil, false)), p, "")
 }
 
 // ListAction shows every background process of the session: id, state,
@@ -127,6 +145,7 @@ func (e *Engine) ListAction() tool.Result {
 		ExitCode *int   `json:"exitCode"`
 		AgeSec   int64  `json:"ageSeconds"`
 		Command  string `json:"command"`
+		Terminal bool   `json:"terminal"`
 	}
 	rows := make([]row, 0, len(procs))
 	var sb strings.Builder
@@ -135,7 +154,7 @@ func (e *Engine) ListAction() tool.Result {
 	for _, p := range procs {
 		st := p.state()
 		age := now.Sub(p.Started()).Round(time.Second)
-		r := row{ID: p.ID, PID: p.PID(), State: st.word, AgeSec: int64(age.Seconds()), Command: p.Command}
+		r := row{ID: p.ID, PID: p.PID(), State: st.word, AgeSec: int64(age.Seconds()), Command: p.Command, Terminal: p.term != nil}
 		exit := "-"
 		if !st.running {
 			code := st.code
@@ -203,10 +222,10 @@ func (p *Proc) state() procState {
 
 // report is the header line of p (id, state, pid, command) and its new
 // output.
-func (p *Proc) report(re *regexp.Regexp) string {
+func (p *Proc) report(re *regexp.Regexp, raw bool) string {
 	st := p.state()
 	head := fmt.Sprintf("%s %s (pid %d): %s", p.ID, st.detail, p.PID(), oneLine(p.Command))
-	out := p.renderNew(re, MaxModelChars)
+	out := p.renderNew(re, MaxModelChars, raw)
 	if out == "" {
 		return head + "\nNo new output."
 	}
@@ -215,8 +234,12 @@ func (p *Proc) report(re *regexp.Regexp) string {
 
 // renderNew reads what both streams gained since the last read and renders
 // it within budget characters: per stream a header, then the newest lines
-// that fit.
-func (p *Proc) renderNew(re *regexp.Regexp, budget int) string {
+// that fit. A process in a terminal has one stream, shown as the terminal
+// shows it unless raw.
+func (p *Proc) renderNew(re *regexp.Regexp, budget int, raw bool) string {
+	if p.term != nil {
+		return p.term.renderNew(re, budget, raw)
+	}
 	u := [2]unread{p.out.readNew(), p.err.readNew()}
 	streams := [2]*stream{p.out, p.err}
 	nonEmpty := 0

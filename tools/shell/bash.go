@@ -65,7 +65,7 @@ func runBash(ctx context.Context, in bashInput, env *tool.Env) tool.Result {
 	}
 	e := EngineOf(env)
 	if in.RunInBackground {
-		return e.startIn(ctx, dir, in.Command, 0, processVerbs)
+		return e.startIn(ctx, dir, in.Command, StartOptions{}, 0, processVerbs)
 	}
 	timeout := DefaultTimeout
 	if in.TimeoutMS > 0 {

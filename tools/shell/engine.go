@@ -14,6 +14,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/indusagi/induscode/internal/childproc"
+	"github.com/indusagi/induscode/internal/termtext"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -66,8 +67,20 @@ type Proc struct {
 	Command string
 	Dir     string
 	g       *group
-	out     *stream
-	err     *stream
+	out     *stream   // stdout; with a terminal, its raw output
+	err     *stream   // stderr; nil with a terminal (it shares stdout)
+	term    *terminal // the terminal, if the process has one
+	in      *inputEnd
+	note    *notifier
+}
+
+// StartOptions say how [Engine.StartWith] runs a command.
+type StartOptions struct {
+	// Terminal runs the command in a pseudo-terminal of Cols x Rows
+	// (zero: DefaultCols x DefaultRows), for programs that prompt or
+	// draw only on a terminal.
+	Terminal   bool
+	Cols, Rows int
 }
 
 type engineKey struct{}
@@ -142,8 +155,21 @@ func (e *Engine) logOpener(prefix string) func() (io.WriteCloser, string, error)
 	}
 }
 
-// Start runs command in dir as a background process.
+// Start runs command in dir as a background process, its standard input a
+// pipe that [Engine] input writes to.
 func (e *Engine) Start(command, dir string) (*Proc, error) {
+	return e.StartWith(command, dir, StartOptions{})
+}
+
+// StartWith is Start with options.
+func (e *Engine) StartWith(command, dir string, o StartOptions) (*Proc, error) {
+	cols, rows := 0, 0
+	if o.Terminal {
+		var err error
+		if cols, rows, err = terminalSize(o.Cols, o.Rows); err != nil {
+			return nil, err
+		}
+	}
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -164,25 +190,63 @@ func (e *Engine) Start(command, dir string) (*Proc, error) {
 	e.mu.Unlock()
 
 	token := ulid.Make().String()
-	var streams [2]*stream
-	for i, name := range []string{"stdout", "stderr"} {
+	note := newNotifier()
+	names := []string{"stdout", "stderr"}
+	if o.Terminal {
+		names = []string{"terminal"}
+	}
+	streams := make([]*stream, len(names))
+	for i, name := range names {
 		w, path, err := e.create(fmt.Sprintf("%s-%s.%s.log", id, token, name))
 		if err != nil {
 			// Without a capture file the ring still works; say so later.
 			streams[i] = newStream(name, nil, "")
 			streams[i].captureErr = err
-			continue
+		} else {
+			streams[i] = newStream(name, w, path)
 		}
-		streams[i] = newStream(name, w, path)
+		streams[i].note = note
 	}
-	g, err := spawnArgs(e.ward, command, nil, dir, e.environ(), nil, streams[0], streams[1])
+	p := &Proc{ID: id, Command: command, Dir: dir, out: streams[0], note: note}
+	var (
+		g     *group
+		stdin *os.File
+		err   error
+	)
+	if o.Terminal {
+		in := &inputEnd{tty: true}
+		p.term = &terminal{raw: streams[0], scr: termtext.New(cols, rows, MaxBufferedLines, func(b []byte) {
+			in.answer(b)
+		})}
+		// The answers go to the terminal once it exists; until then a
+		// program has asked nothing.
+		in.mu.Lock()
+		g, stdin, err = spawnTerminal(e.ward, command, dir, append(e.environ(), "TERM=xterm-256color"), cols, rows, p.term)
+		in.f = stdin
+		if err != nil {
+			in.closed = true
+		}
+		in.mu.Unlock()
+		p.in = in
+	} else {
+		p.err = streams[1]
+		g, stdin, err = spawnPiped(e.ward, command, dir, e.environ(), streams[0], streams[1])
+		p.in = &inputEnd{f: stdin}
+	}
 	if err != nil {
+		if p.term != nil {
+			p.term.scr.Close()
+		}
 		for _, s := range streams {
 			s.close()
 		}
 		return nil, err
 	}
-	p := &Proc{ID: id, Command: command, Dir: dir, g: g, out: streams[0], err: streams[1]}
+	p.g = g
+	go func() {
+		<-g.done
+		p.in.close()
+	}()
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/indusagi/induscode/internal/childproc"
@@ -77,13 +78,7 @@ func spawn(ward *childproc.Ward, command, dir string, sinks ...sink) (*group, er
 // INDUSR=1; the ward's own variable is added after it either way. stdin
 // nil connects the null device; otherwise the command reads those bytes.
 func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, env []string, stdin []byte, sinks ...sink) (*group, error) {
-	sh := shellPath()
-	cmd := exec.Command(sh, append([]string{"-c", command, "indusr"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = env
-	if cmd.Env == nil {
-		cmd.Env = baseEnv()
-	}
+	cmd := shellCmd(command, args, dir, env)
 	// Stdin nil: os/exec connects the null device.
 	if stdin != nil {
 		if f := filledPipe(stdin); f != nil {
@@ -98,19 +93,55 @@ func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, 
 			cmd.WaitDelay = drainGrace
 		}
 	}
-	setGroup(cmd)
-	ward.Prepare(cmd)
+	return spawnPipes(ward, cmd, nil, sinks...)
+}
 
-	g := &group{cmd: cmd, exited: make(chan struct{}), drained: make(chan struct{}), done: make(chan struct{})}
-	var writeEnds []*os.File
+// spawnPiped is spawn with a pipe for standard input, whose write end it
+// returns: the input of a background process.
+func spawnPiped(ward *childproc.Ward, command, dir string, env []string, sinks ...sink) (*group, *os.File, error) {
+	cmd := shellCmd(command, nil, dir, env)
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating input pipe: %w", err)
+	}
+	cmd.Stdin = r
+	g, err := spawnPipes(ward, cmd, []*os.File{r}, sinks...)
+	if err != nil {
+		w.Close()
+		return nil, nil, err
+	}
+	return g, w, nil
+}
+
+// shellCmd is the command that runs command under the shell, with args
+// as its positional parameters, in dir with env (nil: baseEnv).
+func shellCmd(command string, args []string, dir string, env []string) *exec.Cmd {
+	sh := shellPath()
+	cmd := exec.Command(sh, append([]string{"-c", command, "indusr"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = env
+	if cmd.Env == nil {
+		cmd.Env = baseEnv()
+	}
+	return cmd
+}
+
+// spawnPipes starts cmd in a process group of its own with an output pipe
+// per sink: with one sink, stdout and stderr share one pipe, so their
+// order is kept; with two, each stream has its own. childEnds are files
+// the child gets that the parent closes once it started.
+func spawnPipes(ward *childproc.Ward, cmd *exec.Cmd, childEnds []*os.File, sinks ...sink) (*group, error) {
+	setGroup(cmd)
+	var reads []*os.File
 	closeAll := func() {
-		for _, f := range writeEnds {
+		for _, f := range childEnds {
 			f.Close()
 		}
-		for _, f := range g.pipes {
+		for _, f := range reads {
 			f.Close()
 		}
 	}
+	var writeEnds []*os.File
 	for range sinks {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -118,8 +149,9 @@ func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, 
 			return nil, fmt.Errorf("creating output pipe: %w", err)
 		}
 		growPipe(w)
-		g.pipes = append(g.pipes, r)
+		reads = append(reads, r)
 		writeEnds = append(writeEnds, w)
+		childEnds = append(childEnds, w)
 	}
 	switch len(sinks) {
 	case 1:
@@ -130,15 +162,26 @@ func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, 
 		closeAll()
 		return nil, errors.New("spawn needs one or two output sinks")
 	}
+	return launch(ward, cmd, reads, childEnds, sinks)
+}
+
+// launch starts cmd, marked as the ward's child, and pumps each of reads
+// into the sink at the same index. childEnds are closed once the child
+// holds its own copies; on failure reads are closed too.
+func launch(ward *childproc.Ward, cmd *exec.Cmd, reads, childEnds []*os.File, sinks []sink) (*group, error) {
+	ward.Prepare(cmd)
+	g := &group{cmd: cmd, exited: make(chan struct{}), drained: make(chan struct{}), done: make(chan struct{}), pipes: reads}
 	release, err := ward.Start(cmd, true)
+	for _, f := range childEnds {
+		f.Close()
+	}
 	if err != nil {
-		closeAll()
-		return nil, fmt.Errorf("starting %s: %w", sh, err)
+		for _, f := range reads {
+			f.Close()
+		}
+		return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
 	}
 	g.release = release
-	for _, w := range writeEnds {
-		w.Close() // the child holds its own copies
-	}
 	g.pid = cmd.Process.Pid
 	g.started = time.Now()
 
@@ -148,7 +191,7 @@ func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, 
 		go func(r *os.File, s sink) {
 			defer readers.Done()
 			pump(r, s)
-		}(g.pipes[i], s)
+		}(reads[i], s)
 	}
 	go func() {
 		readers.Wait()
@@ -175,7 +218,9 @@ func pump(r *os.File, s sink) {
 			s.write(buf[:n])
 		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrDeadlineExceeded) && !errors.Is(err, os.ErrClosed) {
+			// A terminal's controller reads EIO once no process holds the
+			// terminal: its end of output.
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrDeadlineExceeded) && !errors.Is(err, os.ErrClosed) && !errors.Is(err, syscall.EIO) {
 				s.write([]byte(fmt.Sprintf("\n[reading output failed: %v]\n", err)))
 			}
 			return

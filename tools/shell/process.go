@@ -12,20 +12,29 @@ import (
 
 // processActions are the actions of the process tool, in the order the
 // description gives them.
-var processActions = []string{"start", "output", "wait", "kill", "list"}
+var processActions = []string{"start", "input", "wait", "output", "kill", "list"}
 
-var processVerbs = Verbs{Tool: "process", Output: "output", Stop: "kill"}
+var processVerbs = Verbs{Tool: "process", Output: "output", Stop: "kill", Input: "input"}
 
 type processInput struct {
-	Action  string `json:"action" jsonschema:"start, output, wait, kill or list."`
-	ID      string `json:"id,omitempty" jsonschema:"The process id start returned (output, wait, kill)."`
-	Command string `json:"command,omitempty" jsonschema:"The shell command to run in the background (start)."`
-	Filter  string `json:"filter,omitempty" jsonschema:"Only show new output lines matching this regular expression (output, wait); lines that do not match are skipped, not kept for later."`
-	YieldMS int    `json:"yield_ms,omitempty" jsonschema:"start: wait this many milliseconds for the command to finish before returning (default 0). wait: the most to wait (default 30000). At most 600000."`
+	Action    string   `json:"action" jsonschema:"start, input, wait, output, kill or list."`
+	ID        string   `json:"id,omitempty" jsonschema:"The process id start returned (input, wait, output, kill)."`
+	Command   string   `json:"command,omitempty" jsonschema:"The shell command to run in the background (start)."`
+	PTY       bool     `json:"pty,omitempty" jsonschema:"start: run the command in a pseudo-terminal, for programs that prompt or draw only on a terminal (REPLs such as python3 -i or node, y/N questions, less, top)."`
+	Cols      int      `json:"cols,omitempty" jsonschema:"start with pty: the terminal's width (default 120)."`
+	Rows      int      `json:"rows,omitempty" jsonschema:"start with pty: the terminal's height (default 40)."`
+	Text      string   `json:"text,omitempty" jsonschema:"input: text to type; in a terminal a newline is sent as Enter."`
+	Keys      []string `json:"keys,omitempty" jsonschema:"input: keys to press after the text, by name: Enter, Tab, Esc, Backspace, Up, Down, Left, Right, Home, End, PageUp, PageDown, Delete, Ctrl-A to Ctrl-Z (Ctrl-C interrupts, Ctrl-D ends input)."`
+	Pattern   string   `json:"pattern,omitempty" jsonschema:"input, wait: return once the new output matches this regular expression (Go RE2), such as a prompt: '>>> $' or '\\$ $' ($ is the end of the output, where the cursor is)."`
+	QuietMS   int      `json:"quiet_ms,omitempty" jsonschema:"input, wait: return once the process has printed nothing for this many milliseconds."`
+	TimeoutMS int      `json:"timeout_ms,omitempty" jsonschema:"input, wait: the most to wait (default 30000, at most 600000)."`
+	Raw       bool     `json:"raw,omitempty" jsonschema:"input, wait, output of a process in a terminal: return the bytes it wrote, escape sequences included, instead of the text the terminal shows."`
+	Filter    string   `json:"filter,omitempty" jsonschema:"Only show new output lines matching this regular expression (input, wait, output); lines that do not match are skipped, not kept for later."`
+	YieldMS   int      `json:"yield_ms,omitempty" jsonschema:"start: wait this many milliseconds for the command to finish before returning (default 0). wait: the same as timeout_ms."`
 }
 
 // ProcessTool returns the process tool, which runs commands in the
-// background and reads, waits for, stops and lists them.
+// background, types into them, and reads, waits for, stops and lists them.
 func ProcessTool() tool.Tool { return processToolOnce() }
 
 // The tool keeps no state of its own (what a session shares lives in its
@@ -34,37 +43,55 @@ var processToolOnce = sync.OnceValue(func() tool.Tool {
 	return tool.Must(tool.New(tool.Spec{
 		Name:  "process",
 		Label: "Manage background processes",
-		Description: "Run shell commands in the background and manage them: dev servers, watchers, long builds. " +
-			"action=start with command starts one (bash -c in the working directory, its own process group, stdin empty) and returns its id; " +
+		Description: "Run shell commands in the background and interact with them: dev servers, watchers, long builds, REPLs, programs that ask questions. " +
+			"action=start with command starts one (bash -c in the working directory, its own process group) and returns its id; " +
+			"with pty=true it runs in a pseudo-terminal (default 120x40; cols, rows), which REPLs and prompts need; " +
 			"with yield_ms it first waits that long and, if the command already finished, returns its output and exit code. " +
-			"action=output with id returns only the output that is new since the last read (stdout and stderr separately), optionally just the lines matching filter. " +
-			"action=wait with id blocks until the process ends or yield_ms passes (default 30000), then reports like output. " +
+			"action=input with id types text and then keys (Enter, Tab, Esc, arrows, Ctrl-C, Ctrl-D, ...) into its terminal or stdin; " +
+			"with pattern, quiet_ms or timeout_ms it then waits as wait does, matching only output that follows the input. " +
+			"action=wait with id returns the output that is new since the last read once it matches pattern (a prompt such as '>>> $'), " +
+			"or nothing was printed for quiet_ms, or the process ended, or timeout_ms passed (default 30000); the result says which. " +
+			"action=output with id returns the new output at once. " +
+			"Terminal output is the text the terminal shows (cursor moves and redraws applied, a full-screen program as its screen); raw=true gives the bytes. " +
+			"Without a terminal, stdout and stderr are shown apart. " +
 			"action=kill with id stops the process and everything it started (SIGTERM, then SIGKILL after 3 s). " +
 			"action=list shows every process: id, state, exit code, age, command. " +
 			"Memory keeps the last 2000 lines of each stream; the full output is in capture files under .indusvx/bg/ whose paths the output notices give. " +
 			"Processes are stopped when the session ends.",
 	}, func(ctx context.Context, in processInput, env *tool.Env) tool.Result {
 		e := EngineOf(env)
-		yield := time.Duration(in.YieldMS) * time.Millisecond
+		ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+		timeout := ms(in.TimeoutMS)
+		if timeout == 0 {
+			timeout = ms(in.YieldMS)
+		}
+		wait := WaitRequest{Filter: in.Filter, Raw: in.Raw, Until: Until{Pattern: in.Pattern, Quiet: ms(in.QuietMS), Timeout: timeout}}
 		switch in.Action {
 		case "start":
-			return e.StartAction(ctx, env, in.Command, yield, processVerbs)
-		case "output":
-			return e.OutputAction(in.ID, in.Filter)
+			o := StartOptions{Terminal: in.PTY, Cols: in.Cols, Rows: in.Rows}
+			return e.StartActionWith(ctx, env, in.Command, o, ms(in.YieldMS), processVerbs)
+		case "input":
+			return e.InputAction(ctx, in.ID, InputRequest{Text: in.Text, Keys: in.Keys, Wait: wait})
 		case "wait":
-			return e.WaitAction(ctx, in.ID, in.Filter, yield)
+			return e.WaitUntilAction(ctx, in.ID, wait)
+		case "output":
+			return e.OutputActionRaw(in.ID, in.Filter, in.Raw)
 		case "kill":
 			return e.StopAction(in.ID)
 		case "list":
 			return e.ListAction()
 		}
-		return tool.Errorf("unknown action %q: use start, output, wait, kill or list", in.Action)
+		return tool.Errorf("unknown action %q: use start, input, wait, output, kill or list", in.Action)
 	}, processSchema))
 })
 
-// processSchema limits action to processActions and bounds yield_ms by
-// MaxWait.
+// processSchema limits action to processActions and bounds the waits by
+// MaxWait and the terminal's size.
 var processSchema = tool.WithSchema(func(s *jsonschema.Schema) {
 	tool.SetEnum(s, "action", processActions...)
-	tool.SetRange(s, "yield_ms", 0, float64(MaxWait.Milliseconds()))
+	for _, name := range []string{"yield_ms", "timeout_ms", "quiet_ms"} {
+		tool.SetRange(s, name, 0, float64(MaxWait.Milliseconds()))
+	}
+	tool.SetRange(s, "cols", 0, maxCols)
+	tool.SetRange(s, "rows", 0, maxRows)
 })

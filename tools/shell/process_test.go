@@ -278,7 +278,7 @@ func TestCaptureFilesHoldEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-p.Done()
-	out := p.renderNew(nil, MaxModelChars)
+	out := p.renderNew(nil, MaxModelChars, false)
 	m := regexp.MustCompile(`all output is in (\S+\.stdout\.log)`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no capture path in:\n%.500s", out)
@@ -363,7 +363,7 @@ func TestGigabyteOutputKeepsMemoryBounded(t *testing.T) {
 	if out != total || lines != total/1000+1 {
 		t.Errorf("stdout: %d bytes in %d lines", out, lines)
 	}
-	r := p.renderNew(nil, MaxModelChars)
+	r := p.renderNew(nil, MaxModelChars, false)
 	if !strings.Contains(r, "line cut, 19995904 more bytes") {
 		t.Errorf("the endless stderr line should be cut:\n%.300s", r[strings.Index(r, "--- stderr"):])
 	}

@@ -3,6 +3,7 @@ package shell
 import (
 	"bytes"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -48,6 +49,8 @@ type stream struct {
 	captureErr error
 	eof        bool
 	pos        cursor // how far the model has read
+
+	note *notifier // told of every write and of the end; may be nil
 }
 
 func newStream(name string, capture io.WriteCloser, path string) *stream {
@@ -59,6 +62,7 @@ func newStream(name string, capture io.WriteCloser, path string) *stream {
 // holds more than MaxBufferedLines lines, the earlier ones are only
 // counted, never copied.
 func (s *stream) write(p []byte) {
+	defer s.note.fire()
 	var capErr error
 	if s.capture != nil {
 		if _, err := s.capture.Write(p); err != nil {
@@ -145,6 +149,7 @@ func (s *stream) push(l line) {
 // close marks the end of the stream: an unfinished last line becomes a
 // line, and the capture file is closed.
 func (s *stream) close() {
+	defer s.note.fire()
 	s.mu.Lock()
 	if len(s.partial) > 0 || s.partialCut > 0 {
 		s.push(line{text: s.partial, cut: s.partialCut})
@@ -211,4 +216,52 @@ func (s *stream) stats() (bytesOut, lines int64, captureErr error) {
 		lines++
 	}
 	return s.bytes, lines, s.captureErr
+}
+
+// end returns the position after everything written so far.
+func (s *stream) end() cursor {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cursor{line: s.total, off: len(s.partial)}
+}
+
+// since returns the text written after c, at most the last limit bytes of
+// it (lines joined with newlines, the unfinished last line included),
+// without moving the read position: what a wait matches its pattern
+// against.
+func (s *stream) since(c cursor, limit int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	first := s.total - int64(len(s.ring))
+	if c.line < first {
+		c = cursor{line: first}
+	}
+	var parts [][]byte
+	size := len(s.partial)
+	if c.line == s.total {
+		return string(s.partial[min(c.off, len(s.partial)):])
+	}
+	// Newest first, until the limit.
+	parts = append(parts, s.partial)
+	for i := s.total - 1; i >= c.line && size < limit; i-- {
+		t := s.ring[(s.start+int(i-first))%len(s.ring)].text
+		if i == c.line {
+			t = t[min(c.off, len(t)):]
+		}
+		parts = append(parts, t)
+		size += len(t) + 1
+	}
+	slices.Reverse(parts)
+	b := bytes.Join(parts, []byte{'\n'})
+	if len(b) > limit {
+		b = b[len(b)-limit:]
+	}
+	return string(b)
+}
+
+// readPos returns the model's read position.
+func (s *stream) readPos() cursor {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pos
 }

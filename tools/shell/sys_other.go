@@ -12,6 +12,7 @@ import (
 var (
 	sigTerm os.Signal = os.Kill
 	sigKill os.Signal = os.Kill
+	sigInt  os.Signal = os.Interrupt
 )
 
 func setGroup(*exec.Cmd) {}

@@ -14,6 +14,7 @@ import (
 var (
 	sigTerm os.Signal = syscall.SIGTERM
 	sigKill os.Signal = syscall.SIGKILL
+	sigInt  os.Signal = syscall.SIGINT // Ctrl-C sent to a process without a terminal
 )
 
 // setGroup makes the command the leader of a new process group, so that

@@ -1,0 +1,8 @@
+//go:build !race
+
+package shell
+
+import "time"
+
+// promptLag is how soon after a prompt a wait must return.
+const promptLag = 50 * time.Millisecond

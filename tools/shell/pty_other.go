@@ -1,0 +1,16 @@
+//go:build !unix
+
+package shell
+
+import (
+	"errors"
+	"os"
+
+	"github.com/indusagi/induscode/internal/childproc"
+)
+
+func spawnTerminal(ward *childproc.Ward, command, dir string, env []string, cols, rows int, s sink) (*group, *os.File, error) {
+	return nil, nil, errors.New("pseudo-terminals are not supported on this system; start the process without pty")
+}
+
+const terminalsSupported = false
