@@ -3,7 +3,7 @@
 // also asks for the deck's read-only tools of -dir. Register it with a
 // client as a stdio server, for example:
 //
-//	claude mcp add whiteboard -- go run github.com/indusagi/induscode/examples/whiteboard/cmd/whiteboard-mcp
+//	claude mcp add whiteboard -- go -C /path/to/induscode run ./examples/whiteboard/cmd/whiteboard-mcp
 //
 // The board lives as long as the process; every change is logged to
 // stderr.
