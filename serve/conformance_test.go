@@ -6,10 +6,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/indusagi/induscode/internal/testpeer"
+	"github.com/indusagi/induscode/tool"
 )
 
 // The official MCP conformance suite, every server scenario, against
@@ -32,8 +34,10 @@ func TestConformanceSuite(t *testing.T) {
 	}{
 		{"json", nil, ""},
 		// server-sse-polling calls the fixture tool test_reconnection,
-		// which closes its event stream mid-call; without it the scenario
-		// ends in warnings only, which the suite does not count as a pass.
+		// which this deck does not have, so its stream is never closed
+		// mid-call and the scenario ends in warnings, which the suite does
+		// not count as a pass (TestConformanceSSEPolling runs it with the
+		// tool and polling on).
 		// (With JSON bodies there is no call stream to poll, and the
 		// scenario passes with nothing to check.)
 		{"sse", []string{"--sse"}, "  - server-sse-polling\n"},
@@ -68,4 +72,36 @@ func tail(b []byte, n int) []byte {
 		}
 	}
 	return b
+}
+
+// The suite's server-sse-polling scenario passes with --sse and polling:
+// every call stream starts with a priming event, a call that runs past
+// PollAfter has its stream closed with a retry field, and the client that
+// reconnects with Last-Event-ID gets the result. The scenario calls a
+// fixture tool, test_reconnection, which this server is given here: a
+// call that takes a second.
+func TestConformanceSSEPolling(t *testing.T) {
+	t.Parallel()
+	suite := testpeer.NPMFile(t, "@modelcontextprotocol/conformance/dist/index.js")
+	node22 := testpeer.Node22(t)
+	slow := tool.Must(tool.New(tool.Spec{Name: "test_reconnection", Description: "answers after a second"},
+		func(ctx context.Context, _ struct{}, _ *tool.Env) tool.Result {
+			select {
+			case <-time.After(time.Second):
+				return tool.Text("reconnected")
+			case <-ctx.Done():
+				return tool.Errorf("cancelled")
+			}
+		}))
+	opts := sessionOptions(workspace(t, nil))
+	opts.Session.Extra = []tool.Tool{slow}
+	url, _ := startHTTP(t, opts, HTTPOptions{EventStreams: true, PollAfter: 200 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node22, suite, "server", "--url", url, "--scenario", "server-sse-polling")
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "0 warnings") {
+		t.Fatalf("server-sse-polling: %v\n%s", err, out)
+	}
 }

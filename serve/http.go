@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,7 +70,19 @@ type HTTPOptions struct {
 	// (no event framing, flushes or resumption store), and the SDK clients
 	// still get progress live, on the stream they open with GET.
 	EventStreams bool
+	// PollAfter, with EventStreams, closes the event stream of a call
+	// that runs longer, telling the client (with a retry field) to
+	// reconnect with Last-Event-ID, where the rest of the call comes:
+	// polling instead of one long-held connection, for proxies that cut
+	// those. Clients of protocol 2025-11-25 and later follow it. 0 keeps
+	// every stream open until its call ends.
+	PollAfter time.Duration
 }
+
+// pollRetry is the reconnection delay a closed call stream tells its
+// client: soon enough that a result waits at most this long, seldom
+// enough to cost nothing.
+const pollRetry = time.Second
 
 // ErrNeedsToken refuses a non-loopback address without a token: anyone who
 // can reach the port could run commands as this user.
@@ -95,6 +108,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	}
 	var h http.Handler
 	if o.EventStreams {
+		s.pollAfter.Store(int64(o.PollAfter))
 		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 			SessionTimeout:      timeout,
 			MaxRequestBodyBytes: maxBody,
@@ -108,6 +122,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			// The store keeps the SDK's default of 10 MiB of recent events.
 			EventStore: mcp.NewMemoryEventStore(nil),
 		})
+		h = s.sessionVersion(h)
 	} else {
 		h = newJSONHTTP(s.mcp, s.log, timeout)
 	}
@@ -126,6 +141,34 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	}
 	return root
 }
+
+// sessionVersion makes a request of a session speak the session's
+// protocol version when its Mcp-Protocol-Version header names an older
+// one (as some clients send on later requests): the SDK decides by the
+// header whether a stream starts with a priming event, which resumption
+// needs, and whether a closed stream says when to reconnect.
+func (s *Server) sessionVersion(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sid, v := r.Header.Get(sessionHeader), r.Header.Get(versionHeader)
+		if sid != "" && v != "" && v < primingVersion {
+			for ss := range s.mcp.Sessions() {
+				if ss.ID() != sid {
+					continue
+				}
+				if p := ss.InitializeParams(); p != nil && p.ProtocolVersion > v && p.ProtocolVersion < statelessOnly &&
+					slices.Contains(mcp.SupportedProtocolVersions(), p.ProtocolVersion) {
+					r.Header.Set(versionHeader, p.ProtocolVersion)
+				}
+				break
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// primingVersion is the first protocol version whose event streams start
+// with a priming event (SEP-1699).
+const primingVersion = "2025-11-25"
 
 // requireToken answers 401 to a request without the bearer token. The
 // compare is constant-time over digests, so neither the token's bytes nor

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -59,15 +60,17 @@ var adapting atomic.Bool
 // [Server.RunStdio] or [Server.ServeHTTP], and Close it to end every
 // session and stop the grafted servers.
 type Server struct {
-	opts     Options
-	log      *slog.Logger
-	mcp      *mcp.Server
-	fleet    *session.Fleet // nil without MCP servers
-	mounted  <-chan struct{}
-	catalog  *session.Session // the tool list (session.Catalog); never runs a call
-	stop     func()
-	load     *loadShape // nil unless Options.AdaptGC or AdaptProcs
-	ungovern func()     // removes load's lift as the process's governor
+	opts    Options
+	log     *slog.Logger
+	mcp     *mcp.Server
+	fleet   *session.Fleet // nil without MCP servers
+	mounted <-chan struct{}
+	catalog *session.Session // the tool list (session.Catalog); never runs a call
+	stop    func()
+	load    *loadShape // nil unless Options.AdaptGC or AdaptProcs
+	// pollAfter is HTTPOptions.PollAfter of the event-stream handler.
+	pollAfter atomic.Int64
+	ungovern  func() // removes load's lift as the process's governor
 
 	syncMu sync.Mutex
 	listed map[string]tool.Spec // what the MCP server lists now
@@ -269,6 +272,10 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		if s.load != nil {
 			s.load.enter()
 			defer s.load.exit()
+		}
+		if after := time.Duration(s.pollAfter.Load()); after > 0 && req.Extra != nil && req.Extra.CloseSSEStream != nil {
+			poll := time.AfterFunc(after, func() { req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: pollRetry}) })
+			defer poll.Stop()
 		}
 		return mcpResult(ds.Run(ctx, name, req.Params.Arguments)), nil
 	}

@@ -23,6 +23,7 @@ func newServeCmd(opts *options) *cobra.Command {
 		token   string
 		timeout time.Duration
 		maxSess int
+		poll    time.Duration
 		sse     bool
 		jsonOut bool // the old default's opposite, kept so scripts keep working
 	)
@@ -93,7 +94,7 @@ loopback and link-local addresses.`,
 				token = os.Getenv(tokenEnv)
 			}
 
-			err = srv.ServeHTTP(ctx, serve.HTTPOptions{Addr: addr, Token: token, SessionTimeout: timeout, MaxSessions: maxSess, EventStreams: sse}, func(url string) {
+			err = srv.ServeHTTP(ctx, serve.HTTPOptions{Addr: addr, Token: token, SessionTimeout: timeout, MaxSessions: maxSess, EventStreams: sse, PollAfter: poll}, func(url string) {
 				printClientConfig(stderr, url, token != "")
 			})
 			if err != nil {
@@ -107,6 +108,7 @@ loopback and link-local addresses.`,
 	f.Lookup("http").NoOptDefVal = serve.DefaultAddr
 	f.StringVar(&token, "token", "", "require this bearer token of every HTTP request (default $"+tokenEnv+")")
 	f.BoolVar(&sse, "sse", false, "answer each HTTP call with an event stream instead of one JSON body: resumable after a dropped connection, progress on the call's own stream")
+	f.DurationVar(&poll, "sse-poll", 0, "with --sse, close the event stream of a call that runs longer than this and let the client reconnect for the rest (polling, for proxies that cut long connections); 0 keeps streams open")
 	f.BoolVar(&jsonOut, "json-response", false, "answer each HTTP call with one JSON body")
 	// Hidden rather than marked deprecated: pflag would print the notice
 	// on stdout, which over stdio is the client's protocol stream.
