@@ -45,15 +45,21 @@ func TestProcessOutputReturnsOnlyNewLines(t *testing.T) {
 	t.Parallel()
 	env := session(t)
 	id, _ := startBg(t, env, `echo first; echo oops >&2; while [ ! -e go ]; do sleep 0.02; done; echo second; echo third`)
-	// stdout and stderr are separate pipes: consume both old lines, in
-	// whichever order they arrive, before releasing the process.
-	if seen := waitOutput(t, env, id, "oops"); !strings.Contains(seen, "first") {
-		waitOutput(t, env, id, "first")
+	p, err := EngineOf(env).Lookup(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// stdout and stderr are separate pipes: wait until both old lines are
+	// in, then read them, before releasing the process.
+	awaitLines(t, p, 1, 1)
+	first := proc(t, env, map[string]any{"action": "output", "id": id})
+	if !strings.Contains(first, "--- stdout: 1 new line ---\nfirst") || !strings.Contains(first, "--- stderr: 1 new line ---\noops") {
+		t.Fatalf("first read:\n%s", first)
 	}
 	if err := os.WriteFile(filepath.Join(env.Dir, "go"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := proc(t, env, map[string]any{"action": "wait", "id": id, "yield_ms": 10000})
+	out := proc(t, env, map[string]any{"action": "wait", "id": id, "yield_ms": 600000})
 	if _, body, _ := strings.Cut(out, "\n"); strings.Contains(body, "first") || strings.Contains(body, "oops") {
 		t.Errorf("second read repeated old lines:\n%s", out)
 	}
@@ -63,6 +69,72 @@ func TestProcessOutputReturnsOnlyNewLines(t *testing.T) {
 	if out := proc(t, env, map[string]any{"action": "output", "id": id}); !strings.HasSuffix(out, "No new output.") {
 		t.Errorf("third read:\n%s", out)
 	}
+}
+
+// awaitLines waits, woken by the process's output notices, until its
+// stdout and stderr hold at least out and errs finished lines. When they
+// never do it says whether the process still runs and what its capture
+// files hold, which tells output lost on the way from a process that was
+// stopped before it wrote.
+func awaitLines(t *testing.T, p *Proc, out, errs int64) {
+	t.Helper()
+	bound := time.NewTimer(time.Minute) // a hang, not a pace: the wait ends on events
+	defer bound.Stop()
+	for {
+		wake := p.note.wait() // before looking: no write is missed
+		_, o, _ := p.out.stats()
+		_, e, _ := p.err.stats()
+		if o >= out && e >= errs {
+			return
+		}
+		select {
+		case <-wake:
+			continue
+		case <-bound.C:
+		case <-p.Done():
+			if _, o, _ = p.out.stats(); o >= out {
+				if _, e, _ = p.err.stats(); e >= errs {
+					return
+				}
+			}
+		}
+		var files strings.Builder
+		for _, path := range []string{p.out.capturePath, p.err.capturePath} {
+			b, err := os.ReadFile(path)
+			fmt.Fprintf(&files, "\n%s: %q %v", path, b, err)
+		}
+		t.Fatalf("%s has %d stdout and %d stderr lines, want %d and %d; %s%s", p.ID, o, e, out, errs, p.state().detail, files.String())
+	}
+}
+
+// stalledWriter stands in for a capture file on a busy disk: each write
+// waits until release is closed.
+type stalledWriter struct{ release <-chan struct{} }
+
+func (w stalledWriter) Write(p []byte) (int, error) { <-w.release; return len(p), nil }
+func (stalledWriter) Close() error                  { return nil }
+
+// What a process prints is readable as soon as it leaves the pipe, also
+// while the write to its capture file is held up.
+func TestOutputReadableWhileCaptureFileStalls(t *testing.T) {
+	t.Parallel()
+	env := session(t)
+	e := EngineOf(env)
+	release := make(chan struct{})
+	e.create = func(string) (io.WriteCloser, string, error) { return stalledWriter{release}, "/dev/null", nil }
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free) // before the session's Close, which waits for the output
+	p, err := e.Start(`echo first; echo oops >&2`, env.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitLines(t, p, 1, 1)
+	if out := text(e.OutputAction(p.ID, "")); !strings.Contains(out, "first") || !strings.Contains(out, "oops") {
+		t.Errorf("output while the capture file stalls:\n%s", out)
+	}
+	free()
+	<-p.Done()
 }
 
 // waitOutput reads until a line of output (not the header, which repeats

@@ -62,20 +62,28 @@ func newStream(name string, capture io.WriteCloser, path string) *stream {
 // holds more than MaxBufferedLines lines, the earlier ones are only
 // counted, never copied.
 func (s *stream) write(p []byte) {
-	defer s.note.fire()
-	var capErr error
+	// The ring first, and the readers told: what the process printed is
+	// readable as soon as it left the pipe, however long the capture
+	// file's disk takes (a busy disk stalls a write for seconds).
+	s.keep(p)
+	s.note.fire()
 	if s.capture != nil {
 		if _, err := s.capture.Write(p); err != nil {
-			capErr = err
 			s.capture.Close()
 			s.capture = nil
+			s.mu.Lock()
+			if s.captureErr == nil {
+				s.captureErr = err
+			}
+			s.mu.Unlock()
 		}
 	}
+}
+
+// keep adds p to the ring and the unfinished line.
+func (s *stream) keep(p []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if capErr != nil && s.captureErr == nil {
-		s.captureErr = capErr
-	}
 	s.bytes += int64(len(p))
 	n := bytes.Count(p, []byte{'\n'})
 	if n == 0 {
