@@ -6,10 +6,14 @@
 // tool under its wire name. Each MCP session gets a deck session of its own
 // (files read, checklist, background processes), opened on its first tool
 // call and closed, with everything it started, when the MCP session ends.
-// The grafted servers are one fleet per process, shared by every session,
-// mounted in the background: their tools are announced with
+// The grafted servers are one fleet per process, shared by every session.
+// A server whose tool list is cached is listed from the cache at once and
+// started on the first call of one of its tools; the others are mounted in
+// the background, their tools announced with
 // notifications/tools/list_changed as they arrive, so a slow server never
-// delays the first tools/list.
+// delays the first tools/list, and a call of a tool whose server is still
+// starting waits for it. The tool list comes from session.Catalog, so a
+// server that no client used opens no session.
 //
 // Over HTTP the server binds loopback unless a bearer token is set, checks
 // Host and Origin against DNS rebinding, bounds request bodies and the
