@@ -24,10 +24,22 @@ func ParseConfig(data []byte, file string, lookupEnv func(string) (string, bool)
 	if lookupEnv == nil {
 		lookupEnv = func(string) (string, bool) { return "", false }
 	}
-	p := parser{file: file, lookupEnv: lookupEnv}
+	return parser{file: file, lookupEnv: lookupEnv}.parse(data)
+}
+
+// ParseConfigAsWritten parses one config file's contents as
+// [ParseConfig] does but expands nothing: command, args, env, cwd, url
+// and headers keep their ${VAR} as written (and cwd is not anchored), so
+// a person approving the file sees what it says, and no secret a
+// variable holds.
+func ParseConfigAsWritten(data []byte, file string) ([]ServerConfig, []Warning) {
+	return parser{file: file, asWritten: true}.parse(data)
+}
+
+func (p parser) parse(data []byte) ([]ServerConfig, []Warning) {
 	top, err := members(data)
 	if err != nil {
-		return nil, []Warning{{File: file, Msg: fmt.Sprintf("not a JSON object (%v); no servers are mounted from it", err)}}
+		return nil, []Warning{{File: p.file, Msg: fmt.Sprintf("not a JSON object (%v); no servers are mounted from it", err)}}
 	}
 	found := false
 	for _, m := range top {
@@ -46,6 +58,7 @@ func ParseConfig(data []byte, file string, lookupEnv func(string) (string, bool)
 type parser struct {
 	file      string
 	lookupEnv func(string) (string, bool)
+	asWritten bool // expand nothing (ParseConfigAsWritten)
 	out       []ServerConfig
 	warnings  []Warning
 }
@@ -146,7 +159,7 @@ func (p *parser) row(id, key string, raw json.RawMessage) {
 		p.warn(id, "unknown type %q for server %q (want stdio, sse or http); skipped", r.Type, name)
 		return
 	}
-	exp := expander{lookup: p.lookupEnv}
+	exp := expander{lookup: p.lookupEnv, asWritten: p.asWritten}
 	switch s.Transport {
 	case Stdio:
 		if r.Command == "" {
@@ -165,7 +178,7 @@ func (p *parser) row(id, key string, raw json.RawMessage) {
 		s.Env = p.pairs(id, "env", r.Env, &exp)
 		if r.Cwd != "" {
 			s.Dir = exp.expand(r.Cwd)
-			if !filepath.IsAbs(s.Dir) {
+			if !filepath.IsAbs(s.Dir) && !p.asWritten {
 				s.Dir = filepath.Join(filepath.Dir(p.file), s.Dir)
 			}
 		}
@@ -329,10 +342,11 @@ func firstByte(raw []byte) byte {
 // message may hold ${...} themselves, expanded only when used. Text that is
 // not one of these forms (unterminated, no valid name) is kept as written.
 type expander struct {
-	lookup  func(string) (string, bool)
-	missing []string
-	err     string // the first ${VAR:?message} that failed
-	depth   int
+	lookup    func(string) (string, bool)
+	asWritten bool // return every value as written
+	missing   []string
+	err       string // the first ${VAR:?message} that failed
+	depth     int
 }
 
 // maxExpandDepth bounds nesting of ${...} inside defaults: real configs
@@ -340,7 +354,7 @@ type expander struct {
 const maxExpandDepth = 8
 
 func (e *expander) expand(s string) string {
-	if !strings.Contains(s, "${") {
+	if e.asWritten || !strings.Contains(s, "${") {
 		return s
 	}
 	var sb strings.Builder

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/approval"
 	"github.com/indusagi/induscode/session"
 )
 
@@ -34,8 +34,8 @@ func TestServeCommandHooks(t *testing.T) {
 		"victim/keep": "x",
 	})
 	xdg := t.TempDir()
-	store := bridge.NewTrustStore(filepath.Join(xdg, "indusvx", "trusted-mcp.json"))
-	if _, err := session.TrustHooks(session.Options{Dir: dir, TrustStore: &store}); err != nil {
+	store := approval.NewStore(filepath.Join(xdg, "indusvx", approval.FileName))
+	if _, err := session.Approve(session.Options{Dir: dir, Approvals: &store}, session.AddonHooks, session.ClaudeHooks); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(indusr, "--cwd", dir, "--no-mcp", "--claude-hooks", "serve")

@@ -1,7 +1,7 @@
 package session
 
-// Addons in the session (issue 11). Kept in this file so the boot path in
-// session.go changes only by a few marked calls.
+// Addons in the session, kept apart so the boot path in session.go
+// changes only by a few calls.
 
 import (
 	"context"
@@ -33,30 +33,39 @@ func (s *Session) loadAddons(ctx context.Context) {
 			return out, err
 		},
 	}
-	hopts, addonHooks, claudeHooks := s.sessionHooks(shell.EngineOf(env)) // issue 12: command hooks
-	loader := addons.ManifestLoader{}
-	if addonHooks {
-		loader.Hooks = hooks.Binder(hopts)
-	}
-	// issue 12: Tier-1 ([process]) addons, whose processes the session
-	// stops at Close; other manifests go to the Tier-0 loader.
+	hopts, approved := s.sessionHooks(shell.EngineOf(env))
+	loader := addons.ManifestLoader{Hooks: approved.hookBinder(hopts)}
+	// Tier-1 ([process]) addons, whose processes the session stops at
+	// Close, start only once approved; other manifests go to the Tier-0
+	// loader.
 	var h *addons.Host
 	procs := rpc.NewLoader(rpc.Options{Workspace: s.dir, Fallback: loader, Report: func(f *addons.Fault) { h.Report(f) }})
 	s.addonProcs = procs
-	var load addons.Loader = procs
-	if !addonHooks {
-		// Not approved (said once by sessionHooks): start no process.
-		load = Unapproved(loader)
-	}
-	h = addons.NewHost(addons.HostOptions{Loader: load, Handles: handles, Log: s.opts.Framework.Log})
+	h = addons.NewHost(addons.HostOptions{Loader: approved.Loader(procs, loader), Handles: handles, Log: s.opts.Framework.Log})
 	h.OnFault(func(f *addons.Fault) { s.warn(f.Error()) })
 	if !s.opts.NoAddons {
 		for _, src := range addons.Sources(addons.Discovery{Workspace: s.dir}) {
 			h.LoadOne(ctx, src)
 		}
+		if len(approved.guards(AddonHooks)) > 0 {
+			h.LoadAddon(&addons.Addon{ID: AddonHooksGuard, Register: func(api addons.API) error {
+				approved.registerGuards(api, AddonHooks)
+				return nil
+			}})
+		}
 	}
-	if len(claudeHooks) > 0 {
-		h.LoadAddon(hooks.Addon(ClaudeHooksAddon, claudeHooks, hopts))
+	if s.opts.ClaudeHooks {
+		// The user's own hooks run first, as Claude Code runs them.
+		run := append(s.userClaudeHooks(), approved.claudeHooks()...)
+		if guards := approved.guards(ClaudeHooks); len(run) > 0 || len(guards) > 0 {
+			h.LoadAddon(&addons.Addon{ID: ClaudeHooksAddon, Register: func(api addons.API) error {
+				approved.registerGuards(api, ClaudeHooks)
+				if len(run) > 0 {
+					hooks.NewSet(api.ID(), run, hopts).Register(api)
+				}
+				return nil
+			}})
+		}
 	}
 	for _, a := range s.opts.Addons {
 		h.LoadAddon(a)
@@ -100,7 +109,7 @@ func (s *Session) addonTools() []tool.Tool {
 	return out
 }
 
-// closeAddons stops the processes of Tier-1 addons (issue 12), after
+// closeAddons stops the processes of Tier-1 addons, after
 // session:end reached them.
 func (s *Session) closeAddons() error {
 	if s.addonProcs == nil {

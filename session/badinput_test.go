@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/indusagi/induscode/approval"
 	"github.com/indusagi/induscode/bridge"
 )
 
@@ -18,17 +19,17 @@ func TestCorruptTrustFileIsReported(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte(`{"mcpServers":{"x":{"command":"true"}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "trusted-mcp.json")
+	path := filepath.Join(t.TempDir(), approval.FileName)
 	if err := os.WriteFile(path, []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	store := bridge.NewTrustStore(path)
-	p, err := ProjectConfig(Options{Dir: dir, TrustStore: &store})
-	if err == nil || p.Trusted || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "indusr mcp trust") {
-		t.Fatalf("trusted=%v err=%v", p.Trusted, err)
+	store := approval.NewStore(path)
+	a, err := ReadApprovals(Options{Dir: dir, Approvals: &store}, MCPGroup)
+	if err == nil || a.Group(MCPGroup).Approved || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "indusr mcp trust") {
+		t.Fatalf("approvals %+v err=%v", a, err)
 	}
 	var warned string
-	servers := untrusted(Options{TrustStore: &store, Warn: func(m string) { warned = m }}, dir, []bridge.ServerConfig{{Name: "x", Source: filepath.Join(dir, ".mcp.json")}})
+	servers := untrusted(Options{Approvals: &store, Warn: func(m string) { warned = m }}, dir, []bridge.ServerConfig{{Name: "x", Source: filepath.Join(dir, ".mcp.json")}})
 	if len(servers) != 0 || !strings.Contains(warned, "malformed") {
 		t.Errorf("servers %v started despite a corrupt trust file; warning %q", servers, warned)
 	}

@@ -8,11 +8,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/approval"
 )
 
 // hookWorkspace is a workspace with files and a trust store of its own.
-func hookWorkspace(t *testing.T, files map[string]string) (string, *bridge.TrustStore) {
+func hookWorkspace(t *testing.T, files map[string]string) (string, *approval.Store) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range files {
@@ -24,7 +24,7 @@ func hookWorkspace(t *testing.T, files map[string]string) (string, *bridge.Trust
 			t.Fatal(err)
 		}
 	}
-	store := bridge.NewTrustStore(filepath.Join(t.TempDir(), "indusvx", "trusted-mcp.json"))
+	store := approval.NewStore(filepath.Join(t.TempDir(), "indusvx", approval.FileName))
 	return dir, &store
 }
 
@@ -71,7 +71,7 @@ func TestManifestHookNeedsApproval(t *testing.T) {
 		".indus/addons/safety/guard.sh":      rmGuard,
 		"victim/file":                        "x",
 	})
-	opts := Options{Dir: dir, TrustStore: store}
+	opts := Options{Dir: dir, Approvals: store}
 	out, isErr, warns := runBash(t, opts, "rm -rf victim")
 	if isErr || !strings.Contains(warns, "not running 1 command hook(s) of .indus/addons/safety/manifest.toml") || !strings.Contains(warns, "indusr hooks trust") {
 		t.Fatalf("untrusted: %q (error %v), warnings %q; want the call run and a warning", out, isErr, warns)
@@ -79,9 +79,9 @@ func TestManifestHookNeedsApproval(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "victim"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	groups, err := TrustHooks(opts)
-	if err != nil || !groups[0].Trusted || len(groups[0].Hooks) != 1 {
-		t.Fatalf("TrustHooks: %+v, %v", groups, err)
+	a, err := Approve(opts, AddonHooks, ClaudeHooks)
+	if err != nil || !a.Group(AddonHooks).Approved || len(a.Group(AddonHooks).Units) != 1 {
+		t.Fatalf("Approve: %+v, %v", a, err)
 	}
 	out, isErr, warns = runBash(t, opts, "rm -rf victim")
 	if !isErr || !strings.Contains(out, "addon safety blocked the call of bash: rm -rf is not allowed in this repository") || warns != "" {
@@ -94,21 +94,24 @@ func TestManifestHookNeedsApproval(t *testing.T) {
 		t.Errorf("a harmless command: %q (error %v)", out, isErr)
 	}
 
-	// A changed hook is a new hook: not run until approved again.
+	// A changed hook is a new hook: not run until approved again, and
+	// as it guarded bash, bash calls are held meanwhile.
 	if err := os.WriteFile(filepath.Join(dir, ".indus/addons/safety/manifest.toml"),
 		[]byte("id = \"safety\"\n[[hook]]\nevent = \"PreToolUse\"\nmatcher = \"bash\"\ncommand = \"$INDUSR_ADDON_DIR/guard.sh\"\ntimeout = 5\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, isErr, warns := runBash(t, opts, "rm -rf victim/file"); isErr || !strings.Contains(warns, "not running 1 command hook(s)") {
-		t.Errorf("changed hook: error %v, warnings %q; want it not run", isErr, warns)
+	out, isErr, warns = runBash(t, opts, "rm -rf victim/file")
+	if !isErr || !strings.Contains(out, "changed since you approved it") || !strings.Contains(out, "indusr hooks trust") ||
+		!strings.Contains(warns, "not running 1 command hook(s)") || !fileExists(dir, "victim") {
+		t.Errorf("changed hook: %q (error %v), warnings %q; want the call held and the hook not run", out, isErr, warns)
 	}
 	trusted := opts
 	trusted.TrustHooks = true
 	if out, isErr, _ := runBash(t, trusted, "rm -rf victim"); !isErr || !strings.Contains(out, "rm -rf is not allowed") {
 		t.Errorf("TrustHooks: %q (error %v), want the refusal", out, isErr)
 	}
-	if had, err := RevokeHooks(opts); err != nil || !had {
-		t.Errorf("RevokeHooks: %v %v", had, err)
+	if had, err := Revoke(opts, AddonHooks, ClaudeHooks); err != nil || !had {
+		t.Errorf("Revoke: %v %v", had, err)
 	}
 }
 
@@ -126,7 +129,7 @@ func TestClaudeSettingsHooks(t *testing.T) {
 		"guard.sh": rmGuard,
 		"victim":   "x",
 	})
-	opts := Options{Dir: dir, TrustStore: store}
+	opts := Options{Dir: dir, Approvals: store}
 	if _, isErr, warns := runBash(t, opts, "rm -rf victim"); isErr || warns != "" || fileExists(dir, "started") {
 		t.Fatalf("without ClaudeHooks: error %v, warnings %q; want nothing run and nothing said", isErr, warns)
 	}
@@ -138,7 +141,7 @@ func TestClaudeSettingsHooks(t *testing.T) {
 	if isErr || !strings.Contains(warns, "not running 2 command hook(s) of .claude/settings.json") || fileExists(dir, "started") {
 		t.Fatalf("untrusted: error %v, warnings %q; want not run, and said so", isErr, warns)
 	}
-	if _, err := TrustHooks(opts); err != nil {
+	if _, err := Approve(opts, AddonHooks, ClaudeHooks); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "victim"), []byte("x"), 0o644); err != nil {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/rpc"
+	"github.com/indusagi/induscode/approval"
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/deck/checkpoint"
@@ -69,15 +70,15 @@ type Options struct {
 	UseCache bool
 	// TrustProjectMCP starts the servers of the workspace's own configs
 	// (.indusvx/mcp.json, .mcp.json) even if the user has not approved
-	// them (see ProjectConfig). Servers named by MCP paths and user-level
+	// them (see ReadApprovals). Servers named by MCP paths and user-level
 	// configs are always trusted: the user chose them.
 	TrustProjectMCP bool
-	// TrustStore, when set, replaces the user's store of approvals (of
-	// MCP configs, and of command hooks in the same folder).
-	TrustStore *bridge.TrustStore
+	// Approvals, when set, replaces the user's store of approvals of
+	// workspace code (MCP configs, command hooks, addon processes).
+	Approvals *approval.Store
 	// ClaudeHooks runs the hooks of the workspace's Claude Code settings
 	// (.claude/settings.json, .claude/settings.local.json), once approved
-	// like the [[hook]] tables of its addons (see WorkspaceHooks), and
+	// like the [[hook]] tables of its addons (see ReadApprovals), and
 	// those of the user's own ~/.claude/settings.json, which need none.
 	ClaudeHooks bool
 	// TrustHooks runs the workspace's command hooks without an approval,

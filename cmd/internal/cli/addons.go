@@ -92,14 +92,14 @@ func loadAddons(ctx context.Context, opts *options) (addonReport, error) {
 	if err != nil {
 		return addonReport{}, err
 	}
+	a, err := session.ReadApprovals(sessionOptions(opts, io.Discard), session.AddonHooks)
+	if err != nil && a == nil {
+		return addonReport{}, bootError(err)
+	}
 	var h *addons.Host
 	procs := rpc.NewLoader(rpc.Options{Workspace: dir, Report: func(f *addons.Fault) { h.Report(f) }})
-	var load addons.Loader = procs
-	if !processesApproved(opts, dir) {
-		// Listing must not run a repository's code the user has not approved.
-		load = session.Unapproved(addons.ManifestLoader{})
-	}
-	h = addons.NewHost(addons.HostOptions{Loader: load})
+	// Listing must not run a repository's code the user has not approved.
+	h = addons.NewHost(addons.HostOptions{Loader: a.Loader(procs, addons.ManifestLoader{})})
 	r := reportOf(h.LoadAll(ctx, addons.Discovery{Workspace: dir}))
 	procs.Close() // a process started to declare itself is not needed here
 	r.Processes = append([]rpc.Status{}, procs.Statuses()...)
@@ -109,26 +109,6 @@ func loadAddons(ctx context.Context, opts *options) (addonReport, error) {
 		r.Faults = append(r.Faults, faultRow(f))
 	}
 	return r, nil
-}
-
-// processesApproved reports whether the workspace's addon processes may
-// start: approved with indusr hooks trust, or INDUSR_TRUST_HOOKS=1.
-func processesApproved(opts *options, dir string) bool {
-	sopts := sessionOptions(opts, io.Discard)
-	if sopts.TrustHooks {
-		return true
-	}
-	sopts.Dir = dir
-	groups, err := session.WorkspaceHooks(sopts)
-	if err != nil {
-		return false
-	}
-	for _, g := range groups {
-		if g.Name == session.AddonHooks {
-			return g.Trusted
-		}
-	}
-	return false
 }
 
 func faultRow(f *addons.Fault) addonFaultRow {

@@ -4,14 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/hooks"
 	"github.com/indusagi/induscode/session"
 )
@@ -55,21 +52,25 @@ type hookRow struct {
 }
 
 type hooksReport struct {
-	Groups []session.HookGroup `json:"groups"`
-	Hooks  []hookRow           `json:"hooks"`
-	Faults []addonFaultRow     `json:"faults"`
+	Groups []*session.Group `json:"groups"`
+	Hooks  []hookRow        `json:"hooks"`
+	Faults []addonFaultRow  `json:"faults"`
 }
 
-func hooksOf(opts *options, groups []session.HookGroup) hooksReport {
-	r := hooksReport{Groups: groups, Hooks: []hookRow{}, Faults: []addonFaultRow{}}
-	for _, g := range groups {
-		for _, h := range g.Hooks {
+func hooksOf(opts *options, a *session.Approvals) hooksReport {
+	r := hooksReport{Groups: a.Groups, Hooks: []hookRow{}, Faults: []addonFaultRow{}}
+	for _, g := range a.Groups {
+		for _, u := range g.Units {
+			h := u.Hook()
+			if h == nil {
+				continue
+			}
 			t := h.Timeout
 			if t == 0 {
 				t = hooks.DefaultTimeout
 			}
 			r.Hooks = append(r.Hooks, hookRow{Group: g.Name, Event: h.Name, Matcher: h.Matcher, Command: h.Command,
-				Timeout: t.String(), File: relToWork(opts, h.File), Line: h.Line, Trusted: g.Trusted})
+				Timeout: t.String(), File: relToWork(opts, h.File), Line: h.Line, Trusted: u.Approved})
 		}
 		for _, f := range g.Faults {
 			r.Faults = append(r.Faults, faultRow(f))
@@ -93,11 +94,11 @@ func newHooksListCmd(opts *options) *cobra.Command {
 		Short: "List the command hooks of the workspace and whether they are approved",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			groups, err := session.WorkspaceHooks(sessionOptions(opts, cmd.ErrOrStderr()))
+			a, err := session.ReadApprovals(sessionOptions(opts, cmd.ErrOrStderr()), session.AddonHooks, session.ClaudeHooks)
 			if err != nil {
 				return bootError(err)
 			}
-			r := hooksOf(opts, groups)
+			r := hooksOf(opts, a)
 			if opts.JSON {
 				enc := json.NewEncoder(cmd.OutOrStdout())
 				enc.SetIndent("", "  ")
@@ -126,12 +127,12 @@ func writeHooks(w io.Writer, r hooksReport, claudeOn bool) error {
 		return err
 	}
 	for _, g := range r.Groups {
-		if len(g.Hooks) == 0 {
+		if !slices.ContainsFunc(g.Units, func(u *session.Unit) bool { return u.Hook() != nil }) {
 			continue
 		}
 		state := "approved"
-		if !g.Trusted {
-			state = "not approved: they do not run until you review them and run indusr hooks trust"
+		if !g.Approved {
+			state = "not approved (" + g.Why() + "): what is not approved does not run until you review it and run indusr hooks trust"
 		}
 		if g.Name == session.ClaudeHooks && !claudeOn {
 			state += " (and they run only with --claude-hooks or INDUSR_CLAUDE_HOOKS=1)"
@@ -145,22 +146,26 @@ func writeHooks(w io.Writer, r hooksReport, claudeOn bool) error {
 }
 
 func newHooksTrustCmd(opts *options) *cobra.Command {
-	var revoke bool
+	var revoke, yes bool
 	cmd := &cobra.Command{
 		Use:   "trust",
-		Short: "Approve the command hooks and addon processes of this workspace",
+		Short: "Review and approve the command hooks and addon processes of this workspace",
 		Long: `Show every command hook of the workspace (its addons' [[hook]] tables and
 Claude Code's .claude/settings*.json) and every addon process ([process]
-tables), and record your approval of them as they are now, in
-$XDG_CONFIG_HOME/indusvx/trusted-hooks.json. Any change to a hook (event,
-matcher, command, timeout) or to a process's command, env or timeout needs a
-new approval. --revoke withdraws it.`,
+tables), with the workspace files each runs (the files a hook's command
+names, the whole folder of an addon process), say what changed since your
+last approval, and ask (y/N) before recording your approval of them as they
+are now in $XDG_CONFIG_HOME/indusvx/approvals.json. With no terminal to ask
+on, --yes approves. Any change to a hook, a process or a file they run needs
+a new approval; until then a changed PreToolUse hook holds the calls it
+guards. --revoke withdraws the approval.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			sopts := sessionOptions(opts, cmd.ErrOrStderr())
+			groups := []string{session.AddonHooks, session.ClaudeHooks}
 			if revoke {
-				had, err := session.RevokeHooks(sopts)
+				had, err := session.Revoke(sopts, groups...)
 				if err != nil {
 					return bootError(err)
 				}
@@ -171,43 +176,39 @@ new approval. --revoke withdraws it.`,
 				}
 				return nil
 			}
-			groups, err := session.WorkspaceHooks(sopts)
+			a, err := session.ReadApprovals(sopts, groups...)
 			if err != nil {
 				return bootError(err)
 			}
-			r := hooksOf(opts, groups)
-			dir, err := session.WorkDir(opts.Dir)
-			if err != nil {
-				return bootError(err)
+			n, approved := 0, true
+			for _, g := range a.Groups {
+				n += len(g.Units)
+				approved = approved && (g.Approved || len(g.Units) == 0 && !g.Recorded)
+				for _, f := range g.Faults {
+					fmt.Fprintln(cmd.ErrOrStderr(), "indusr: hooks:", f.Error())
+				}
 			}
-			procs := addons.ManifestProcesses(addons.Discovery{Workspace: dir})
-			if len(r.Hooks) == 0 && len(procs) == 0 {
+			if n == 0 && approved {
 				fmt.Fprintln(out, "this workspace declares no command hook and no addon process; nothing to approve")
 				return nil
 			}
-			if len(r.Hooks) > 0 {
-				fmt.Fprintln(out, "These commands run as you, in this workspace, at the events named:")
+			fmt.Fprintln(out, "These run as you, in this workspace, by themselves (hooks at the events named, processes for as long as a session lasts):")
+			writeUnits(out, a, groups...)
+			if approved {
+				fmt.Fprintln(out, "already approved as they are")
+				return nil
 			}
-			for _, h := range r.Hooks {
-				m := h.Matcher
-				if m == "" {
-					m = "*"
-				}
-				fmt.Fprintf(out, "  %s %s (%s:%d): %s\n", h.Event, m, h.File, h.Line, h.Command)
-			}
-			if len(procs) > 0 {
-				fmt.Fprintln(out, "These addon processes run as you, for as long as a session lasts:")
-			}
-			for _, f := range slices.Sorted(maps.Keys(procs)) {
-				fmt.Fprintf(out, "  process (%s:%d): %s\n", relToWork(opts, f), procs[f].Line, strings.Join(procs[f].Command, " "))
-			}
-			if _, err := session.TrustHooks(sopts); err != nil {
+			if err := confirm(cmd.InOrStdin(), out, isTerminal(cmd.InOrStdin()), yes, "indusr hooks trust", "INDUSR_TRUST_HOOKS"); err != nil {
 				return &failure{err}
 			}
-			fmt.Fprintln(out, "approved; a change to any of them needs a new approval")
+			if _, err := session.Approve(sopts, groups...); err != nil {
+				return &failure{err}
+			}
+			fmt.Fprintln(out, "approved; a change to any of them, or to a file they run, needs a new approval")
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&revoke, "revoke", false, "withdraw the approval of this workspace's command hooks")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve without asking (when there is no terminal)")
 	return cmd
 }

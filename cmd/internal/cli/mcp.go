@@ -60,6 +60,7 @@ one is not.`,
 				fleet.Close()
 			}
 			out := cmd.OutOrStdout()
+			pending := unapprovedServers(opts, sopts)
 			if opts.JSON {
 				if status == nil {
 					status = []bridge.ServerStatus{}
@@ -69,15 +70,14 @@ one is not.`,
 				if err := enc.Encode(status); err != nil {
 					return &failure{err}
 				}
-			} else if err := writeStatus(out, status, dir); err != nil {
-				return &failure{err}
-			}
-			if len(opts.MCP) == 0 && !sopts.TrustProjectMCP {
-				if p, err := session.ProjectConfig(sopts); err == nil && !p.Trusted && len(p.Servers) > 0 {
-					for _, s := range p.Servers {
-						fmt.Fprintf(out, "%s: untrusted: declared by %s and not started; review it and run: indusr mcp trust\n", s.Name, s.Source)
-					}
+				out = cmd.ErrOrStderr() // the JSON stays JSON
+			} else if len(status) > 0 || len(pending) == 0 {
+				if err := writeStatus(out, status, dir); err != nil {
+					return &failure{err}
 				}
+			}
+			for _, u := range pending {
+				fmt.Fprintf(out, "%s: not started: declared by %s and not approved as it is; review it and run: indusr mcp trust\n", u.Name, u.Where)
 			}
 			down := 0
 			for _, st := range status {
@@ -91,6 +91,25 @@ one is not.`,
 			return nil
 		},
 	}
+}
+
+// unapprovedServers are the servers of the workspace's own configs that
+// do not start for want of an approval.
+func unapprovedServers(opts *options, sopts session.Options) []*session.Unit {
+	if len(opts.MCP) > 0 {
+		return nil
+	}
+	a, err := session.ReadApprovals(sopts, session.MCPGroup)
+	if err != nil {
+		return nil // the session said why when it mounted
+	}
+	var out []*session.Unit
+	for _, u := range a.Group(session.MCPGroup).Units {
+		if !a.MayRun(u) {
+			out = append(out, u)
+		}
+	}
+	return out
 }
 
 func writeStatus(w io.Writer, status []bridge.ServerStatus, dir string) error {
@@ -224,24 +243,27 @@ func writeLedger(w io.Writer, shown, all []ledger.Entry, path string, live int) 
 }
 
 func newMCPTrustCmd(opts *options) *cobra.Command {
-	var revoke bool
+	var revoke, yes bool
 	cmd := &cobra.Command{
 		Use:   "trust",
-		Short: "Approve the MCP servers of this workspace's own config",
+		Short: "Review and approve the MCP servers of this workspace's own config",
 		Long: `A repository can carry an MCP config (.indusvx/mcp.json, .mcp.json) whose
 servers are commands that run as you. indusr starts them only once you have
-approved the config: "indusr mcp trust" shows every server (the command
-line or URL) and records your approval of the files as they are now, in
-$XDG_CONFIG_HOME/indusvx/trusted-mcp.json. Any later change to the files
-needs a new approval. --revoke withdraws it. Servers from --mcp paths and
-from your user-level configs need no approval; INDUSR_TRUST_PROJECT_MCP=1
-trusts the workspace's config for one run (CI).`,
+approved them: "indusr mcp trust" shows every server with each field that
+changes what runs or what is sent (command, args, env, cwd, url, headers,
+with ${VARS} as written, never expanded) and the workspace files its command
+runs, says what changed since your last approval, and asks (y/N) before it
+records your approval in $XDG_CONFIG_HOME/indusvx/approvals.json. With no
+terminal to ask on, --yes approves. An approval covers the config and those
+files: a change to either needs a new one. --revoke withdraws it. Servers
+from --mcp paths and from your user-level configs need no approval;
+INDUSR_TRUST_PROJECT_MCP=1 trusts the workspace's config for one run (CI).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			sopts := sessionOptions(opts, cmd.ErrOrStderr())
 			if revoke {
-				had, err := session.RevokeProject(sopts)
+				had, err := session.Revoke(sopts, session.MCPGroup)
 				if err != nil {
 					return bootError(err)
 				}
@@ -252,44 +274,41 @@ trusts the workspace's config for one run (CI).`,
 				}
 				return nil
 			}
-			p, err := session.ProjectConfig(sopts)
+			a, err := session.ReadApprovals(sopts, session.MCPGroup)
 			if err != nil {
 				return bootError(err)
 			}
-			if len(p.Servers) == 0 {
-				fmt.Fprintf(out, "this workspace's config declares no MCP server (%s); nothing to approve\n", strings.Join(p.Files, ", "))
+			g := a.Group(session.MCPGroup)
+			if len(g.Units) == 0 {
+				fmt.Fprintf(out, "this workspace's config declares no MCP server (%s); nothing to approve\n", relFiles(a.Root, g.Files))
 				return nil
 			}
 			fmt.Fprintln(out, "These servers run as you whenever indusr mounts them in this workspace:")
-			for _, s := range p.Servers {
-				fmt.Fprintf(out, "  %s (%s, from %s): %s\n", s.Name, s.Transport, s.Source, serverTarget(s))
+			writeUnits(out, a, session.MCPGroup)
+			if g.Approved {
+				fmt.Fprintf(out, "already approved for %s as it is\n", a.Root)
+				return nil
 			}
-			if p, err = session.TrustProject(sopts); err != nil {
+			if err := confirm(cmd.InOrStdin(), out, isTerminal(cmd.InOrStdin()), yes, "indusr mcp trust", "INDUSR_TRUST_PROJECT_MCP"); err != nil {
 				return &failure{err}
 			}
-			fmt.Fprintf(out, "approved for %s (%s); a change to the config needs a new approval\n", p.Workspace, p.Fingerprint[:len("sha256:")+12])
+			if _, err = session.Approve(sopts, session.MCPGroup); err != nil {
+				return &failure{err}
+			}
+			fmt.Fprintf(out, "approved for %s; a change to the config or to a file it runs needs a new approval\n", a.Root)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&revoke, "revoke", false, "withdraw the approval of this workspace's MCP config")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "approve without asking (when there is no terminal)")
 	return cmd
 }
 
-// serverTarget is what a server runs or reaches: its command line or URL.
-// Environment values and headers are left out: they may hold secrets.
-func serverTarget(s bridge.ServerConfig) string {
-	if s.Transport == bridge.Stdio {
-		parts := append([]string{s.Command}, s.Args...)
-		for i, p := range parts {
-			if strings.ContainsAny(p, " \t'\"$") {
-				parts[i] = fmt.Sprintf("%q", p)
-			}
-		}
-		line := strings.Join(parts, " ")
-		if s.Dir != "" {
-			line += " (in " + s.Dir + ")"
-		}
-		return line
+// relFiles names files relative to dir, comma-separated.
+func relFiles(dir string, files []string) string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = relTo(dir, f)
 	}
-	return s.URL
+	return strings.Join(out, ", ")
 }
