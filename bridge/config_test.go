@@ -300,3 +300,29 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// ParseConfigAsWritten keeps every value as written: a person approving
+// a config sees ${VARS}, never the secrets they hold.
+func TestParseConfigAsWritten(t *testing.T) {
+	t.Setenv("AS_WRITTEN_SECRET", "hunter2")
+	data := []byte(`{"mcpServers": {
+  "a": {"command": "${AS_WRITTEN_SECRET}/bin", "args": ["${AS_WRITTEN_SECRET:-x}"], "env": {"BASH_ENV": "./p.sh", "K": "${AS_WRITTEN_SECRET}"}, "cwd": "sub"},
+  "b": {"url": "https://h.test/?k=${AS_WRITTEN_SECRET}", "headers": {"X-Leak": "${AS_WRITTEN_SECRET:?must be set}"}}
+}}`)
+	servers, warnings := ParseConfigAsWritten(data, "/w/.mcp.json")
+	if len(servers) != 2 || len(warnings) != 0 {
+		t.Fatalf("servers %+v warnings %v", servers, warnings)
+	}
+	a, b := servers[0], servers[1]
+	if a.Command != "${AS_WRITTEN_SECRET}/bin" || a.Args[0] != "${AS_WRITTEN_SECRET:-x}" || a.Dir != "sub" ||
+		a.Env[0] != (Pair{"BASH_ENV", "./p.sh"}) || a.Env[1].Value != "${AS_WRITTEN_SECRET}" {
+		t.Errorf("stdio row: %+v", a)
+	}
+	if b.URL != "https://h.test/?k=${AS_WRITTEN_SECRET}" || b.Headers[0].Value != "${AS_WRITTEN_SECRET:?must be set}" {
+		t.Errorf("http row: %+v", b)
+	}
+	expanded, _ := ParseConfig(data, "/w/.mcp.json", os.LookupEnv)
+	if expanded[1].Headers[0].Value != "hunter2" {
+		t.Errorf("ParseConfig no longer expands: %+v", expanded[1])
+	}
+}
