@@ -15,6 +15,8 @@
 //     session, also when indusr is killed).
 //   - workspace: every path under <workspace>/.indusvx/, created on demand
 //     with a .gitignore so the state folder ignores itself.
+//   - approval: the user's store of approvals of workspace code and what
+//     an approval covers (declarations, the workspace files they run).
 //   - tools/files (read, write, edit, ls), tools/search (grep, find),
 //     tools/shell (bash, process), tools/checklist (todo_read, todo_set),
 //     tools/web (websearch, webfetch).
