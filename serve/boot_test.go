@@ -12,7 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/approval"
 	"github.com/indusagi/induscode/internal/testpeer"
 	"github.com/indusagi/induscode/session"
 )
@@ -28,9 +28,9 @@ func TestServeBootFiresNoSessionEvents(t *testing.T) {
     "SessionEnd": [{"hooks": [{"type": "command", "command": "touch ended"}]}]
 }}`,
 	})
-	store := bridge.NewTrustStore(filepath.Join(t.TempDir(), "indusvx", "trusted-mcp.json"))
-	sopts := session.Options{Dir: dir, NoMCP: true, ClaudeHooks: true, TrustStore: &store, Warn: func(m string) { t.Log(m) }}
-	if _, err := session.TrustHooks(sopts); err != nil {
+	store := approval.NewStore(filepath.Join(t.TempDir(), "indusvx", approval.FileName))
+	sopts := session.Options{Dir: dir, NoMCP: true, ClaudeHooks: true, Approvals: &store, Warn: func(m string) { t.Log(m) }}
+	if _, err := session.Approve(sopts, session.AddonHooks, session.ClaudeHooks); err != nil {
 		t.Fatal(err)
 	}
 	exists := func(name string) bool { _, err := os.Stat(filepath.Join(dir, name)); return err == nil }

@@ -16,8 +16,8 @@ func TestCatalogFiresNoSessionEvents(t *testing.T) {
     "SessionEnd": [{"hooks": [{"type": "command", "command": "touch ended"}]}]
 }}`,
 	})
-	opts := Options{Dir: dir, TrustStore: store, ClaudeHooks: true, NoMCP: true, Warn: func(m string) { t.Log(m) }}
-	if _, err := TrustHooks(opts); err != nil {
+	opts := Options{Dir: dir, Approvals: store, ClaudeHooks: true, NoMCP: true, Warn: func(m string) { t.Log(m) }}
+	if _, err := Approve(opts, AddonHooks, ClaudeHooks); err != nil {
 		t.Fatal(err)
 	}
 	c, err := Catalog(context.Background(), opts)
