@@ -232,7 +232,7 @@ func (l Loader) merge(files []string, warnings []Warning) ([]ServerConfig, []War
 			continue
 		}
 		seenFile[abs] = true
-		data, err := os.ReadFile(file)
+		data, err := workspace.ReadFile(file)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sync"
 	"time"
 
-	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/checklist"
 	"github.com/indusagi/induscode/workspace"
@@ -76,7 +74,7 @@ func loadSaved(dir, name string) (saved, error) {
 		return saved{}, err
 	}
 	out := saved{reads: tool.NewReadState()}
-	data, err := os.ReadFile(path)
+	data, err := workspace.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}
@@ -125,7 +123,7 @@ func save(env *tool.Env, name string) error {
 	if err := workspace.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("saving session %s: %w", name, err)
 	}
-	if err := atomicfile.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := workspace.WriteFile(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("saving session %s: %w", name, err)
 	}
 	return nil

@@ -437,14 +437,14 @@ func housekeep(dir string, store checkpoint.Store) {
 		// A prune reads and rewrites the whole store, so a session start
 		// runs one at most once an hour.
 		stamp := filepath.Join(ds.Dir(), pruneStamp)
-		if fi, err := os.Stat(stamp); err == nil && time.Since(fi.ModTime()) < pruneEvery {
+		if fi, err := workspace.Lstat(stamp); err == nil && time.Since(fi.ModTime()) < pruneEvery {
 			return
 		}
-		if _, err := os.Stat(ds.Dir()); err != nil {
+		if _, err := workspace.Lstat(ds.Dir()); err != nil {
 			return // no checkpoint yet
 		}
 		_, _ = ds.Prune(checkpoint.DefaultMaxAge, checkpoint.DefaultMaxBytes, time.Now())
-		_ = os.WriteFile(stamp, nil, 0o644)
+		_ = workspace.WriteFile(stamp, nil, 0o644)
 	}
 }
 

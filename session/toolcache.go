@@ -6,13 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/indusagi/induscode/bridge"
-	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -70,7 +68,7 @@ func cachePath(dir string, cfg bridge.ServerConfig) string {
 // loadCached returns the cached tools of cfg when a fresh entry for this
 // exact config row exists.
 func loadCached(dir string, cfg bridge.ServerConfig, now time.Time) ([]tool.Spec, bool) {
-	b, err := os.ReadFile(cachePath(dir, cfg))
+	b, err := workspace.ReadFile(cachePath(dir, cfg))
 	if err != nil {
 		return nil, false
 	}
@@ -133,7 +131,7 @@ func writeCached(dir string, cfg bridge.ServerConfig, c cachedList) error {
 	if err := workspace.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(p, b, 0o644)
+	return workspace.WriteFile(p, b, 0o644)
 }
 
 // lazyTool is a cached grafted tool whose server is not mounted yet: its

@@ -3,11 +3,18 @@
 // ledger log, tool-list cache, checkpoints, sessions, background-process
 // logs, MCP server logs, plans, memory, locks, temp files).
 //
+// It is also the one funnel through which those paths are opened: a clone
+// may hold a .indusvx that is a symlink, or links, named pipes and files of
+// another user inside it, so [OpenFile], [MkdirAll], [WriteFile] and their
+// siblings walk down from the state folder without following a symlink and
+// refuse any entry that is not a plain folder or file of the user's, with
+// an error that names it and how to remove it. Callers use them, never
+// package os, on a path a [Layout] spells.
+//
 // Nothing is created until it is needed. [MkdirAll] creates a folder under
 // the state folder and, when it is the one to create the state folder
 // itself, writes a .gitignore holding "*" into it, so the folder ignores
-// itself and never lands in a commit. Callers that take a directory from
-// a [Layout] create it with [MkdirAll], not os.MkdirAll.
+// itself and never lands in a commit.
 package workspace
 
 import (
@@ -115,27 +122,6 @@ func (l Layout) Locks() string { return l.in("locks") }
 // Temp holds scratch files of the deck.
 func (l Layout) Temp() string { return l.in("tmp") }
 
-// MkdirAll creates dir and its parents like os.MkdirAll. When one of the
-// folders it creates is a state folder (named [StateDir]), it first writes
-// that folder's .gitignore, so the state never shows up in git status.
-func MkdirAll(dir string, perm fs.FileMode) error {
-	dir = filepath.Clean(dir)
-	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-		return nil
-	}
-	if state, ok := stateAncestor(dir); ok {
-		if _, err := os.Stat(state); errors.Is(err, fs.ErrNotExist) {
-			if err := os.MkdirAll(state, 0o755); err != nil {
-				return err
-			}
-			if err := writeIgnore(state); err != nil {
-				return err
-			}
-		}
-	}
-	return os.MkdirAll(dir, perm)
-}
-
 // stateAncestor returns the nearest folder named StateDir on dir's path
 // (dir itself included).
 func stateAncestor(dir string) (string, bool) {
@@ -151,32 +137,25 @@ func stateAncestor(dir string) (string, bool) {
 	}
 }
 
-// writeIgnore writes the state folder's .gitignore unless it exists.
-func writeIgnore(state string) error {
-	f, err := os.OpenFile(filepath.Join(state, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(ignoreAll)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 // MigrateLegacy moves the files of an old .indusvx-bg folder into
 // [Layout.Background] and removes the old folder once it is empty. A
 // workspace without one is left alone. Files that cannot be moved stay
 // where they are; the error names the first.
 func (l Layout) MigrateLegacy() error {
 	old := l.LegacyBackground()
-	entries, err := os.ReadDir(old)
+	fi, err := os.Lstat(old)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		// A repository's symlink must not make us move files from
+		// wherever it points into the workspace.
+		return &UnsafeError{Path: old, Reason: kindOf(fi.Mode())}
+	}
+	entries, err := os.ReadDir(old)
 	if err != nil {
 		return err
 	}
@@ -190,11 +169,7 @@ func (l Layout) MigrateLegacy() error {
 		if !e.Type().IsRegular() {
 			continue
 		}
-		to := filepath.Join(l.Background(), e.Name())
-		if _, err := os.Lstat(to); err == nil {
-			continue // a newer file of that name; keep both
-		}
-		if err := os.Rename(filepath.Join(old, e.Name()), to); err != nil && first == nil {
+		if err := renameInto(filepath.Join(old, e.Name()), l.Background(), e.Name()); err != nil && first == nil {
 			first = err
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -67,7 +66,7 @@ func readRecord(path string) record {
 	if path == "" {
 		return r
 	}
-	if b, err := os.ReadFile(path); err == nil {
+	if b, err := workspace.ReadFile(path); err == nil {
 		if json.Unmarshal(b, &r) != nil {
 			r = record{}
 		}
@@ -87,7 +86,7 @@ func writeRecord(path string, r record) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, append(b, '\n'), 0o644)
+	return workspace.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // fingerprint identifies a version of an addon without running it: its

@@ -46,7 +46,7 @@ func OpenFile(path string) (f *File, entries []Entry, warnings []string, err err
 	if err := workspace.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, nil, nil, fmt.Errorf("ledger log: %w", err)
 	}
-	osf, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	osf, err := workspace.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("ledger log: %w", err)
 	}
@@ -75,7 +75,7 @@ func OpenFile(path string) (f *File, entries []Entry, warnings []string, err err
 // ReadLog replays the log at path without changing it. A missing file is an
 // empty log. Malformed lines are skipped and reported in warnings.
 func ReadLog(path string) (entries []Entry, warnings []string, err error) {
-	osf, err := os.Open(path)
+	osf, err := workspace.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
-	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/internal/flock"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -35,7 +33,7 @@ func (m *FileMemory) Path() string { return m.path }
 
 // Read returns the file's text; a missing file is empty memory.
 func (m *FileMemory) Read(context.Context) (string, error) {
-	b, err := os.ReadFile(m.path)
+	b, err := workspace.ReadFile(m.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -70,7 +68,7 @@ func (m *FileMemory) update(change func(cur string) (string, error)) error {
 	if err := workspace.MkdirAll(filepath.Dir(m.path), 0o755); err != nil {
 		return fmt.Errorf("creating the state folder: %w", err)
 	}
-	held, err := flock.Acquire(m.lock)
+	held, err := flock.AcquireIn(workspace.Files{}, m.lock)
 	if err != nil {
 		return fmt.Errorf("locking %s: %w", m.lock, err)
 	}
@@ -83,7 +81,7 @@ func (m *FileMemory) update(change func(cur string) (string, error)) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(m.path, []byte(next), 0o644); err != nil {
+	if err := workspace.WriteFile(m.path, []byte(next), 0o644); err != nil {
 		return fmt.Errorf("writing %s: %w", m.path, err)
 	}
 	return nil

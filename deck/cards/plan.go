@@ -13,7 +13,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -128,7 +127,7 @@ func WritePlan(dir, plan string) (string, error) {
 	for ms := time.Now().UnixMilli(); ; ms++ {
 		path := PlanFilePath(dir, strconv.FormatInt(ms, 36)+"-"+slug)
 		// Claim the name first, then fill it atomically.
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := workspace.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -136,8 +135,8 @@ func WritePlan(dir, plan string) (string, error) {
 			return "", fmt.Errorf("creating %s: %w", path, err)
 		}
 		f.Close()
-		if err := atomicfile.WriteFile(path, []byte(plan), 0o644); err != nil {
-			os.Remove(path)
+		if err := workspace.WriteFile(path, []byte(plan), 0o644); err != nil {
+			workspace.Remove(path)
 			return "", fmt.Errorf("writing %s: %w", path, err)
 		}
 		return path, nil
@@ -147,7 +146,7 @@ func WritePlan(dir, plan string) (string, error) {
 // ReadPlan returns the plan saved at path; ok is false when it is missing
 // or cannot be read.
 func ReadPlan(path string) (plan string, ok bool) {
-	b, err := os.ReadFile(path)
+	b, err := workspace.ReadFile(path)
 	if err != nil {
 		return "", false
 	}

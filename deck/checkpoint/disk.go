@@ -124,7 +124,7 @@ func (s *DiskStore) Content(e Entry) ([]byte, error) {
 	if !validHash(e.Hash) {
 		return nil, fmt.Errorf("%w: bad content hash %q for %s", ErrCorrupt, e.Hash, e.Path)
 	}
-	b, err := os.ReadFile(filepath.Join(s.dir, blobsName, e.Hash))
+	b, err := workspace.ReadFile(filepath.Join(s.dir, blobsName, e.Hash))
 	if err != nil {
 		return nil, fmt.Errorf("reading the stored content of %s: %w", e.Path, err)
 	}
@@ -165,7 +165,7 @@ const MaxKeptAfterBytes = 4 << 20
 func (s *DiskStore) keepAfter(file, hash string) {
 	dir := filepath.Join(s.dir, aftersName)
 	final := filepath.Join(dir, hash)
-	if _, err := os.Lstat(final); err == nil {
+	if _, err := workspace.Lstat(final); err == nil {
 		return
 	}
 	if workspace.MkdirAll(dir, 0o700) != nil {
@@ -179,17 +179,17 @@ func (s *DiskStore) keepAfter(file, hash string) {
 	if fi, err := src.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxKeptAfterBytes {
 		return
 	}
-	tmp, err := atomicfile.CreateTemp(dir)
+	tmp, err := workspace.CreateTemp(dir)
 	if err != nil {
 		return
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
+	defer workspace.Remove(tmp.Name()) // a no-op once renamed
 	// Not hashed here: AfterContent checks the hash before showing it.
 	_, err = io.Copy(tmp, src)
 	if cerr := tmp.Close(); err != nil || cerr != nil {
 		return
 	}
-	_ = os.Rename(tmp.Name(), final)
+	_ = workspace.Rename(tmp.Name(), final)
 }
 
 // AfterContent implements Store.
@@ -198,10 +198,10 @@ func (s *DiskStore) AfterContent(e Entry) ([]byte, error) {
 		return nil, fmt.Errorf("the content %s had after the change is not recorded", e.Path)
 	}
 	p := filepath.Join(s.dir, aftersName, e.After)
-	if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := workspace.Lstat(p); err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("the content %s had after the change is not kept", e.Path)
 	}
-	b, err := os.ReadFile(p)
+	b, err := workspace.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("the content %s had after the change is not kept", e.Path)
 	}
@@ -245,11 +245,11 @@ func (s *DiskStore) update(mode updateMode, f func(*index) ([]string, error)) er
 		if err := workspace.MkdirAll(filepath.Join(s.dir, blobsName), 0o700); err != nil {
 			return fmt.Errorf("creating the checkpoint directory: %w", err)
 		}
-	} else if _, err := os.Stat(s.dir); errors.Is(err, fs.ErrNotExist) {
+	} else if _, err := workspace.Lstat(s.dir); errors.Is(err, fs.ErrNotExist) {
 		_, err := f(&index{Version: indexVersion})
 		return err
 	}
-	lf, err := os.OpenFile(filepath.Join(s.dir, lockName), os.O_RDWR|os.O_CREATE, 0o600)
+	lf, err := workspace.OpenFile(filepath.Join(s.dir, lockName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("opening the checkpoint lock: %w", err)
 	}
@@ -287,7 +287,7 @@ func (s *DiskStore) priorBlob(prior Prior) (string, int64, error) {
 	if validHash(prior.Hash) {
 		dir := filepath.Join(s.dir, blobsName)
 		final := filepath.Join(dir, prior.Hash)
-		if fi, err := os.Stat(final); err == nil && fi.Size() == prior.Size {
+		if fi, err := workspace.Lstat(final); err == nil && fi.Size() == prior.Size {
 			return prior.Hash, prior.Size, nil
 		}
 		// The file itself is durable already (an atomic write synced
@@ -298,7 +298,7 @@ func (s *DiskStore) priorBlob(prior Prior) (string, int64, error) {
 		if f, ok := prior.Content.(*os.File); ok {
 			if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() == prior.Size {
 				if err := linkFile(f, final); err == nil || errors.Is(err, fs.ErrExist) {
-					return prior.Hash, prior.Size, atomicfile.SyncDir(dir)
+					return prior.Hash, prior.Size, workspace.SyncDir(dir)
 				}
 			}
 		}
@@ -316,7 +316,7 @@ func (s *DiskStore) priorBlob(prior Prior) (string, int64, error) {
 // out and is synced; false when there is none or it does not check out.
 func (s *DiskStore) promoteAfter(hash string, size int64) bool {
 	src := filepath.Join(s.dir, aftersName, hash)
-	f, err := os.Open(src)
+	f, err := workspace.Open(src)
 	if err != nil {
 		return false
 	}
@@ -332,21 +332,21 @@ func (s *DiskStore) promoteAfter(hash string, size int64) bool {
 		return false
 	}
 	dir := filepath.Join(s.dir, blobsName)
-	if err := os.Link(src, filepath.Join(dir, hash)); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := workspace.Link(src, filepath.Join(dir, hash)); err != nil && !errors.Is(err, fs.ErrExist) {
 		return false
 	}
-	return atomicfile.SyncDir(dir) == nil
+	return workspace.SyncDir(dir) == nil
 }
 
 // putBlob stores r's bytes under their SHA-256 and returns the hex hash
 // and size. Contents already stored are not written twice.
 func (s *DiskStore) putBlob(r io.Reader) (string, int64, error) {
 	dir := filepath.Join(s.dir, blobsName)
-	tmp, err := atomicfile.CreateTemp(dir)
+	tmp, err := workspace.CreateTemp(dir)
 	if err != nil {
 		return "", 0, err
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
+	defer workspace.Remove(tmp.Name()) // a no-op once renamed
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(tmp, h), r)
 	if err == nil {
@@ -360,29 +360,29 @@ func (s *DiskStore) putBlob(r io.Reader) (string, int64, error) {
 	}
 	hash := hex.EncodeToString(h.Sum(nil))
 	final := filepath.Join(dir, hash)
-	if fi, err := os.Stat(final); err == nil && fi.Size() == n {
+	if fi, err := workspace.Lstat(final); err == nil && fi.Size() == n {
 		return hash, n, nil
 	}
-	if err := os.Rename(tmp.Name(), final); err != nil {
+	if err := workspace.Rename(tmp.Name(), final); err != nil {
 		return "", 0, fmt.Errorf("storing prior content: %w", err)
 	}
-	atomicfile.SweepSometimes(dir)
-	return hash, n, atomicfile.SyncDir(dir)
+	workspace.SweepSometimes(dir)
+	return hash, n, workspace.SyncDir(dir)
 }
 
 // Sweep removes the temp files that writers killed mid-write left in the
 // store (see atomicfile.Sweep), and returns how many. A session calls it
 // when it starts; later writes sweep now and then on their own.
 func (s *DiskStore) Sweep() int {
-	return atomicfile.Sweep(s.dir) + atomicfile.Sweep(filepath.Join(s.dir, blobsName)) +
-		atomicfile.Sweep(filepath.Join(s.dir, aftersName))
+	return workspace.Sweep(s.dir) + workspace.Sweep(filepath.Join(s.dir, blobsName)) +
+		workspace.Sweep(filepath.Join(s.dir, aftersName))
 }
 
 // collect removes contents not in live, and temp files a crashed writer
 // left behind (writers hold the lock, so none is in progress).
 func (s *DiskStore) collect(sub string, live map[string]bool) {
 	dir := filepath.Join(s.dir, sub)
-	entries, err := os.ReadDir(dir)
+	entries, err := workspace.ReadDir(dir)
 	if err != nil {
 		return
 	}
@@ -391,6 +391,6 @@ func (s *DiskStore) collect(sub string, live map[string]bool) {
 		if live[name] || (!strings.HasPrefix(name, tmpPrefix) && !validHash(name)) {
 			continue
 		}
-		os.Remove(filepath.Join(dir, name))
+		workspace.Remove(filepath.Join(dir, name))
 	}
 }

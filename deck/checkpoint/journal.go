@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/indusagi/induscode/internal/atomicfile"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // The disk store's index is a snapshot (index.json, replaced atomically)
@@ -52,7 +52,7 @@ type state struct {
 func (s *DiskStore) load() (state, error) {
 	var st state
 	path := filepath.Join(s.dir, indexName)
-	data, err := os.ReadFile(path)
+	data, err := workspace.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		st.x = index{Version: indexVersion}
@@ -65,7 +65,7 @@ func (s *DiskStore) load() (state, error) {
 		st.snapBytes = int64(len(data))
 	}
 	jpath := filepath.Join(s.dir, journalName)
-	j, err := os.ReadFile(jpath)
+	j, err := workspace.ReadFile(jpath)
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}
@@ -142,9 +142,9 @@ func (s *DiskStore) appendJournal(st *state, lines []byte, durable bool) error {
 	if st.jBytes == 0 {
 		// No journal of this generation yet: start one, atomically.
 		head, _ := json.Marshal(journalHead{Gen: st.x.Gen})
-		return atomicfile.WriteFile(jpath, append(append(head, '\n'), lines...), 0o644)
+		return workspace.WriteFile(jpath, append(append(head, '\n'), lines...), 0o644)
 	}
-	f, err := os.OpenFile(jpath, os.O_WRONLY, 0)
+	f, err := workspace.OpenFile(jpath, os.O_WRONLY, 0)
 	if err != nil {
 		return err
 	}
@@ -172,11 +172,11 @@ func (s *DiskStore) compact(st *state) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(s.dir, indexName), append(data, '\n'), 0o644); err != nil {
+	if err := workspace.WriteFile(filepath.Join(s.dir, indexName), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("saving the checkpoint index: %w", err)
 	}
 	head, _ := json.Marshal(journalHead{Gen: st.x.Gen})
-	if err := atomicfile.WriteFile(filepath.Join(s.dir, journalName), append(head, '\n'), 0o644); err != nil {
+	if err := workspace.WriteFile(filepath.Join(s.dir, journalName), append(head, '\n'), 0o644); err != nil {
 		return fmt.Errorf("starting the checkpoint journal: %w", err)
 	}
 	return nil

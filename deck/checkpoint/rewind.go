@@ -345,7 +345,7 @@ func apply(c Change, roots []string) error {
 	if err != nil {
 		return fmt.Errorf("not rewinding %s: %w", c.Path, err)
 	}
-	held, err := flock.AcquireTarget(workspace.At(root).Locks(), real, workspace.MkdirAll)
+	held, err := flock.AcquireTarget(workspace.At(root).Locks(), real, workspace.Files{})
 	if err != nil {
 		return fmt.Errorf("not rewinding %s: %w", c.Path, err)
 	}

@@ -130,7 +130,7 @@ func WriteInRoot(root *os.Root, rel string, data []byte, perm fs.FileMode) error
 		_ = d.Sync() // best effort: some file systems cannot sync a directory
 		d.Close()
 	}
-	sweepSometimes(filepath.Join(root.Name(), dir), func() int { return SweepInRoot(root, dir) })
+	Sometimes(filepath.Join(root.Name(), dir), func() int { return SweepInRoot(root, dir) })
 	return nil
 }
 

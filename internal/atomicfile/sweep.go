@@ -32,7 +32,7 @@ func Sweep(dir string) int {
 	if err != nil {
 		return 0
 	}
-	return sweep(entries, func(name string) (fs.FileInfo, error) {
+	return SweepEntries(entries, func(name string) (fs.FileInfo, error) {
 		return os.Lstat(filepath.Join(dir, name))
 	}, func(name string) error {
 		return os.Remove(filepath.Join(dir, name))
@@ -50,7 +50,7 @@ func SweepInRoot(root *os.Root, dir string) int {
 	if err != nil {
 		return 0
 	}
-	return sweep(entries, func(name string) (fs.FileInfo, error) {
+	return SweepEntries(entries, func(name string) (fs.FileInfo, error) {
 		return root.Lstat(filepath.Join(dir, name))
 	}, func(name string) error {
 		return root.Remove(filepath.Join(dir, name))
@@ -59,10 +59,11 @@ func SweepInRoot(root *os.Root, dir string) int {
 
 // SweepSometimes is [Sweep] of dir unless this process swept it lately
 // (within 10 minutes): the cheap call to make on every write.
-func SweepSometimes(dir string) { sweepSometimes(dir, func() int { return Sweep(dir) }) }
+func SweepSometimes(dir string) { Sometimes(dir, func() int { return Sweep(dir) }) }
 
-// sweepSometimes sweeps key's folder unless this process did so lately.
-func sweepSometimes(key string, do func() int) {
+// Sometimes runs do, the sweep of the folder key, unless this process
+// swept that folder lately.
+func Sometimes(key string, do func() int) {
 	now := time.Now()
 	if last, ok := swept.Load(key); ok && now.Sub(last.(time.Time)) < sweepEvery {
 		return
@@ -71,7 +72,10 @@ func sweepSometimes(key string, do func() int) {
 	do()
 }
 
-func sweep(entries []fs.DirEntry, lstat func(string) (fs.FileInfo, error), remove func(string) error) int {
+// SweepEntries is [Sweep] of a folder whose entries are listed, and whose
+// files are described and removed, by the given functions (those of a
+// folder opened safely, say).
+func SweepEntries(entries []fs.DirEntry, lstat func(string) (fs.FileInfo, error), remove func(string) error) int {
 	n := 0
 	for _, e := range entries {
 		name := e.Name()

@@ -99,10 +99,10 @@ func (l *Log) Path() string { return l.path }
 // open opens the log file for appending, rotating it first when it is
 // already over the limit; l.mu is held (or l is not shared yet).
 func (l *Log) open() error {
-	if fi, err := os.Stat(l.path); err == nil && fi.Size() >= l.max {
-		_ = os.Rename(l.path, l.path+".1") // best effort: appending goes on either way
+	if fi, err := workspace.Lstat(l.path); err == nil && fi.Size() >= l.max {
+		_ = workspace.Rename(l.path, l.path+".1") // best effort: appending goes on either way
 	}
-	f, err := os.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := workspace.OpenFile(l.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}

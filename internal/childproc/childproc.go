@@ -30,7 +30,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -48,7 +47,7 @@ type Ward struct {
 	file  string // the record; "" keeps none
 
 	mu     sync.Mutex
-	groups []int
+	groups []leader
 	used   bool
 	ready  bool   // the record's folder exists
 	start  string // the owner's start time, read once
@@ -60,16 +59,41 @@ type Ward struct {
 
 // record is the file a ward keeps.
 type record struct {
-	Owner      int    `json:"owner"`
-	OwnerStart string `json:"ownerStart,omitempty"` // the owner's start time (Linux), against pid reuse
-	Token      string `json:"token"`
-	Groups     []int  `json:"groups"`
+	Owner      int      `json:"owner"`
+	OwnerStart string   `json:"ownerStart,omitempty"` // the owner's start time (Linux), against pid reuse
+	Token      string   `json:"token"`
+	Groups     []leader `json:"groups"`
+}
+
+// leader is a recorded process group: its leader's pid, which is the
+// group's id, and the leader's start time.
+type leader struct {
+	Pid   int    `json:"pid"`
+	Start string `json:"start,omitempty"`
+}
+
+// tokenBytes is the size of a token: 96 random bits, which no one can
+// guess, spelled as 24 hex digits. A record whose token is anything else
+// was not written by a ward.
+const tokenBytes = 12
+
+// validToken reports whether t has the exact shape of a ward's token.
+func validToken(t string) bool {
+	if len(t) != 2*tokenBytes {
+		return false
+	}
+	for _, c := range t {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // NewWard returns a ward whose record is kept in dir (created on first
 // need with mkdir); with dir "" it keeps none.
 func NewWard(dir string) *Ward {
-	var b [12]byte
+	var b [tokenBytes]byte
 	_, _ = rand.Read(b[:])
 	w := &Ward{token: hex.EncodeToString(b[:])}
 	if dir != "" {
@@ -101,7 +125,7 @@ func (w *Ward) Start(cmd *exec.Cmd, leadsGroup bool) (release func(), err error)
 	w.mu.Lock()
 	w.used = true
 	if leadsGroup {
-		w.groups = append(w.groups, pid)
+		w.groups = append(w.groups, leader{Pid: pid, Start: startTime(pid)})
 	}
 	if !w.saved {
 		// The first record, with the token Reap looks for, is written
@@ -128,7 +152,7 @@ func (w *Ward) Start(cmd *exec.Cmd, leadsGroup bool) (release func(), err error)
 		// child, which is most of what a short command costs over its
 		// own start.
 		w.mu.Lock()
-		w.groups = slices.DeleteFunc(w.groups, func(g int) bool { return g == pid })
+		w.groups = slices.DeleteFunc(w.groups, func(g leader) bool { return g.Pid == pid })
 		w.mu.Unlock()
 		done()
 	}, nil
@@ -164,16 +188,12 @@ func (w *Ward) saveLocked() {
 	if err != nil {
 		return
 	}
-	tmp := w.file + ".new"
-	err = os.WriteFile(tmp, b, 0o600)
+	err = workspace.WriteFile(w.file, b, 0o600)
 	if errors.Is(err, fs.ErrNotExist) {
 		// The folder went away (a user cleaned .indusvx): make it again.
 		if workspace.MkdirAll(filepath.Dir(w.file), 0o700) == nil {
-			err = os.WriteFile(tmp, b, 0o600)
+			_ = workspace.WriteFile(w.file, b, 0o600)
 		}
-	}
-	if err == nil {
-		_ = os.Rename(tmp, w.file)
 	}
 }
 
@@ -185,11 +205,11 @@ func (w *Ward) Close() {
 	used := w.used
 	w.mu.Unlock()
 	if used {
-		killCarriers(map[string][]int{w.token: nil})
+		killCarriers([]record{{Owner: os.Getpid(), OwnerStart: startTime(os.Getpid()), Token: w.token}})
 	}
 	w.savers.Wait() // a late save must not bring the record back
 	if w.file != "" {
-		os.Remove(w.file)
+		workspace.Remove(w.file)
 	}
 }
 
@@ -197,54 +217,74 @@ func (w *Ward) Close() {
 // gone (killed before it could stop them), then removes their records.
 // It returns how many processes it killed. Records of live sessions are
 // left alone.
+//
+// The folder sits in the workspace, where anyone may have planted a
+// record, so a record is acted on only when it has the exact shape a ward
+// writes (a token of 24 hex digits, the owner's start time) and is a
+// plain file of the user's; anything else is deleted unread. Even then
+// only processes of the same user that carry the whole token as their
+// environment variable, and started after the owner, are killed (see
+// killCarriers).
 func Reap(dir string) int {
-	entries, err := os.ReadDir(dir)
+	entries, err := workspace.ReadDir(dir)
 	if err != nil {
 		return 0
 	}
-	dead := map[string][]int{}
+	var dead []record
 	var files []string
 	for _, e := range entries {
 		name := e.Name()
-		if !e.Type().IsRegular() || !strings.HasSuffix(name, ".json") {
-			// A write cut short by its writer's death; a live writer's
-			// is about to be renamed and stays.
-			if rest, ok := strings.CutSuffix(name, ".json.new"); ok {
-				if pid, _, ok := strings.Cut(rest, "-"); ok {
-					if n, err := strconv.Atoi(pid); err == nil && !pidAlive(n) {
-						files = append(files, filepath.Join(dir, name))
-					}
-				}
-			}
-			continue
-		}
 		p := filepath.Join(dir, name)
-		b, err := os.ReadFile(p)
-		if err != nil {
+		if !strings.HasSuffix(name, ".json") {
+			// A temp file of a cut write is swept below; an entry that
+			// is no record at all is not ours to delete.
 			continue
 		}
-		var r record
-		if json.Unmarshal(b, &r) != nil || r.Token == "" {
+		r, ok := readRecord(p)
+		if !ok {
 			files = append(files, p)
 			continue
 		}
 		if ownerAlive(r) {
 			continue
 		}
-		dead[r.Token] = r.Groups
+		dead = append(dead, r)
 		files = append(files, p)
 	}
+	workspace.Sweep(dir)
 	n := 0
 	if len(dead) > 0 {
 		n = killCarriers(dead)
 	}
 	for _, f := range files {
-		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
+		_ = workspace.Remove(f)
 	}
 	return n
 }
+
+// readRecord reads and checks the record at path; ok is false for one
+// that must be deleted, never acted on.
+func readRecord(path string) (r record, ok bool) {
+	b, err := workspace.ReadFile(path) // a symlink, pipe or foreign file is refused
+	if err != nil || len(b) > maxRecord {
+		return r, false
+	}
+	if json.Unmarshal(b, &r) != nil || !validToken(r.Token) || r.Owner <= 0 {
+		return r, false
+	}
+	if needStart && r.OwnerStart == "" {
+		return r, false
+	}
+	for _, g := range r.Groups {
+		if g.Pid <= 0 || (needStart && g.Start == "") {
+			return r, false
+		}
+	}
+	return r, true
+}
+
+// maxRecord bounds the record read: a ward's holds a few dozen groups.
+const maxRecord = 1 << 20
 
 func ownerAlive(r record) bool {
 	if r.Owner <= 0 || !pidAlive(r.Owner) {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -94,39 +93,84 @@ func startTime(pid int) string {
 	return f[19]
 }
 
-// killCarriers SIGKILLs every process whose environment carries one of the
-// tokens, and the recorded groups such a process belongs to (members that
-// dropped the variable go too). It returns how many processes it found.
-func killCarriers(tokens map[string][]int) int {
+// needStart: here every record carries start times, so one without them
+// is not a ward's.
+const needStart = true
+
+// killCarriers SIGKILLs every process of this user whose environment holds
+// a record's token as the whole value of EnvVar and that started after the
+// record's owner (a descendant cannot be older), and the recorded groups
+// such a process belongs to (members that dropped the variable go too). A
+// group is signalled only while its recorded leader is gone or is still
+// the process recorded: a group id cannot be a new pid while the group
+// lives. It returns how many processes it found.
+func killCarriers(recs []record) int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0
 	}
-	self := os.Getpid()
+	byEntry := make(map[string]record, len(recs))
+	for _, r := range recs {
+		if validToken(r.Token) {
+			byEntry[EnvVar+"="+r.Token] = r
+		}
+	}
+	self, me := os.Getpid(), uint32(os.Geteuid())
 	n := 0
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self {
 			continue
 		}
-		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if fi, err := os.Stat("/proc/" + e.Name()); err != nil || fi.Sys().(*syscall.Stat_t).Uid != me {
+			continue // gone, or another user's
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
 		if err != nil {
 			continue // gone, or not ours to read
 		}
-		for token, groups := range tokens {
-			if !bytes.Contains(env, []byte(EnvVar+"="+token)) {
-				continue
-			}
-			n++
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			if pgid, err := syscall.Getpgid(pid); err == nil {
-				for _, g := range groups {
-					if g == pgid {
-						_ = syscall.Kill(-g, syscall.SIGKILL)
-					}
-				}
+		r, ok := carried(env, byEntry)
+		if !ok || !startedAfter(startTime(pid), r.OwnerStart) {
+			continue
+		}
+		n++
+		pgid, gerr := syscall.Getpgid(pid)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		if gerr != nil {
+			continue
+		}
+		for _, g := range r.Groups {
+			if g.Pid == pgid && (!pidAlive(g.Pid) || startTime(g.Pid) == g.Start) {
+				_ = syscall.Kill(-g.Pid, syscall.SIGKILL)
 			}
 		}
 	}
 	return n
+}
+
+// carried returns the record whose token env (a /proc environ: entries
+// ending in NUL) holds as an entry of its own, whole.
+func carried(env []byte, byEntry map[string]record) (record, bool) {
+	for len(env) > 0 {
+		entry := env
+		if i := bytes.IndexByte(env, 0); i >= 0 {
+			entry, env = env[:i], env[i+1:]
+		} else {
+			env = nil
+		}
+		if bytes.HasPrefix(entry, []byte(EnvVar+"=")) {
+			if r, ok := byEntry[string(entry)]; ok {
+				return r, true
+			}
+		}
+	}
+	return record{}, false
+}
+
+// startedAfter compares two start times (clock ticks since boot); an
+// unknown one never counts as after.
+func startedAfter(t, owner string) bool {
+	a, err1 := strconv.ParseUint(t, 10, 64)
+	b, err2 := strconv.ParseUint(owner, 10, 64)
+	return err1 == nil && err2 == nil && a >= b
 }

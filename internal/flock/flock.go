@@ -25,10 +25,31 @@ var ErrLocked = errors.New("locked by someone else")
 // Held is a lock taken by [Acquire]; Release gives it back.
 type Held struct{ f *os.File }
 
+// Files creates folders and opens files: the workspace package's, which
+// open them beneath a state folder without following links, or [OS].
+type Files interface {
+	MkdirAll(path string, perm fs.FileMode) error
+	OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error)
+}
+
+// OS is [Files] of package os.
+type OS struct{}
+
+// MkdirAll is os.MkdirAll.
+func (OS) MkdirAll(path string, perm fs.FileMode) error { return os.MkdirAll(path, perm) }
+
+// OpenFile is os.OpenFile.
+func (OS) OpenFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag, perm)
+}
+
 // Acquire opens (creating it, mode 0600) the lock file at path and takes
 // its exclusive lock, waiting for it. The folder must exist.
-func Acquire(path string) (*Held, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+func Acquire(path string) (*Held, error) { return AcquireIn(OS{}, path) }
+
+// AcquireIn is [Acquire] with the lock file opened through files.
+func AcquireIn(files Files, path string) (*Held, error) {
+	f, err := files.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -62,13 +83,14 @@ func Target(dir, path string) string {
 	return filepath.Join(dir, hex.EncodeToString(sum[:16])+".lock")
 }
 
-// AcquireTarget creates dir (with mkdir, which the caller chooses so that
-// state folders get their .gitignore) and takes the lock of path in it.
-func AcquireTarget(dir, path string, mkdir func(string, fs.FileMode) error) (*Held, error) {
-	if err := mkdir(dir, 0o700); err != nil {
+// AcquireTarget creates dir and takes the lock of path in it, both
+// through files (which the caller chooses so that a state folder gets its
+// .gitignore and no planted link is followed).
+func AcquireTarget(dir, path string, files Files) (*Held, error) {
+	if err := files.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating the lock folder: %w", err)
 	}
-	h, err := Acquire(Target(dir, path))
+	h, err := AcquireIn(files, Target(dir, path))
 	if err != nil {
 		return nil, fmt.Errorf("locking: %w", err)
 	}

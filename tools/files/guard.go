@@ -99,7 +99,7 @@ func (t *target) inspect() error {
 // step: of two sessions changing one file at once, the second waits, then
 // sees the first one's content and is refused. Close releases it.
 func (t *target) lock() error {
-	h, err := flock.AcquireTarget(workspace.At(t.rootDir).Locks(), t.real, workspace.MkdirAll)
+	h, err := flock.AcquireTarget(workspace.At(t.rootDir).Locks(), t.real, workspace.Files{})
 	if err != nil {
 		return fmt.Errorf("cannot lock %s against other writers: %w", t.name, err)
 	}

@@ -124,7 +124,7 @@ func (e *Engine) createFile(name string) (io.WriteCloser, string, error) {
 	}
 	path := filepath.Join(e.dir, name)
 	// Read-write: a capped file reads its ring back to put it in order.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := workspace.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, "", err
 	}
@@ -133,7 +133,7 @@ func (e *Engine) createFile(name string) (io.WriteCloser, string, error) {
 
 // pruneOld deletes the engine's own files (*.log) last changed before cutoff.
 func pruneOld(dir string, cutoff time.Time) {
-	entries, err := os.ReadDir(dir)
+	entries, err := workspace.ReadDir(dir)
 	if err != nil {
 		return
 	}
@@ -142,7 +142,7 @@ func pruneOld(dir string, cutoff time.Time) {
 			continue
 		}
 		if fi, err := de.Info(); err == nil && fi.ModTime().Before(cutoff) {
-			os.Remove(filepath.Join(dir, de.Name()))
+			workspace.Remove(filepath.Join(dir, de.Name()))
 		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/indusagi/induscode/internal/atomicfile"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // MaxSpillBytes bounds each file the engine writes output to (a bash
@@ -105,11 +105,11 @@ func (c *cappedFile) Close() error {
 	defer c.f.Close()
 	start := head + (c.n-head)%tail // the oldest byte of the ring
 	dir := filepath.Dir(c.path)
-	tmp, err := atomicfile.CreateTemp(dir)
+	tmp, err := workspace.CreateTemp(dir)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
+	defer workspace.Remove(tmp.Name()) // a no-op once renamed
 	marker := fmt.Sprintf("\n[... %d bytes omitted: this file keeps the first %s and the last %s of %d bytes ...]\n", total-head-tail, mib(head), mib(tail), total)
 	parts := []io.Reader{
 		io.NewSectionReader(c.f, 0, head),
@@ -128,5 +128,5 @@ func (c *cappedFile) Close() error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), c.path)
+	return workspace.Rename(tmp.Name(), c.path)
 }

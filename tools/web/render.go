@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/indusagi/induscode/internal/atomicfile"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -97,7 +96,7 @@ func saveBinary(p *page, media, head string, env *tool.Env) tool.Result {
 	}
 	name := strconv.FormatInt(time.Now().UnixMilli(), 36) + "-" + downloadName(p.final, media)
 	file := dir + "/" + name
-	if err := atomicfile.WriteFile(file, p.body, 0o644); err != nil {
+	if err := workspace.WriteFile(file, p.body, 0o644); err != nil {
 		return tool.Errorf("webfetch: %s is %s, but saving it to %s failed: %v", p.final, media, file, err)
 	}
 	msg := fmt.Sprintf("%s\nThe body is %s (%d bytes), not text; it was saved to %s. Read that file with a tool that handles this type.",
