@@ -368,6 +368,17 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	defer unix.Close(dfd)
+	// A rename would replace a planted link or pipe harmlessly, but it is
+	// refused like everywhere else, so the user hears of it.
+	var st unix.Stat_t
+	if unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		if st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return &UnsafeError{Path: path, Reason: kind(st.Mode)}
+		}
+		if err := checkOwner(&st, path); err != nil {
+			return err
+		}
+	}
 	tmp, err := createTempAt(dfd, filepath.Dir(filepath.Clean(path)))
 	if err != nil {
 		return err
