@@ -431,6 +431,7 @@ func warnTo(warn func(string), msg string) {
 // session.
 func housekeep(dir string, store checkpoint.Store) {
 	atomicfile.Sweep(dir)
+	workspace.At(dir).SweepTemps()
 	childproc.Reap(workspace.At(dir).Procs())
 	if ds, ok := store.(*checkpoint.DiskStore); ok {
 		ds.Sweep()

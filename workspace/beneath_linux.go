@@ -379,7 +379,18 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 			return err
 		}
 	}
-	tmp, err := createTempAt(dfd, filepath.Dir(filepath.Clean(path)))
+	state, _, _ := beneath(path)
+	journal := At(filepath.Dir(state)).Journal()
+	var tmp *os.File
+	for {
+		temp := filepath.Join(filepath.Dir(filepath.Clean(path)), atomicfile.TempName())
+		forget := journal.Record(temp)
+		defer forget()
+		tmp, err = openAt(dfd, temp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -364,7 +364,7 @@ func apply(c Change, roots []string) error {
 		}
 		return nil
 	case Restore:
-		if err := atomicfile.WriteInRoot(r, rel, c.prior, c.Prior.Mode); err != nil {
+		if err := atomicfile.WriteInRoot(r, rel, c.prior, c.Prior.Mode, workspace.At(root).Journal()); err != nil {
 			return fmt.Errorf("restoring %s: %w", c.Path, err)
 		}
 		return nil

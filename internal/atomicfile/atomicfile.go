@@ -87,6 +87,16 @@ func SyncDir(dir string) error {
 	return nil
 }
 
+// Recorder notes a temp file before it is created; the returned forget
+// drops the note once the temp file is renamed or removed. A writer killed
+// in between leaves its note behind, by which the next session finds the
+// temp file wherever it is and removes it (workspace.Layout.Journal keeps
+// them under the state folder). Recording is best effort: a writer that
+// cannot record still writes.
+type Recorder interface {
+	Record(tempPath string) (forget func())
+}
+
 // WriteInRoot atomically replaces rel inside root with data, creating
 // missing parent directories. Going through an [os.Root] means neither
 // "../" nor a symlink can lead the write outside root. perm is the mode
@@ -95,12 +105,16 @@ func SyncDir(dir string) error {
 // gives the path a new inode, so hard links keep the old content: that is
 // the price of never exposing a partial write. Errors say which step
 // failed and carry the underlying error without the root-relative path.
-func WriteInRoot(root *os.Root, rel string, data []byte, perm fs.FileMode) error {
+// With rec set, the temp file is recorded there while it exists.
+func WriteInRoot(root *os.Root, rel string, data []byte, perm fs.FileMode, rec Recorder) error {
 	dir := filepath.Dir(rel)
 	if err := root.MkdirAll(dir, 0o777); err != nil {
 		return fmt.Errorf("cannot create directory %s: %w", dir, Bare(err))
 	}
 	tmp := filepath.Join(dir, TempName())
+	if rec != nil {
+		defer rec.Record(filepath.Join(root.Name(), tmp))()
+	}
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if err != nil {
 		return fmt.Errorf("cannot create a temporary file: %w", Bare(err))

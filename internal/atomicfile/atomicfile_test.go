@@ -47,13 +47,13 @@ func TestWriteInRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	if err := WriteInRoot(root, "a/b/new.txt", []byte("hi"), 0); err != nil {
+	if err := WriteInRoot(root, "a/b/new.txt", []byte("hi"), 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "a/b/new.txt")); string(got) != "hi" {
 		t.Errorf("content %q", got)
 	}
-	if err := WriteInRoot(root, "x.sh", []byte("#!/bin/sh\n"), 0o755); err != nil {
+	if err := WriteInRoot(root, "x.sh", []byte("#!/bin/sh\n"), 0o755, nil); err != nil {
 		t.Fatal(err)
 	}
 	if fi, _ := os.Stat(filepath.Join(dir, "x.sh")); fi.Mode().Perm() != 0o755 {
@@ -64,7 +64,7 @@ func TestWriteInRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rel := range []string{"../escape.txt", "link/escape.txt"} {
-		if err := WriteInRoot(root, rel, []byte("x"), 0); err == nil {
+		if err := WriteInRoot(root, rel, []byte("x"), 0, nil); err == nil {
 			t.Errorf("%s: write outside the root succeeded", rel)
 		}
 	}

@@ -97,6 +97,13 @@ func SweepEntries(entries []fs.DirEntry, lstat func(string) (fs.FileInfo, error)
 	return n
 }
 
+// Orphaned reports whether name is that of a temp file of this package
+// whose writer is gone (a name without a pid does not count).
+func Orphaned(name string) bool {
+	pid, ok := leftover(name)
+	return ok && pid > 0 && !pidAlive(pid)
+}
+
 // leftover reports whether name is a temp file of this package, and the
 // pid of its writer when the name carries one (0 when it does not).
 // Names: TempName's ".tmp-PID-HEX12"; before it, ".tmp-NAME-HEX12"

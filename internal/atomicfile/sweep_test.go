@@ -80,7 +80,7 @@ func TestNextWriteSweepsLeftovers(t *testing.T) {
 				return err
 			}
 			defer r.Close()
-			return WriteInRoot(r, filepath.Join(filepath.Base(dir), "x"), []byte("x"), 0)
+			return WriteInRoot(r, filepath.Join(filepath.Base(dir), "x"), []byte("x"), 0, nil)
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -265,7 +265,7 @@ func (t *target) write(data []byte) error {
 	if t.info != nil {
 		perm = t.info.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
 	}
-	if err := atomicfile.WriteInRoot(t.root, t.rel, data, perm); err != nil {
+	if err := atomicfile.WriteInRoot(t.root, t.rel, data, perm, workspace.At(t.rootDir).Journal()); err != nil {
 		return fmt.Errorf("cannot write %s: %w", t.name, err)
 	}
 	return nil
