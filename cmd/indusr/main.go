@@ -6,6 +6,14 @@ import (
 	"os"
 
 	"github.com/indusagi/induscode/cmd/internal/cli"
+	"github.com/indusagi/induscode/internal/childproc"
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	// Every descendant whose parent exits comes back to indusr, so the
+	// end of a session also kills what left its group and dropped its
+	// token. A choice for the whole process: made here, not by the
+	// library (see childproc.BecomeSubreaper).
+	_ = childproc.BecomeSubreaper()
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

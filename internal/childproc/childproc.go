@@ -46,15 +46,16 @@ type Ward struct {
 	token string
 	file  string // the record; "" keeps none
 
-	mu     sync.Mutex
-	groups []leader
-	used   bool
-	ready  bool   // the record's folder exists
-	start  string // the owner's start time, read once
-	saved  bool   // the record exists (with the token)
-	dirty  bool   // the groups changed since the last save
-	saving bool   // a background save is running
-	savers sync.WaitGroup
+	mu      sync.Mutex
+	groups  []leader
+	adopted []leader // children given back to us (see BecomeSubreaper)
+	used    bool
+	ready   bool   // the record's folder exists
+	start   string // the owner's start time, read once
+	saved   bool   // the record exists (with the token)
+	dirty   bool   // the groups changed since the last save
+	saving  bool   // a background save is running
+	savers  sync.WaitGroup
 }
 
 // record is the file a ward keeps.
@@ -155,6 +156,8 @@ func (w *Ward) Start(cmd *exec.Cmd, leadsGroup bool) (release func(), err error)
 		w.groups = slices.DeleteFunc(w.groups, func(g leader) bool { return g.Pid == pid })
 		w.mu.Unlock()
 		done()
+		// What the child left running came back to us when it exited.
+		w.adopt()
 	}, nil
 }
 
@@ -205,6 +208,7 @@ func (w *Ward) Close() {
 	used := w.used
 	w.mu.Unlock()
 	if used {
+		w.killAdopted()
 		killCarriers([]record{{Owner: os.Getpid(), OwnerStart: startTime(os.Getpid()), Token: w.token}})
 	}
 	w.savers.Wait() // a late save must not bring the record back

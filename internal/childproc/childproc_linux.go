@@ -51,8 +51,10 @@ func start(cmd *exec.Cmd) (done func(), err error) {
 		release()
 		return nil, err
 	}
+	pid := cmd.Process.Pid
+	noteStarted(pid)
 	var once sync.Once
-	return func() { once.Do(release) }, nil
+	return func() { once.Do(func() { noteReaped(pid); release() }) }, nil
 }
 
 func release() {

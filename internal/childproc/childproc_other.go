@@ -36,3 +36,10 @@ func startTime(int) string { return "" }
 const needStart = false
 
 func killCarriers([]record) int { return 0 }
+
+// BecomeSubreaper is Linux-only; elsewhere a process that leaves its
+// group and drops its token outlives the session.
+func BecomeSubreaper() error { return errors.ErrUnsupported }
+
+func (*Ward) adopt()       {}
+func (*Ward) killAdopted() {}
