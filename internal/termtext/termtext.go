@@ -14,6 +14,7 @@
 package termtext
 
 import (
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -108,11 +109,24 @@ func (s *Screen) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
 		k := min(len(p), piece)
-		_, _ = s.emu.Write(p[:k])
+		s.feed(p[:k])
 		p = p[k:]
 		s.drain()
 	}
 	return n, nil
+}
+
+// feed writes one piece into the emulator. Its input is whatever a
+// program prints, so a sequence it mishandles must not take the process
+// down: the piece is dropped with a line saying so, and the next one goes
+// on from the emulator's state.
+func (s *Screen) feed(p []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.push(fmt.Sprintf("[the terminal emulator failed on %d bytes of output (%v); they are only in the raw output]", len(p), r))
+		}
+	}()
+	_, _ = s.emu.Write(p)
 }
 
 // drain moves the lines the emulator scrolled off into the history.

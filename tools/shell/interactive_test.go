@@ -318,3 +318,23 @@ func TestQuietWaitHoldsThePeriod(t *testing.T) {
 		t.Errorf("returned %s after the last line, before the quiet period of %s:\n%s", quietFor, quiet, out)
 	}
 }
+
+// Key names come from the model: any string is either a key or an error
+// that lists the names, never a panic or an empty send.
+func FuzzKeyNames(f *testing.F) {
+	for _, k := range []string{"Enter", "ctrl-c", "Ctrl+D", "^Z", "ArrowUp", "Ctrl-\\", "Ctrl-", "", "Hyper-Q", "ctrlctrlc"} {
+		f.Add(k, true, false)
+	}
+	f.Fuzz(func(t *testing.T, name string, tty, app bool) {
+		op, err := encodeKey(name, tty, app)
+		if err != nil {
+			if !strings.Contains(err.Error(), "Ctrl-A to Ctrl-Z") {
+				t.Fatalf("error without the key names: %v", err)
+			}
+			return
+		}
+		if len(op.data) == 0 && !op.interrupt && !op.eof {
+			t.Fatalf("%q encodes to nothing", name)
+		}
+	})
+}

@@ -89,3 +89,42 @@ func alive(pid int) bool {
 	state := s[strings.LastIndexByte(s, ')')+2]
 	return state != 'Z' && state != 'X'
 }
+
+// An interrupt while an input call waits on a process in a terminal ends the wait
+// (its result says it was cancelled) and, as the session closes, the
+// terminal's whole process group, a child that ignores SIGHUP and SIGTERM
+// included.
+func TestInterruptKillsTerminalGroup(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// The pids are written after the input arrives, so the second call
+	// is waiting when the interrupt comes.
+	batch := `{"tool":"process","input":{"action":"start","pty":true,"command":"trap '' HUP TERM; read -r _; sleep 300 & echo $! >> pty.pid; echo $$ >> pty.pid; wait"}}
+{"tool":"process","input":{"action":"input","id":"p1","text":"go\n","pattern":"never printed","timeout_ms":600000}}
+`
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	code := make(chan int)
+	go func() {
+		code <- run(ctx, []string{"-C", dir, "call", "--batch"}, strings.NewReader(batch), &stdout, &stderr)
+	}()
+	pids := waitPids(t, filepath.Join(dir, "pty.pid"), 2)
+	cancel()
+	select {
+	case <-code:
+	case <-time.After(15 * time.Second):
+		t.Fatal("run did not return after the interrupt")
+	}
+	for _, pid := range pids {
+		for deadline := time.Now().Add(time.Second); alive(pid); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Errorf("process %d of the terminal outlived indusr", pid)
+				break
+			}
+		}
+	}
+	if out := stdout.String(); !strings.Contains(out, `"line":2,"tool":"process"`) || !strings.Contains(out, "cancelled") {
+		t.Errorf("the cancelled wait should report:\n%s", out)
+	}
+}
