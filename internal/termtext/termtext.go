@@ -14,6 +14,7 @@
 package termtext
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"slices"
@@ -49,6 +50,9 @@ type Screen struct {
 
 	appCursor bool // the program asked for application cursor keys
 	bracketed bool // the program asked for bracketed paste
+	region    bool // the main screen scrolls only part of itself (DECSTBM)
+	slowOnly  bool // tests: never take the scroll-through path
+	shortcuts int  // tests: how often it was taken
 	replies   sync.WaitGroup
 }
 
@@ -59,6 +63,17 @@ type Screen struct {
 func New(cols, rows, keep int, answer func([]byte)) *Screen {
 	s := &Screen{emu: vt.NewEmulator(cols, rows), keep: max(keep, 1)}
 	s.emu.SetScrollbackSize(scrollbackRoom)
+	// Watch the scroll region (returning false lets the emulator's own
+	// handler run too): lines scroll through the whole screen only
+	// without one.
+	s.emu.RegisterCsiHandler('r', func(params ansi.Params) bool {
+		if !s.emu.IsAltScreen() {
+			top, _, _ := params.Param(0, 1)
+			bottom, _, _ := params.Param(1, 0)
+			s.region = top > 1 || (bottom > 0 && bottom < s.emu.Height())
+		}
+		return false
+	})
 	s.emu.SetCallbacks(vt.Callbacks{
 		EnableMode:  func(m ansi.Mode) { s.setMode(m, true) },
 		DisableMode: func(m ansi.Mode) { s.setMode(m, false) },
@@ -108,7 +123,23 @@ func (s *Screen) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	n := len(p)
 	for len(p) > 0 {
+		if k := s.scrollThrough(p); k > 0 {
+			p = p[k:]
+			continue
+		}
+		// A piece ends at a line's end where it can, at most a screenful
+		// of lines on, so the lines after it may scroll through.
 		k := min(len(p), piece)
+		if i := bytes.LastIndexByte(p[:k], '\n'); i >= 0 {
+			k = i + 1
+		}
+		for i, lines := 0, 0; i < k; i++ {
+			if p[i] == '\n' {
+				if lines++; lines == s.emu.Height() {
+					k = i + 1
+				}
+			}
+		}
 		s.feed(p[:k])
 		p = p[k:]
 		s.drain()
