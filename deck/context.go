@@ -6,6 +6,7 @@ import (
 	"github.com/indusagi/induscode/deck/cards"
 	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/lsp"
 	"github.com/indusagi/induscode/tools/web"
 )
 
@@ -50,6 +51,13 @@ type Framework struct {
 	// Memory backs the memory card (cards.NewFileMemory keeps it in the
 	// workspace). Nil: each session gets its own in-process memory.
 	Memory cards.MemoryStore
+	// LanguageServers, when set, gives each session a language-server
+	// manager with these servers (lsp.LoadConfig reads the user's and
+	// the workspace's settings): write and edit results end with the
+	// diagnostics of the files they changed, and the read-only symbols
+	// tool joins the deck after the catalog rows, in every profile. Nil
+	// starts no language server and leaves symbols out.
+	LanguageServers *lsp.Config
 }
 
 func (f Framework) log() *slog.Logger {

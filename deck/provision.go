@@ -7,6 +7,7 @@ import (
 
 	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/lsp"
 )
 
 // Deck is the set of tools of one session, in order: the profile's catalog
@@ -30,12 +31,20 @@ func Provision(p Profile, ctx Context) (*Deck, error) {
 		return nil, &Fault{Kind: UnknownCapability, ID: p.String(), Msg: fmt.Sprintf("no such profile; use one of %v", Profiles())}
 	}
 	d := &Deck{ctx: ctx, env: ctx.Env()}
+	servers := ctx.Framework.LanguageServers
 	for _, c := range CardsFor(p) {
 		t, err := build(c, ctx)
 		if err != nil {
 			return nil, err
 		}
+		if servers != nil {
+			t = lsp.Diagnose(t)
+		}
 		d.tools = append(d.tools, watch(checkpoint.Wrap(t, ctx.Framework.Checkpoints), ctx.Framework.log(), c.Cancellable))
+	}
+	if servers != nil {
+		lsp.Use(d.env, lsp.NewManager(ctx.Dir, *servers))
+		d.tools = append(d.tools, watch(lsp.SymbolsTool(), ctx.Framework.log(), true))
 	}
 	return d, nil
 }

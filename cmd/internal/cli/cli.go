@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/session"
+	"github.com/indusagi/induscode/tools/lsp"
 )
 
 // Exit codes of indusr.
@@ -121,6 +123,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newServeCmd(&opts),
 		newAddonsCmd(&opts),
 		newHooksCmd(&opts),
+		newLSPCmd(&opts),
 	)
 	guardParents(root)
 	return root
@@ -162,8 +165,32 @@ func sessionOptions(opts *options, stderr io.Writer) session.Options {
 		Warn:          func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) },
 		ClientName:    "indusr",
 		ClientVersion: versionString(),
-		Framework:     opts.handles.framework(opts.Dir),
+		Framework:     framework(opts, stderr),
 	}
+}
+
+// framework is the deck framework of the flags: the environment's handles
+// and, unless --no-lsp, the language servers of the settings.
+func framework(opts *options, stderr io.Writer) deck.Framework {
+	f := opts.handles.framework(opts.Dir)
+	if opts.NoLSP || os.Getenv("INDUSR_NO_LSP") == "1" {
+		return f
+	}
+	cfg, err := lsp.LoadConfig(workspaceDir(opts.Dir))
+	if err != nil {
+		fmt.Fprintln(stderr, "indusr:", err, "(using the default language servers)")
+	}
+	f.LanguageServers = &cfg
+	return f
+}
+
+// workspaceDir is the -C directory, or the current one.
+func workspaceDir(dir string) string {
+	if dir != "" {
+		return dir
+	}
+	wd, _ := os.Getwd()
+	return wd
 }
 
 // bootError classes a session error: options to fix are usage errors

@@ -20,6 +20,8 @@ type options struct {
 	NoAddons bool
 	// ClaudeHooks runs the hooks of .claude/settings*.json (issue 12).
 	ClaudeHooks bool
+	// NoLSP starts no language server (also INDUSR_NO_LSP=1).
+	NoLSP bool
 
 	// handles are the card handles and web policy read from the
 	// environment (see parseHandles); they have no flags.
@@ -79,6 +81,8 @@ var flagTable = []globalFlag{
 		boolFlag(func(o *options) *bool { return &o.NoAddons })},
 	{"claude-hooks", "", "run the hooks of .claude/settings.json and settings.local.json once approved, and those of ~/.claude/settings.json (also INDUSR_CLAUDE_HOOKS=1)",
 		boolFlag(func(o *options) *bool { return &o.ClaudeHooks })},
+	{"no-lsp", "", "start no language server: no diagnostics after write and edit, no symbols tool (also INDUSR_NO_LSP=1)",
+		boolFlag(func(o *options) *bool { return &o.NoLSP })},
 	{"json", "", "machine-readable JSON output",
 		boolFlag(func(o *options) *bool { return &o.JSON })},
 }

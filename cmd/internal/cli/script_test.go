@@ -33,6 +33,9 @@ func TestScripts(t *testing.T) {
 		// script's own, never the user's.
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.xdg")
+			// Language servers only where a script asks for them
+			// (env INDUSR_NO_LSP=): they are slow to start.
+			env.Setenv("INDUSR_NO_LSP", "1")
 			// Scripts copy the shipped examples from here, so they test
 			// the files users copy.
 			examples, err := filepath.Abs("../../../examples")
