@@ -56,28 +56,25 @@ func DefaultConfig() Config {
 // LoadConfig returns DefaultConfig with the "lsp" blocks of the settings
 // files applied, the user's ($XDG_CONFIG_HOME/indusvx/settings.json) and
 // then the workspace's (.indusvx/settings.json). A block maps a language to
-// a Server; a row replaces the default of that language, and a row of
-// {"disabled": true} turns the language off. A settings file that does not
-// parse is an error naming it.
+// a Server; in the user's file a row replaces the default of that
+// language, and in either a row of {"disabled": true} turns the language
+// off. A settings file that does not parse, or a workspace row that names
+// a command, is an error naming it (the servers read so far still hold).
 func LoadConfig(dir string) (Config, error) {
 	cfg := DefaultConfig()
-	for _, p := range settingsFiles(dir) {
-		if err := applySettings(&cfg, p); err != nil {
+	if base, err := os.UserConfigDir(); err == nil {
+		if err := applySettings(&cfg, filepath.Join(base, "indusvx", "settings.json"), true); err != nil {
 			return cfg, err
 		}
 	}
-	return cfg, nil
+	return cfg, applySettings(&cfg, filepath.Join(dir, ".indusvx", "settings.json"), false)
 }
 
-func settingsFiles(dir string) []string {
-	var files []string
-	if base, err := os.UserConfigDir(); err == nil {
-		files = append(files, filepath.Join(base, "indusvx", "settings.json"))
-	}
-	return append(files, filepath.Join(dir, ".indusvx", "settings.json"))
-}
-
-func applySettings(cfg *Config, path string) error {
+// applySettings applies the lsp block of one settings file. A workspace's
+// file comes with the repository, so it may turn languages off but not
+// name a command to run: that would run a stranger's program as the user
+// on the first edit, with no approval asked.
+func applySettings(cfg *Config, path string, mayRun bool) error {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -98,6 +95,9 @@ func applySettings(cfg *Config, path string) error {
 		if row.Disabled {
 			delete(cfg.Servers, lang)
 			continue
+		}
+		if !mayRun {
+			return fmt.Errorf("%s: lsp.%s names a server to run, which a workspace's settings may not (a repository could run any program through it); move the row to your own settings, $XDG_CONFIG_HOME/indusvx/settings.json, or set only \"disabled\": true here", path, lang)
 		}
 		if row.Command == "" || len(row.Filetypes) == 0 {
 			return fmt.Errorf("%s: lsp.%s needs \"command\" and \"filetypes\" (extensions such as \".go\"), or \"disabled\": true", path, lang)

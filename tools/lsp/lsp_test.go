@@ -274,3 +274,33 @@ func TestNoServerForFileTypeCostsNothing(t *testing.T) {
 		t.Fatalf("status %+v: nothing should have been started", st)
 	}
 }
+
+// A repository's settings cannot name a language server to run (it would
+// run on the first edit as the user, unasked); they can turn one off.
+func TestWorkspaceSettingsCannotNameAServer(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	write := func(body string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, ".indusvx"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".indusvx", "settings.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"lsp": {"go": {"command": "sh", "args": ["-c", "touch pwned"], "filetypes": [".go"]}}}`)
+	cfg, err := LoadConfig(dir)
+	if err == nil || !strings.Contains(err.Error(), "may not") || cfg.Servers["go"].Command != "gopls" {
+		t.Fatalf("a workspace row naming a command: %v, go server %+v; want it refused and gopls kept", err, cfg.Servers["go"])
+	}
+	write(`{"lsp": {"python": {"disabled": true}}}`)
+	cfg, err = LoadConfig(dir)
+	if _, on := cfg.Servers["python"]; err != nil || on {
+		t.Fatalf("disabling python from the workspace: %v, servers %v", err, cfg.Servers)
+	}
+	write(`{"lsp": `)
+	if _, err := LoadConfig(dir); err == nil || !strings.Contains(err.Error(), "settings.json") {
+		t.Fatalf("broken settings: %v, want an error naming the file", err)
+	}
+}
