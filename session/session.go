@@ -112,6 +112,15 @@ type Options struct {
 	Extra []tool.Tool
 	// NoAddons loads none of the workspace's addons (.indus/addons).
 	NoAddons bool
+	// Sandbox is the sandbox mode of the commands the session starts for
+	// the model (bash, process, delegates): "read-only",
+	// "workspace-write", or "" or "off" for none. With a mode on, hooks
+	// and addon processes run confined to their manifests' grants. A mode
+	// the system cannot enforce fails Open (see sandbox.go).
+	Sandbox string
+	// SandboxNetwork lets the commands confined by Sandbox use the
+	// network (addons still need their own grant).
+	SandboxNetwork bool
 	// Addons are addons of the host program itself, loaded after the
 	// workspace's (also when NoAddons is set).
 	Addons []*addons.Addon
@@ -152,6 +161,7 @@ type Session struct {
 	closed   bool
 	listing  bool // a Catalog: no lifecycle, no calls
 
+	sandbox    sandboxState   // the mode and its temp folder (sandbox.go)
 	addons     *addons.Bundle // issue 11: nil when no addons were loaded
 	addonProcs *rpc.Loader    // issue 12: the Tier-1 addons' processes
 }
@@ -212,6 +222,10 @@ func boot(ctx context.Context, opts Options, listing bool) (*Session, error) {
 		return nil, err
 	}
 	s.base = d
+	if err := s.confine(); err != nil {
+		d.Close()
+		return nil, err
+	}
 	if err := checklist.Of(d.Env()).Set(todos); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("session %s: restoring its checklist: %w", opts.Name, err)

@@ -65,6 +65,14 @@ func ParseMode(s string) (Mode, error) {
 	return Off, fmt.Errorf("unknown sandbox mode %q; modes are read-only, workspace-write and off", s)
 }
 
+// Canon is m with the zero value spelled Off.
+func (m Mode) Canon() Mode {
+	if m == "" {
+		return Off
+	}
+	return m
+}
+
 // String returns the mode's name ("off" for the zero value).
 func (m Mode) String() string {
 	if m == "" {
@@ -164,6 +172,18 @@ func Main() {
 	}
 }
 
+// Ready says whether this program can confine children here: nil, or
+// ErrUnavailable (no Landlock) or ErrNoHelper (no [Main]).
+func Ready() error {
+	if Probe().ABI < 1 {
+		return ErrUnavailable
+	}
+	if self.Load() == nil {
+		return ErrNoHelper
+	}
+	return nil
+}
+
 // Wrap rewrites cmd so that it starts confined by p: cmd's program becomes
 // this executable, which confines itself and then execs the original
 // program with the original arguments. A nil p leaves cmd alone. Call it
@@ -173,13 +193,10 @@ func Wrap(cmd *exec.Cmd, p *Policy) error {
 	if p == nil || cmd.Err != nil {
 		return nil // cmd.Err: Start reports the missing program
 	}
-	if Probe().ABI < 1 {
-		return ErrUnavailable
+	if err := Ready(); err != nil {
+		return err
 	}
 	exe := self.Load()
-	if exe == nil {
-		return ErrNoHelper
-	}
 	b, err := json.Marshal(spec{Policy: *p, Path: cmd.Path})
 	if err != nil {
 		return fmt.Errorf("encoding the sandbox policy: %w", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -143,6 +144,9 @@ wait:
 	default:
 		fmt.Fprintf(&sb, "exit code %d", st.code)
 		isErr = st.code != 0
+	}
+	if p := e.Sandbox(); p != nil && isErr && jail.Refused(text) {
+		sb.WriteString("\n" + p.Explain())
 	}
 	return tool.Result{Blocks: []tool.Block{tool.TextBlock(sb.String())}, IsError: isErr}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/oklog/ulid/v2"
 
 	"github.com/indusagi/induscode/internal/childproc"
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/internal/termtext"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/workspace"
@@ -59,6 +60,7 @@ type Engine struct {
 	dirErr  error
 
 	envHook func(map[string]string) map[string]string // see PrepareEnv
+	sandbox *jail.Policy                              // see Confine
 }
 
 // Proc is one background process of an engine.
@@ -107,6 +109,22 @@ func NewEngine(dir string) *Engine {
 	e := &Engine{dir: dir, ward: childproc.NewWard(""), fg: make(map[*group]struct{}), spillCap: MaxSpillBytes}
 	e.create = e.createFile
 	return e
+}
+
+// Confine makes the engine start its commands (bash, background
+// processes, and [Engine.Exec] calls that bring no policy of their own)
+// confined by p; nil starts them unconfined.
+func (e *Engine) Confine(p *jail.Policy) {
+	e.mu.Lock()
+	e.sandbox = p
+	e.mu.Unlock()
+}
+
+// Sandbox returns the policy set by [Engine.Confine], or nil.
+func (e *Engine) Sandbox() *jail.Policy {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.sandbox
 }
 
 // Dir returns the directory of the engine's output files.
@@ -221,7 +239,7 @@ func (e *Engine) StartWith(command, dir string, o StartOptions) (*Proc, error) {
 		// The answers go to the terminal once it exists; until then a
 		// program has asked nothing.
 		in.mu.Lock()
-		g, stdin, err = spawnTerminal(e.ward, command, dir, append(e.environ(), "TERM=xterm-256color"), cols, rows, p.term)
+		g, stdin, err = spawnTerminal(e.ward, e.Sandbox(), command, dir, append(e.environ(), "TERM=xterm-256color"), cols, rows, p.term)
 		in.f = stdin
 		if err != nil {
 			in.closed = true
@@ -230,7 +248,7 @@ func (e *Engine) StartWith(command, dir string, o StartOptions) (*Proc, error) {
 		p.in = in
 	} else {
 		p.err = streams[1]
-		g, stdin, err = spawnPiped(e.ward, command, dir, e.environ(), streams[0], streams[1])
+		g, stdin, err = spawnPiped(e.ward, e.Sandbox(), command, dir, e.environ(), streams[0], streams[1])
 		p.in = &inputEnd{f: stdin}
 	}
 	if err != nil {
@@ -321,7 +339,11 @@ func (e *Engine) runForegroundInput(command string, args []string, dir string, i
 	if closed {
 		return nil, ErrClosed
 	}
-	g, err := spawnArgs(e.ward, command, args, dir, append(e.environ(), in.Env...), in.Stdin, s...)
+	sandbox := in.Sandbox
+	if sandbox == nil {
+		sandbox = e.Sandbox()
+	}
+	g, err := spawnArgs(e.ward, sandbox, command, args, dir, append(e.environ(), in.Env...), in.Stdin, s...)
 	if err != nil {
 		return nil, err
 	}

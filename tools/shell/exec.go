@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/indusagi/induscode/internal/jail"
 )
 
 // MaxExecOutput bounds what [Engine.Exec] keeps of each stream (1 MiB):
@@ -41,6 +43,9 @@ type ExecInput struct {
 	// Env are NAME=value variables added after the session's environment
 	// (so they win over a variable of the same name).
 	Env []string
+	// Sandbox confines the command (an addon's grants, say); nil means
+	// the engine's own policy (see [Engine.Confine]).
+	Sandbox *jail.Policy
 }
 
 // ExecInput is Exec with standard input and more environment variables:

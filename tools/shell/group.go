@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/internal/childproc"
+	"github.com/indusagi/induscode/internal/jail"
 )
 
 // StopGrace is how long a process group gets between SIGTERM and SIGKILL.
@@ -69,7 +70,7 @@ type group struct {
 // stdout and stderr share one pipe, so their order is kept; with two, each
 // stream has its own.
 func spawn(ward *childproc.Ward, command, dir string, sinks ...sink) (*group, error) {
-	return spawnArgs(ward, command, nil, dir, nil, nil, sinks...)
+	return spawnArgs(ward, nil, command, nil, dir, nil, nil, sinks...)
 }
 
 // spawnArgs is spawn with args as the shell's positional parameters: the
@@ -77,8 +78,9 @@ func spawn(ward *childproc.Ward, command, dir string, sinks ...sink) (*group, er
 // parsed as shell text. env nil means the process environment with
 // INDUSR=1; the ward's own variable is added after it either way. stdin
 // nil connects the null device; otherwise the command reads those bytes.
-func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, env []string, stdin []byte, sinks ...sink) (*group, error) {
-	cmd := shellCmd(command, args, dir, env)
+// A non-nil sandbox confines the command (see shellCmd).
+func spawnArgs(ward *childproc.Ward, sandbox *jail.Policy, command string, args []string, dir string, env []string, stdin []byte, sinks ...sink) (*group, error) {
+	cmd := shellCmd(command, args, dir, env, sandbox)
 	// Stdin nil: os/exec connects the null device.
 	if stdin != nil {
 		if f := filledPipe(stdin); f != nil {
@@ -98,8 +100,8 @@ func spawnArgs(ward *childproc.Ward, command string, args []string, dir string, 
 
 // spawnPiped is spawn with a pipe for standard input, whose write end it
 // returns: the input of a background process.
-func spawnPiped(ward *childproc.Ward, command, dir string, env []string, sinks ...sink) (*group, *os.File, error) {
-	cmd := shellCmd(command, nil, dir, env)
+func spawnPiped(ward *childproc.Ward, sandbox *jail.Policy, command, dir string, env []string, sinks ...sink) (*group, *os.File, error) {
+	cmd := shellCmd(command, nil, dir, env, sandbox)
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating input pipe: %w", err)
@@ -114,14 +116,19 @@ func spawnPiped(ward *childproc.Ward, command, dir string, env []string, sinks .
 }
 
 // shellCmd is the command that runs command under the shell, with args
-// as its positional parameters, in dir with env (nil: baseEnv).
-func shellCmd(command string, args []string, dir string, env []string) *exec.Cmd {
+// as its positional parameters, in dir with env (nil: baseEnv), confined by
+// sandbox when it is not nil. A sandbox that cannot be applied becomes
+// cmd.Err, which Start returns: the command never runs unconfined.
+func shellCmd(command string, args []string, dir string, env []string, sandbox *jail.Policy) *exec.Cmd {
 	sh := shellPath()
 	cmd := exec.Command(sh, append([]string{"-c", command, "indusr"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = env
 	if cmd.Env == nil {
 		cmd.Env = baseEnv()
+	}
+	if err := jail.Wrap(cmd, sandbox); err != nil {
+		cmd.Err = err
 	}
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/indusagi/induscode/internal/childproc"
+	"github.com/indusagi/induscode/internal/jail"
 )
 
 // spawnTerminal starts command with a new pseudo-terminal of cols x rows
@@ -19,7 +20,7 @@ import (
 // written. The command leads a new session (so the terminal is its
 // controlling one and Ctrl-C reaches its foreground job), which also
 // makes it the leader of a process group of its own.
-func spawnTerminal(ward *childproc.Ward, command, dir string, env []string, cols, rows int, s sink) (*group, *os.File, error) {
+func spawnTerminal(ward *childproc.Ward, sandbox *jail.Policy, command, dir string, env []string, cols, rows int, s sink) (*group, *os.File, error) {
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening a pseudo-terminal: %w", err)
@@ -34,7 +35,7 @@ func spawnTerminal(ward *childproc.Ward, command, dir string, env []string, cols
 		tty.Close()
 		return nil, nil, err
 	}
-	cmd := shellCmd(command, nil, dir, env)
+	cmd := shellCmd(command, nil, dir, env, sandbox)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	g, err := launch(ward, cmd, []*os.File{master}, []*os.File{tty}, []sink{s})

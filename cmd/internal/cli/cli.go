@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -124,6 +125,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newAddonsCmd(&opts),
 		newHooksCmd(&opts),
 		newLSPCmd(&opts),
+		newSandboxCmd(&opts),
 	)
 	guardParents(root)
 	return root
@@ -160,12 +162,14 @@ func sessionOptions(opts *options, stderr io.Writer) session.Options {
 		TrustProjectMCP: os.Getenv("INDUSR_TRUST_PROJECT_MCP") == "1",
 		// Command hooks (issue 12): Claude Code's are off unless asked
 		// for; CI can trust the checkout's hooks for one run.
-		ClaudeHooks:   opts.ClaudeHooks || os.Getenv("INDUSR_CLAUDE_HOOKS") == "1",
-		TrustHooks:    os.Getenv("INDUSR_TRUST_HOOKS") == "1",
-		Warn:          func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) },
-		ClientName:    "indusr",
-		ClientVersion: versionString(),
-		Framework:     framework(opts, stderr),
+		ClaudeHooks:    opts.ClaudeHooks || os.Getenv("INDUSR_CLAUDE_HOOKS") == "1",
+		TrustHooks:     os.Getenv("INDUSR_TRUST_HOOKS") == "1",
+		Sandbox:        cmp.Or(opts.Sandbox, os.Getenv("INDUSR_SANDBOX")),
+		SandboxNetwork: opts.SandboxNetwork || os.Getenv("INDUSR_SANDBOX_NETWORK") == "1",
+		Warn:           func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) },
+		ClientName:     "indusr",
+		ClientVersion:  versionString(),
+		Framework:      framework(opts, stderr),
 	}
 }
 
@@ -203,6 +207,8 @@ func bootError(err error) error {
 			return usagef("--cwd %s", oe.Msg)
 		case "name":
 			return usagef("--session: %s", oe.Msg)
+		case "sandbox":
+			return usagef("--sandbox: %s", oe.Msg)
 		}
 		return &usageError{err}
 	}

@@ -22,6 +22,10 @@ type options struct {
 	ClaudeHooks bool
 	// NoLSP starts no language server (also INDUSR_NO_LSP=1).
 	NoLSP bool
+	// Sandbox is the sandbox mode of the commands a session starts.
+	Sandbox string
+	// SandboxNetwork lets sandboxed commands use the network.
+	SandboxNetwork bool
 
 	// handles are the card handles and web policy read from the
 	// environment (see parseHandles); they have no flags.
@@ -83,6 +87,10 @@ var flagTable = []globalFlag{
 		boolFlag(func(o *options) *bool { return &o.ClaudeHooks })},
 	{"no-lsp", "", "start no language server: no diagnostics after write and edit, no symbols tool (also INDUSR_NO_LSP=1)",
 		boolFlag(func(o *options) *bool { return &o.NoLSP })},
+	{"sandbox", "", "confine bash, processes, hooks and addon processes: read-only, workspace-write or off (default off, or INDUSR_SANDBOX); see indusr sandbox check",
+		stringFlag(func(o *options) *string { return &o.Sandbox })},
+	{"sandbox-network", "", "let sandboxed commands use the network (also INDUSR_SANDBOX_NETWORK=1)",
+		boolFlag(func(o *options) *bool { return &o.SandboxNetwork })},
 	{"json", "", "machine-readable JSON output",
 		boolFlag(func(o *options) *bool { return &o.JSON })},
 }

@@ -1,0 +1,43 @@
+package jail
+
+import "fmt"
+
+// Enforces lists what mode m enforces on a system with r, one line each,
+// for indusr sandbox check. A mode that cannot be enforced says that
+// commands will be refused.
+func (r Report) Enforces(m Mode) []string {
+	if m.Canon() == Off {
+		return []string{"no confinement: commands run with the user's full access"}
+	}
+	if r.ABI < 1 {
+		return []string{"refused: every command fails with a sandbox message (no Landlock here)"}
+	}
+	var out []string
+	switch m {
+	case ReadOnly:
+		out = append(out, "read anywhere the user can; write only a private temp folder ($TMPDIR) and /dev/null, terminals")
+	case WorkspaceWrite:
+		out = append(out, "read anywhere the user can; write the workspace's existing top-level entries and everything beneath them, and a private temp folder",
+			"the workspace folder itself stays read-only (no new top-level entries), and so do .indusvx/, .indus/, .mcp.json, .claude/settings*.json, .git/hooks/, .git/config")
+	}
+	out = append(out, "no setuid gains (no_new_privs); no moving or hard-linking files between folders (a link could carry a protected file)")
+	if r.ABI < 3 {
+		out = append(out, fmt.Sprintf("not enforced at ABI %d: truncating a file that is only readable", r.ABI))
+	}
+	switch {
+	case r.ABI >= 4 && r.Seccomp:
+		out = append(out, "network off: TCP bind and connect refused (Landlock), IPv4 and IPv6 sockets refused, UDP included (seccomp); Unix sockets stay possible")
+	case r.ABI >= 4:
+		out = append(out, "network off: TCP bind and connect refused (Landlock); UDP and Unix sockets stay possible (no seccomp filter on this architecture)")
+	case r.Seccomp:
+		out = append(out, "network off: IPv4 and IPv6 sockets refused (seccomp; Landlock has no network rules before ABI 4); Unix sockets stay possible")
+	default:
+		out = append(out, "network: not restricted (Landlock ABI below 4 and no seccomp filter here)")
+	}
+	if r.ABI >= 6 {
+		out = append(out, "no signals to processes outside the sandbox, no abstract Unix sockets outside it")
+	} else {
+		out = append(out, fmt.Sprintf("not enforced at ABI %d: signals to outside processes, abstract Unix sockets", r.ABI))
+	}
+	return out
+}
