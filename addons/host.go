@@ -315,7 +315,17 @@ func (b *Bundle) RunCommand(ctx context.Context, name string, args []string, dir
 	if c.Run == nil {
 		return ExecOutcome{}, nil
 	}
-	return c.Run(ctx, CommandContext{Args: slices.Clone(args), Dir: dir, Handles: b.Handles})
+	return c.Run(context.WithValue(ctx, commandAddonKey{}, c.Addon), CommandContext{Args: slices.Clone(args), Dir: dir, Handles: b.Handles})
+}
+
+type commandAddonKey struct{}
+
+// CommandAddon is the addon whose command ctx runs (see
+// [Bundle.RunCommand]), so a host's Exec handle can apply that addon's
+// grants; "" outside a command.
+func CommandAddon(ctx context.Context) ID {
+	id, _ := ctx.Value(commandAddonKey{}).(ID)
+	return id
 }
 
 // surface is the API one addon registers on.

@@ -17,6 +17,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/indusagi/induscode/addons/sandbox"
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -50,6 +52,27 @@ type Descriptor struct {
 	// Process, when set, makes the addon a Tier-1 subprocess addon (see
 	// package addons/rpc); the Tier-0 loader alone refuses it.
 	Process *ProcessDecl `toml:"process" json:"process,omitempty"`
+	// Sandbox is what the addon's hooks, process and commands may reach
+	// when the session confines children; nil grants the least.
+	Sandbox *SandboxDecl `toml:"sandbox" json:"sandbox,omitempty"`
+}
+
+// SandboxDecl is the [sandbox] table: the grants of an addon's hooks,
+// process and commands when the session runs with a sandbox mode on.
+// Without it they read the system's folders and the workspace, write only
+// a private temp folder and have no network. Relative paths are in the
+// workspace; "~/" is the home folder. A write grant may not name a
+// protected path (.indusvx, .indus, .mcp.json, .claude/settings*.json,
+// .git/hooks, .git/config) nor climb out with "..".
+//
+//	[sandbox]
+//	write = ["build", "~/.cache/mytool"]
+//	read = ["~/.nvm"]
+//	network = true
+type SandboxDecl struct {
+	Read    []string `toml:"read" json:"read,omitempty"`
+	Write   []string `toml:"write" json:"write,omitempty"`
+	Network bool     `toml:"network" json:"network,omitempty"`
 }
 
 // ProcessDecl is the [process] table of a Tier-1 addon: the command that
@@ -158,7 +181,7 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 			table, field = k[0], k[len(k)-1]
 		}
 		return nil, &Fault{Kind: LoadFault, File: file, Line: findKey(data, table, index, field),
-			Msg: fmt.Sprintf("field %s: unknown field; fields are id, version, [[command]] name/summary/exec, [[gate]] event/match-tool/reason, [[interceptor]] match-tool/set/redact/replacement, [[hook]] event/matcher/command/timeout and [process] command/env/timeout/on_error", k.String())}
+			Msg: fmt.Sprintf("field %s: unknown field; fields are id, version, [[command]] name/summary/exec, [[gate]] event/match-tool/reason, [[interceptor]] match-tool/set/redact/replacement, [[hook]] event/matcher/command/timeout, [process] command/env/timeout/on_error and [sandbox] read/write/network", k.String())}
 	}
 	if strings.TrimSpace(d.ID) == "" {
 		return nil, bad("", -1, "id", "must be set: faults and listings name the addon by it")
@@ -219,6 +242,12 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 	}
 	if d.Process != nil {
 		if err := checkProcess(d.Process, data, bad); err != nil {
+			return nil, err
+		}
+	}
+	if d.Sandbox != nil {
+		if err := checkSandbox(d.Sandbox, data); err != nil {
+			err.File = file
 			return nil, err
 		}
 	}
@@ -534,4 +563,51 @@ func execCommand(exec string) func(context.Context, CommandContext) (ExecOutcome
 		}
 		return cc.Handles.Exec(ctx, ExecWithArgs(exec), cc.Args)
 	}
+}
+
+// checkSandbox refuses grants that are empty, climb out of the workspace
+// with "..", or name a protected path.
+func checkSandbox(sb *SandboxDecl, data []byte) *Fault {
+	for _, list := range []struct {
+		field string
+		paths []string
+	}{{"read", sb.Read}, {"write", sb.Write}} {
+		for _, raw := range list.paths {
+			p := sandbox.ScrubInvisible(raw)
+			msg := ""
+			rel := filepath.ToSlash(filepath.Clean(p))
+			switch {
+			case p == "":
+				msg = "an empty path grants nothing; remove it"
+			case !filepath.IsAbs(p) && !strings.HasPrefix(p, "~") && (rel == ".." || strings.HasPrefix(rel, "../")):
+				msg = fmt.Sprintf("%q climbs out of the workspace; write an absolute path or ~/... instead", raw)
+			case list.field == "write" && !filepath.IsAbs(p) && !strings.HasPrefix(p, "~") && jail.IsProtected(rel):
+				msg = fmt.Sprintf("%q is a protected path (%s): no addon may write it", raw, strings.Join(jail.Protected(), ", "))
+			}
+			if msg != "" {
+				return &Fault{Kind: LoadFault, Line: findKey(data, "sandbox", -1, list.field), Msg: fmt.Sprintf("field sandbox.%s: %s", list.field, msg)}
+			}
+		}
+	}
+	return nil
+}
+
+// ManifestGrant is the [sandbox] table of one manifest; Sandbox is nil
+// when it has none (it grants the least).
+type ManifestGrant struct {
+	File    string
+	ID      ID
+	Sandbox *SandboxDecl
+}
+
+// ManifestGrants returns the grants of every manifest found by d that
+// parses, in discovery order. Like [ManifestHooks] it loads nothing.
+func ManifestGrants(d Discovery) []ManifestGrant {
+	var out []ManifestGrant
+	for _, src := range Sources(d) {
+		if file, desc := readManifest(src.Path); desc != nil {
+			out = append(out, ManifestGrant{File: file, ID: ID(desc.ID), Sandbox: desc.Sandbox})
+		}
+	}
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/hooks"
 	"github.com/indusagi/induscode/addons/rpc"
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/shell"
 )
@@ -23,9 +24,16 @@ func (s *Session) loadAddons(ctx context.Context) {
 		return
 	}
 	env := s.base.Env()
+	grants := s.workspaceGrants()
 	handles := &addons.Handles{
 		Exec: func(ctx context.Context, command string, args []string) (addons.ExecOutcome, error) {
-			r, err := shell.EngineOf(env).Exec(ctx, command, args, s.dir, 0)
+			// A workspace addon's command runs under its grants; the host
+			// program's own addons under the session's mode.
+			var in shell.ExecInput
+			if g, ok := grants[addons.CommandAddon(ctx)]; ok {
+				in.Sandbox = s.grantPolicy(g.grant, g.file)
+			}
+			r, err := shell.EngineOf(env).ExecInput(ctx, command, args, s.dir, 0, in)
 			out := addons.ExecOutcome{Stdout: r.Stdout, Stderr: r.Stderr, Code: r.Code}
 			if r.Stopped != "" {
 				out.Stderr += fmt.Sprintf("[stopped: %s]\n", r.Stopped)
@@ -39,7 +47,8 @@ func (s *Session) loadAddons(ctx context.Context) {
 	// Close, start only once approved; other manifests go to the Tier-0
 	// loader.
 	var h *addons.Host
-	procs := rpc.NewLoader(rpc.Options{Workspace: s.dir, Fallback: loader, Report: func(f *addons.Fault) { h.Report(f) }})
+	procs := rpc.NewLoader(rpc.Options{Workspace: s.dir, Fallback: loader, Report: func(f *addons.Fault) { h.Report(f) },
+		Sandbox: func(file string, g *addons.SandboxDecl) *jail.Policy { return s.grantPolicy(GrantOf(g), file) }})
 	s.addonProcs = procs
 	h = addons.NewHost(addons.HostOptions{Loader: approved.Loader(procs, loader), Handles: handles, Log: s.opts.Framework.Log})
 	h.OnFault(func(f *addons.Fault) { s.warn(f.Error()) })

@@ -15,6 +15,7 @@ import (
 
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/hooks"
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -36,6 +37,21 @@ func (s *Session) sessionHooks(runner hooks.Runner) (o hooks.Options, a *Approva
 		id = ulid.Make().String()
 	}
 	o = hooks.Options{Dir: s.dir, SessionID: id, Runner: runner, Report: func(f *addons.Fault) { s.warn(f.Error()) }}
+	if s.sandbox.mode.Canon() != jail.Off {
+		byFile := map[string]Grant{}
+		for _, g := range addons.ManifestGrants(addons.Discovery{Workspace: s.dir}) {
+			byFile[g.File] = GrantOf(g.Sandbox)
+		}
+		// A hook of Claude Code's settings has no grants: the least.
+		o.Sandbox = func(h *hooks.Hook) *jail.Policy {
+			if !h.Claude {
+				return s.grantPolicy(byFile[h.File], h.File)
+			}
+			p := s.grantPolicy(Grant{}, h.File)
+			p.Widen = "Claude Code's hooks have no grants; to widen them, declare the hook as a [[hook]] of an addon whose [sandbox] table grants what it needs, or run with --sandbox off"
+			return p
+		}
+	}
 	var groups []string
 	if !s.opts.NoAddons {
 		groups = append(groups, AddonHooks)

@@ -4,7 +4,13 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/indusagi/induscode/internal/jail"
 )
 
-// TestMain fails the package when a test leaves a goroutine behind.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain serves as the sandbox's helper for sandboxed sessions, then
+// fails the package when a test leaves a goroutine behind.
+func TestMain(m *testing.M) {
+	jail.Main()
+	goleak.VerifyTestMain(m)
+}

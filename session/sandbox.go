@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/sandbox"
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tools/shell"
@@ -107,4 +108,37 @@ func (s *Session) grantPolicy(g Grant, from string) *jail.Policy {
 		Widen: fmt.Sprintf("to widen it, add the paths to write (or network = true) to the [sandbox] table of %s and approve it again with indusr hooks trust", from)}
 	p = p.Clean()
 	return &p
+}
+
+// GrantOf is the grant of a [sandbox] table (nil: the least).
+func GrantOf(d *addons.SandboxDecl) Grant {
+	if d == nil {
+		return Grant{}
+	}
+	return Grant{Read: d.Read, Write: d.Write, Network: d.Network}
+}
+
+// fileGrant is a workspace addon's grant and the manifest declaring it.
+type fileGrant struct {
+	grant Grant
+	file  string
+}
+
+// workspaceGrants are the grants of the workspace's manifest addons, by
+// addon id.
+func (s *Session) workspaceGrants() map[addons.ID]fileGrant {
+	out := map[addons.ID]fileGrant{}
+	if s.opts.NoAddons {
+		return out
+	}
+	for _, g := range addons.ManifestGrants(addons.Discovery{Workspace: s.dir}) {
+		out[g.ID] = fileGrant{GrantOf(g.Sandbox), g.File}
+	}
+	return out
+}
+
+// FileGrant is the grant a manifest declares.
+type FileGrant struct {
+	File  string `json:"file"`
+	Grant Grant  `json:"grant"`
 }

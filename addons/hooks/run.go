@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tools/shell"
 )
 
@@ -34,6 +35,9 @@ type Options struct {
 	// messages a hook has for the user (systemMessage, stopReason); nil
 	// drops them.
 	Report func(*addons.Fault)
+	// Sandbox returns the policy a hook's command runs confined by (its
+	// addon's grants); nil, or a nil result, runs it with the runner's own.
+	Sandbox func(h *Hook) *jail.Policy
 }
 
 // Set runs hooks for one addon: it decides which hooks of an event
@@ -113,8 +117,15 @@ func (s *Set) run(ctx context.Context, h *Hook, in Input) result {
 	if h.AddonDir != "" {
 		env = append(env, "INDUSR_ADDON_DIR="+h.AddonDir)
 	}
-	r, err := s.o.Runner.ExecInput(ctx, h.Command, nil, s.o.Dir, h.timeout(), shell.ExecInput{Stdin: stdin, Env: env})
+	var sandbox *jail.Policy
+	if s.o.Sandbox != nil {
+		sandbox = s.o.Sandbox(h)
+	}
+	r, err := s.o.Runner.ExecInput(ctx, h.Command, nil, s.o.Dir, h.timeout(), shell.ExecInput{Stdin: stdin, Env: env, Sandbox: sandbox})
 	res := result{hook: h, code: r.Code, stopped: r.Stopped, stderr: strings.TrimSpace(r.Stderr)}
+	if sandbox != nil && r.Code != 0 && jail.Refused(r.Stderr+r.Stdout) {
+		res.stderr += "\n" + sandbox.Explain()
+	}
 	switch {
 	case err != nil:
 		res.code, res.err = -1, fmt.Errorf("it could not run: %w", err)

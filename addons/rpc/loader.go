@@ -16,6 +16,7 @@ import (
 	"github.com/indusagi/induscode/addons/sandbox"
 	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/internal/childproc"
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -63,6 +64,10 @@ type Options struct {
 	// initialize; zero means [DefaultStartTimeout]. An addon's own longer
 	// timeout wins.
 	StartTimeout time.Duration
+	// Sandbox returns the policy an addon's process runs confined by,
+	// given its manifest file and [sandbox] table (nil when it has none);
+	// nil, or a nil result, runs it unconfined.
+	Sandbox func(file string, grant *addons.SandboxDecl) *jail.Policy
 }
 
 // DefaultStartTimeout is how long a process has to start and answer
@@ -148,6 +153,9 @@ func (l *Loader) Load(ctx context.Context, path string) (*addons.Addon, error) {
 		timeout: policy.CallTimeout(), startWait: max(policy.CallTimeout(), l.o.StartTimeout), ward: l.ward, report: l.o.Report,
 		params: InitializeParams{ProtocolVersion: ProtocolVersion, Addon: addons.ID(d.ID), Workspace: l.o.Workspace,
 			Limits: Limits{TimeoutMS: policy.CallTimeout().Milliseconds(), Env: policy.Env}},
+	}
+	if l.o.Sandbox != nil {
+		s.sandbox = l.o.Sandbox(file, d.Sandbox)
 	}
 	if s.params.Limits.Env == nil {
 		s.params.Limits.Env = []string{}

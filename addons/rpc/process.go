@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/internal/childproc"
+	"github.com/indusagi/induscode/internal/jail"
 )
 
 // Teardown waits, in the order the protocol gives: shutdown is asked for
@@ -64,6 +65,9 @@ func (s *supervisor) spawn() (*proc, error) {
 	cmd.Env = append([]string{}, s.env...)
 	childproc.OwnGroup(cmd)
 	s.ward.Prepare(cmd)
+	if err := jail.Wrap(cmd, s.sandbox); err != nil {
+		return nil, fmt.Errorf("confining %s: %w", strings.Join(s.command, " "), err)
+	}
 	pipes, err := childproc.OpenPipes(cmd)
 	if err != nil {
 		return nil, err

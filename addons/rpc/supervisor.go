@@ -12,6 +12,7 @@ import (
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/internal/childproc"
+	"github.com/indusagi/induscode/internal/jail"
 )
 
 // ErrQuarantined is the cause (errors.Is) of a call refused because its
@@ -34,6 +35,7 @@ type supervisor struct {
 	log       *childlog.Log
 	statePath string
 	report    func(*addons.Fault)
+	sandbox   *jail.Policy // nil: unconfined
 
 	mu        sync.Mutex
 	loaded    bool // registered: from now on a failure to start is a crash

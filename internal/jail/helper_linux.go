@@ -198,7 +198,7 @@ func (b *builder) write(workspace, path string) {
 		b.workspace(workspace)
 		return
 	}
-	if isProtected(rel) {
+	if IsProtected(rel) {
 		if b.err == nil {
 			b.err = fmt.Errorf("the write grant %s names a protected path (%s)", path, strings.Join(Protected(), ", "))
 		}
@@ -246,7 +246,7 @@ func (b *builder) entries(root int, dir, rel string) {
 	for _, name := range names {
 		r := filepath.Join(rel, name)
 		descend := rel == "" && (name == ".git" || name == ".claude")
-		if !descend && (rel == "" && slices.Contains(protectedTop, name) || isProtected(r)) {
+		if !descend && (rel == "" && slices.Contains(protectedTop, name) || IsProtected(r)) {
 			continue
 		}
 		fd, err := unix.Openat2(root, r, &unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS})
@@ -266,25 +266,6 @@ func (b *builder) entries(root int, dir, rel string) {
 		b.add(fd, filepath.Join(dir, r), writeDir)
 		unix.Close(fd)
 	}
-}
-
-// isProtected reports whether rel (relative to the workspace) is a
-// protected path or lies beneath one.
-func isProtected(rel string) bool {
-	rel = filepath.ToSlash(filepath.Clean(rel))
-	first, rest, _ := strings.Cut(rel, "/")
-	switch first {
-	case ".indusvx", ".indus", ".mcp.json":
-		return true
-	case ".git":
-		second, _, _ := strings.Cut(rest, "/")
-		return rest == "" || second == "hooks" || second == "config"
-	case ".claude":
-		second, _, _ := strings.Cut(rest, "/")
-		ok, _ := filepath.Match("settings*.json", second)
-		return rest == "" || ok
-	}
-	return false
 }
 
 // Report is what the sandbox can enforce on this system.

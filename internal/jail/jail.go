@@ -283,3 +283,22 @@ func (p Policy) Clean() Policy {
 	p.Read, p.Write = abs(p.Read), abs(p.Write)
 	return p
 }
+
+// IsProtected reports whether rel (relative to the workspace, slashes
+// or not) is a protected path or lies beneath one.
+func IsProtected(rel string) bool {
+	rel = filepath.ToSlash(filepath.Clean(rel))
+	first, rest, _ := strings.Cut(rel, "/")
+	switch first {
+	case ".indusvx", ".indus", ".mcp.json":
+		return true
+	case ".git":
+		second, _, _ := strings.Cut(rest, "/")
+		return rest == "" || second == "hooks" || second == "config"
+	case ".claude":
+		second, _, _ := strings.Cut(rest, "/")
+		ok, _ := filepath.Match("settings*.json", second)
+		return rest == "" || ok
+	}
+	return false
+}

@@ -63,6 +63,15 @@ type addonReport struct {
 	Faults       []addonFaultRow  `json:"faults"`
 	// Processes are the Tier-1 addons (issue 12): state, crashes, log.
 	Processes []rpc.Status `json:"processes"`
+	// Grants are what each manifest addon's hooks, process and commands
+	// may reach under a sandbox mode (its [sandbox] table).
+	Grants []grantRow `json:"grants"`
+}
+
+type grantRow struct {
+	Addon addons.ID     `json:"addon"`
+	File  string        `json:"file"`
+	Grant session.Grant `json:"grant"`
 }
 
 type addonCommandRow struct {
@@ -103,6 +112,10 @@ func loadAddons(ctx context.Context, opts *options) (addonReport, error) {
 	r := reportOf(h.LoadAll(ctx, addons.Discovery{Workspace: dir}))
 	procs.Close() // a process started to declare itself is not needed here
 	r.Processes = append([]rpc.Status{}, procs.Statuses()...)
+	r.Grants = []grantRow{}
+	for _, g := range addons.ManifestGrants(addons.Discovery{Workspace: dir}) {
+		r.Grants = append(r.Grants, grantRow{Addon: g.ID, File: relToWork(opts, g.File), Grant: session.GrantOf(g.Sandbox)})
+	}
 	profiles, faults := addons.DiscoverProfiles(dir)
 	r.Agents = append(r.Agents, profiles...)
 	for _, f := range faults {
@@ -195,6 +208,12 @@ func writeAddons(w io.Writer, r addonReport) error {
 		fmt.Fprintf(tw, "tool: %s\n", t)
 	}
 	writeProcesses(tw, r.Processes)
+	if len(r.Grants) > 0 {
+		fmt.Fprintln(tw, "\nSANDBOX GRANT\tADDON\tFILE")
+		for _, g := range r.Grants {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", g.Grant, g.Addon, g.File)
+		}
+	}
 	if len(r.Agents) > 0 {
 		fmt.Fprintln(tw, "\nAGENT\tMODEL\tTOOLS\tFILE")
 		for _, a := range r.Agents {
