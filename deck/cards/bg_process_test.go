@@ -10,11 +10,15 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/shell"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	jail.Main() // the test binary confines the delegates of sandboxed sessions
+	goleak.VerifyTestMain(m)
+}
 
 func run(t *testing.T, tl tool.Tool, env *tool.Env, in map[string]any) tool.Result {
 	t.Helper()

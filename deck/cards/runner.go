@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/internal/childproc"
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -122,6 +123,10 @@ func (r *CommandRunner) Run(ctx context.Context, d Delegation) (string, error) {
 	// started outlives the call.
 	childproc.OwnGroup(cmd)
 	r.guard().Prepare(cmd)
+	// The session's sandbox, when the task card passes one (see Task).
+	if err := jail.Wrap(cmd, jail.FromContext(ctx)); err != nil {
+		return "", fmt.Errorf("agent %s: %w", agent.Name, err)
+	}
 	cmd.WaitDelay = killGrace
 	out := &capture{ctx: ctx}
 	cmd.Stdout, cmd.Stderr = out, out

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/shell"
 )
 
 // Agent is one entry of a delegate runner's roster.
@@ -55,7 +57,7 @@ func Task(runner DelegateRunner) tool.Tool {
 		desc += " No delegate runner is configured in this session, so calls fail until the host wires one."
 	}
 	return tool.Must(tool.New(tool.Spec{Name: "task", Label: "Delegate task", Description: desc},
-		func(ctx context.Context, in taskInput, _ *tool.Env) tool.Result {
+		func(ctx context.Context, in taskInput, env *tool.Env) tool.Result {
 			if runner == nil {
 				return notConfigured("task", "delegate runner",
 					"A host sets deck.Framework.Delegate, for example to a cards.CommandRunner that launches an agent CLI such as `claude -p {objective}`.")
@@ -65,6 +67,15 @@ func Task(runner DelegateRunner) tool.Tool {
 			}
 			if in.Agent != "" && !hasAgent(roster, in.Agent) {
 				return tool.Errorf("task: no agent named %q; choose one of: %s", in.Agent, agentNames(roster))
+			}
+			if env != nil {
+				if p := shell.EngineOf(env).Sandbox(); p != nil {
+					// A delegated agent talks to its model: it keeps the
+					// network, and the rest of the session's mode.
+					d := *p
+					d.Network = true
+					ctx = jail.NewContext(ctx, &d)
+				}
 			}
 			out, err := runner.Run(ctx, Delegation{Objective: in.Objective, Agent: in.Agent, Context: in.Context})
 			if err != nil {

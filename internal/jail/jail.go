@@ -24,6 +24,7 @@
 package jail
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -301,4 +302,18 @@ func IsProtected(rel string) bool {
 		return rest == "" || ok
 	}
 	return false
+}
+
+type policyKey struct{}
+
+// NewContext returns ctx carrying p, for a runner that learns its policy
+// from the call (nil: unconfined).
+func NewContext(ctx context.Context, p *Policy) context.Context {
+	return context.WithValue(ctx, policyKey{}, p)
+}
+
+// FromContext returns the policy ctx carries, or nil.
+func FromContext(ctx context.Context) *Policy {
+	p, _ := ctx.Value(policyKey{}).(*Policy)
+	return p
 }
