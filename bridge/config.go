@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -65,6 +66,12 @@ type ServerConfig struct {
 	Args    []string
 	Env     []Pair
 	Dir     string
+	// Sandbox confines a Stdio server (its row's "sandbox":
+	// "read-only" or "workspace-write"; see package jail), with the
+	// network only when SandboxNetwork ("sandboxNetwork": true). The
+	// zero value runs it unconfined.
+	Sandbox        jail.Mode
+	SandboxNetwork bool
 	// URL and Headers reach an SSE or StreamableHTTP server.
 	URL     string
 	Headers []Pair

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/indusagi/induscode/internal/jail"
 )
 
 // ParseConfig parses one config file's contents. file names it in warnings
@@ -110,6 +112,8 @@ type rawRow struct {
 	Disabled       bool            `json:"disabled"`
 	StartupTimeout json.RawMessage `json:"startupTimeout"`
 	CallTimeout    json.RawMessage `json:"callTimeout"`
+	Sandbox        string          `json:"sandbox"`
+	SandboxNetwork bool            `json:"sandboxNetwork"`
 }
 
 func (p *parser) row(id, key string, raw json.RawMessage) {
@@ -176,6 +180,13 @@ func (p *parser) row(id, key string, raw json.RawMessage) {
 			s.Args = append(s.Args, exp.expand(str))
 		}
 		s.Env = p.pairs(id, "env", r.Env, &exp)
+		mode, err := jail.ParseMode(r.Sandbox)
+		if err != nil {
+			// Never run unconfined a server that asked for a sandbox.
+			p.warn(id, "server %q: %v; skipped", name, err)
+			return
+		}
+		s.Sandbox, s.SandboxNetwork = mode, r.SandboxNetwork
 		if r.Cwd != "" {
 			s.Dir = exp.expand(r.Cwd)
 			if !filepath.IsAbs(s.Dir) && !p.asWritten {

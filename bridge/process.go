@@ -12,6 +12,7 @@ import (
 
 	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/internal/childproc"
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -71,13 +72,30 @@ func startProcess(cfg ServerConfig, dir string, log *childlog.Log) (*process, er
 	childproc.OwnGroup(cmd)
 	ward := childproc.NewWard(workspace.At(dir).Procs())
 	ward.Prepare(cmd)
+	var temp string
+	if cfg.Sandbox.Canon() != jail.Off {
+		t, err := jail.NewTemp()
+		if err != nil {
+			return nil, fmt.Errorf("starting %s: making its sandbox's temp folder: %w", commandLine(cfg), err)
+		}
+		temp = t
+		p := jail.ForMode(cfg.Sandbox, dir, temp)
+		p.Network = cfg.SandboxNetwork
+		p.Widen = fmt.Sprintf(`to widen it, change "sandbox" (or set "sandboxNetwork") in %s`, where(cfg))
+		if err := jail.Wrap(cmd, p); err != nil {
+			os.RemoveAll(temp)
+			return nil, fmt.Errorf("starting %s: %w", commandLine(cfg), err)
+		}
+	}
 	pipes, err := childproc.OpenPipes(cmd)
 	if err != nil {
+		os.RemoveAll(temp)
 		return nil, err
 	}
 	unward, err := ward.Start(cmd, true)
 	if err != nil {
 		pipes.Close()
+		os.RemoveAll(temp)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("starting %s: the command %s was not found (%v); install it or correct \"command\" in %s", commandLine(cfg), cfg.Command, err, where(cfg))
 		}
@@ -88,6 +106,9 @@ func startProcess(cfg ServerConfig, dir string, log *childlog.Log) (*process, er
 	p := &process{
 		cmd: cmd, group: childproc.NewGroup(cmd), ward: ward, unward: unward, stdin: inW, stdout: newLineFilter(outR, log), log: log,
 		exited: make(chan struct{}), done: make(chan struct{}),
+	}
+	if temp != "" {
+		go func() { <-p.done; os.RemoveAll(temp) }()
 	}
 	log.Printf("started %s (pid %d)", commandLine(cfg), cmd.Process.Pid)
 	stderrDone := make(chan struct{})

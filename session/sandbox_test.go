@@ -11,6 +11,7 @@ import (
 
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/internal/jail/jailtest"
+	"github.com/indusagi/induscode/internal/testpeer"
 )
 
 func needLandlock(t *testing.T) {
@@ -161,5 +162,46 @@ for line in sys.stdin:
 				t.Errorf("the addon's log does not show it ran and was refused:\n%s", log)
 			}
 		})
+	}
+}
+
+// A stdio MCP server whose config row asks for a sandbox runs confined:
+// the real server-filesystem, serving both the workspace and a folder
+// outside it, can write only the first.
+func TestSandboxedMCPServer(t *testing.T) {
+	needLandlock(t)
+	t.Parallel()
+	ws, outside := t.TempDir(), t.TempDir()
+	if err := os.Mkdir(filepath.Join(ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entry := testpeer.NPMFile(t, "@modelcontextprotocol/server-filesystem/dist/index.js")
+	row := map[string]any{"command": testpeer.Node(t), "args": []string{entry, ws, outside}, "sandbox": "workspace-write", "startupTimeout": "60s"}
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"fs": row}})
+	cfg := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(cfg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), Options{Dir: ws, MCP: []string{cfg}, Warn: func(m string) { t.Log(m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	write := func(p string) (string, bool) {
+		in, _ := json.Marshal(map[string]string{"path": p, "content": "x"})
+		r := s.Run(context.Background(), "fs__write_file", in)
+		return r.PlainText(), r.IsError
+	}
+	if out, isErr := write(filepath.Join(outside, "mcp-outside")); !isErr {
+		t.Errorf("writing outside: %q, want an error", out)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "mcp-outside")); err == nil {
+		t.Error("the sandboxed MCP server wrote outside the workspace")
+	}
+	if out, isErr := write(filepath.Join(ws, "sub", "mcp-inside")); isErr {
+		t.Errorf("writing inside: %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "sub", "mcp-inside")); err != nil {
+		t.Errorf("the sandboxed MCP server could not write inside the workspace: %v", err)
 	}
 }
