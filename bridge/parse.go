@@ -186,7 +186,9 @@ func (p *parser) row(id, key string, raw json.RawMessage) {
 			p.warn(id, "server %q: %v; skipped", name, err)
 			return
 		}
-		s.Sandbox, s.SandboxNetwork = mode, r.SandboxNetwork
+		if mode != jail.Off {
+			s.Sandbox, s.SandboxNetwork = mode, r.SandboxNetwork
+		}
 		if r.Cwd != "" {
 			s.Dir = exp.expand(r.Cwd)
 			if !filepath.IsAbs(s.Dir) && !p.asWritten {

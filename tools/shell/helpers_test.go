@@ -13,11 +13,16 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tool"
 )
 
 // Every test here starts processes; none may leave a goroutine behind.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// The test binary is also the sandbox's helper (BenchmarkBashSandboxed).
+func TestMain(m *testing.M) {
+	jail.Main()
+	goleak.VerifyTestMain(m)
+}
 
 // session returns a fresh session in a temporary workspace, closed (and
 // its processes stopped) when the test ends.
