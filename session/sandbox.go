@@ -136,9 +136,3 @@ func (s *Session) workspaceGrants() map[addons.ID]fileGrant {
 	}
 	return out
 }
-
-// FileGrant is the grant a manifest declares.
-type FileGrant struct {
-	File  string `json:"file"`
-	Grant Grant  `json:"grant"`
-}
