@@ -38,7 +38,7 @@ type diagnosing struct{ inner tool.FileChanger }
 
 var _ tool.FileChanger = (*diagnosing)(nil)
 
-func (d *diagnosing) Spec() tool.Spec    { return d.inner.Spec() }
+func (d *diagnosing) Spec() tool.Spec   { return d.inner.Spec() }
 func (d *diagnosing) Unwrap() tool.Tool { return d.inner }
 func (d *diagnosing) ChangedPaths(args json.RawMessage) ([]string, error) {
 	return d.inner.ChangedPaths(args)
