@@ -68,8 +68,13 @@ func (e *Engine) startIn(ctx context.Context, dir, command string, o StartOption
 		if v.Input != "" {
 			fmt.Fprintf(&sb, " Type into it with action=%s id=%s text=... (or keys), and add pattern to wait for its prompt.", v.Input, p.ID)
 		}
-		if out := p.renderNew(nil, MaxModelChars, false); out != "" {
-			sb.WriteString("\n" + out)
+		// A terminal's first output (a prompt) is left for the first read
+		// unless the call waited: a wait for the prompt then finds it
+		// however fast the program was.
+		if p.term == nil || yield > 0 {
+			if out := p.renderNew(nil, MaxModelChars, false); out != "" {
+				sb.WriteString("\n" + out)
+			}
 		}
 		return withStatus(tool.Text(sb.String()), p, "")
 	}

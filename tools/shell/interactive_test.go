@@ -163,14 +163,17 @@ func TestFullScreenProgram(t *testing.T) {
 func TestProgressBarCollapses(t *testing.T) {
 	t.Parallel()
 	env := session(t)
-	id := startPTY(t, env, `for i in 10 20 30 40 50 60 70 80 90 100; do printf '\rfetching %s%%' $i; done; echo; echo done`, nil)
-	out, st := do(t, env, map[string]any{"action": "wait", "id": id, "timeout_ms": 20000})
-	if st.Reason != "exit" || !strings.Contains(out, "--- terminal: 3 new lines ---\nfetching 100%\ndone\n") || strings.Contains(out, "fetching 90%") {
+	// It prints only after the input, so the start's result cannot have
+	// read it.
+	id := startPTY(t, env, `read -r _; for i in 10 20 30 40 50 60 70 80 90 100; do printf '\rfetching %s%%' $i; done; echo; echo done`, nil)
+	out, st := do(t, env, map[string]any{"action": "input", "id": id, "text": "go\n", "timeout_ms": 20000})
+	if st.Reason != "exit" || !strings.Contains(out, "\nfetching 100%\ndone\n") || strings.Contains(out, "fetching 90%") {
 		t.Fatalf("collapsed (%s):\n%q", st.Reason, out)
 	}
-	// Start another to read raw.
-	id = startPTY(t, env, `printf '\rA 1\rA 2\n'`, nil)
-	out, _ = do(t, env, map[string]any{"action": "wait", "id": id, "raw": true, "timeout_ms": 20000})
+	// Another, read raw; it prints only after the input, so the start's
+	// result cannot have read it.
+	id = startPTY(t, env, `read -r _; printf '\rA 1\rA 2\n'`, nil)
+	out, _ = do(t, env, map[string]any{"action": "input", "id": id, "text": "go\n", "raw": true, "timeout_ms": 20000})
 	if !strings.Contains(out, "\rA 1\rA 2\r") {
 		t.Fatalf("raw bytes:\n%q", out)
 	}

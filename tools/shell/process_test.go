@@ -37,8 +37,19 @@ func startBg(t *testing.T, env *tool.Env, command string) (id string, pid int) {
 		t.Fatalf("start said:\n%s", out)
 	}
 	fmt.Sscan(m[2], &pid)
+	// The start may already have shown the first output; waitOutput
+	// counts it.
+	startOutputs.Store(startKey{env, m[1]}, out)
 	return m[1], pid
 }
+
+type startKey struct {
+	env *tool.Env
+	id  string
+}
+
+// startOutputs holds what each startBg's start result showed.
+var startOutputs sync.Map
 
 // Output returns only what is new since the last read.
 func TestProcessOutputReturnsOnlyNewLines(t *testing.T) {
@@ -143,6 +154,10 @@ func TestOutputReadableWhileCaptureFileStalls(t *testing.T) {
 func waitOutput(t *testing.T, env *tool.Env, id, want string) string {
 	t.Helper()
 	var all strings.Builder
+	if out, ok := startOutputs.LoadAndDelete(startKey{env, id}); ok {
+		_, body, _ := strings.Cut(out.(string), "\n")
+		all.WriteString(body)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(all.String(), want) {
 		if time.Now().After(deadline) {
