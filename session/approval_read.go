@@ -27,7 +27,7 @@ func (a *Approvals) readMCP(tree *approval.Tree, g *Group) {
 	l := workspace.At(a.Root)
 	for _, f := range []string{l.MCPConfig(), l.ProjectMCPConfig()} {
 		g.Files = append(g.Files, f)
-		data, err := os.ReadFile(f)
+		data, err := workspace.ReadFile(f) // no link followed, no wait on a pipe
 		if err != nil {
 			continue // absent, or unreadable: then loading mounts nothing from it either
 		}
