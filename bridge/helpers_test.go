@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -204,20 +203,6 @@ func startNode(t testing.TB, mode string) string {
 	cmd := exec.Command("node", "--require", loopback, everything, mode)
 	cmd.Env = append(os.Environ(), "PORT=0")
 	return "http://" + testpeer.Listen(t, cmd)
-}
-
-func stopProcess(t testing.TB, p *process) {
-	t.Helper()
-	if err := syscall.Kill(p.pid(), syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func continueProcess(t testing.TB, p *process) {
-	t.Helper()
-	if err := syscall.Kill(p.pid(), syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // waitRefreshed waits until server name's link has received at least n

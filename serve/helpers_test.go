@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -227,7 +226,7 @@ func toolNames(t testing.TB, cs *mcp.ClientSession) map[string]*mcp.Tool {
 
 // alive reports whether process pid exists (and is not a zombie we own).
 func alive(pid int) bool {
-	if syscall.Kill(pid, 0) != nil {
+	if _, err := os.FindProcess(pid); err != nil {
 		return false
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -173,7 +172,7 @@ func TestHungGateFailsClosedAndIsKilled(t *testing.T) {
 		t.Errorf("faults:\n%s", l.faults)
 	}
 	// It answers no ping either, so it is killed as hung.
-	waitFor(t, "the hung process to be killed", func() bool { return syscall.Kill(pid, 0) != nil })
+	waitFor(t, "the hung process to be killed", func() bool { return processGone(pid) })
 	b, _ := os.ReadFile(filepath.Join(ws, ".indusvx", "addon-logs", "standin.log"))
 	if !strings.Contains(string(b), "did not answer ping") {
 		t.Errorf("log:\n%s", b)

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -82,7 +81,7 @@ func alive(pid int) bool {
 	} else if _, statErr := os.Stat("/proc/self"); statErr == nil {
 		return false // procfs is there and the pid is not
 	}
-	return syscall.Kill(pid, 0) == nil
+	return signalable(pid)
 }
 
 // requireDead fails unless every pid is gone within a short while (a

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package jailtest is the escape suite of the sandbox, for tests only: a
 // workspace with every protected path in place, a folder outside it, and
 // a list of attempts to get out (writes through absolute paths, "..",
