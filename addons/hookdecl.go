@@ -38,7 +38,7 @@ const MaxHookTimeout = 600
 
 // hookEvents are the events a hook may name, Claude Code's names first,
 // each with the event it runs at. Claude Code's other events (Stop,
-// Notification, PreCompact, ...) have no counterpart in a tool layer.
+// Notification, ...) have no counterpart here yet.
 var hookEvents = []struct {
 	claude string
 	event  Event
@@ -48,6 +48,7 @@ var hookEvents = []struct {
 	{"SessionStart", SessionStart},
 	{"SessionEnd", SessionEnd},
 	{"UserPromptSubmit", InputSubmit},
+	{"PreCompact", CompactBefore},
 }
 
 // HookEvent returns the event a hook's event name runs at and its Claude

@@ -26,6 +26,9 @@ func (s *Session) loadAddons(ctx context.Context) {
 	env := s.base.Env()
 	grants := s.workspaceGrants()
 	handles := &addons.Handles{
+		SendMessage: s.opts.Handles.SendMessage,
+		SetModel:    s.opts.Handles.SetModel,
+		SetThinking: s.opts.Handles.SetThinking,
 		Exec: func(ctx context.Context, command string, args []string) (addons.ExecOutcome, error) {
 			// A workspace addon's command runs under its grants; the host
 			// program's own addons under the session's mode.

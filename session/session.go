@@ -124,6 +124,10 @@ type Options struct {
 	// Addons are addons of the host program itself, loaded after the
 	// workspace's (also when NoAddons is set).
 	Addons []*addons.Addon
+	// Handles are the host's handles for addon commands (a conductor's
+	// SendMessage, SetModel, SetThinking); Exec is always the session's
+	// own, through its shell engine.
+	Handles addons.Handles
 }
 
 // Mount is which configured MCP servers a session starts.

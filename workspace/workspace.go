@@ -119,6 +119,9 @@ func (l Layout) Procs() string { return l.in("procs") }
 // Locks holds advisory lock files (one per target, never on the target).
 func (l Layout) Locks() string { return l.in("locks") }
 
+// Transcripts holds the conductor's conversations, one JSONL file each.
+func (l Layout) Transcripts() string { return l.in("transcripts") }
+
 // Temp holds scratch files of the deck.
 func (l Layout) Temp() string { return l.in("tmp") }
 

@@ -27,6 +27,9 @@ type Input struct {
 	Source string `json:"source,omitempty"`
 	// Reason is why the session ended (SessionEnd): always "other".
 	Reason string `json:"reason,omitempty"`
+	// Trigger is what started a compaction (PreCompact): "auto" near the
+	// context window, "manual" when asked for.
+	Trigger string `json:"trigger,omitempty"`
 }
 
 // Output is the JSON reply a hook may print on stdout when it exits 0.
@@ -57,8 +60,8 @@ type SpecificOutput struct {
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 	// UpdatedInput (PreToolUse) replaces the call's arguments.
 	UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
-	// AdditionalContext (PostToolUse) is added to the result the model
-	// sees.
+	// AdditionalContext (PostToolUse, UserPromptSubmit) is added to the
+	// result, or to the prompt, the model sees.
 	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 

@@ -18,7 +18,9 @@
 // registered back to back, nothing runs between the hook's verdict and
 // its rewrite); PostToolUse is a tool:after transform that adds a hook's
 // feedback to the result the model sees; SessionStart and SessionEnd are
-// observers; UserPromptSubmit is an input:submit gate.
+// observers; UserPromptSubmit is an input:submit gate followed by a
+// transform that adds its additionalContext to the prompt; PreCompact is a
+// compact:before gate.
 //
 // The hooks of one event run in parallel, each with its timeout (default
 // 60 s), through a [Runner]: the session's shell engine, so each runs as

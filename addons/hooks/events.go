@@ -31,6 +31,10 @@ func (s *Set) Register(api addons.API) {
 	}
 	if s.has(addons.InputSubmit) {
 		api.On(addons.InputSubmit, addons.Gater(s.beforePrompt))
+		api.On(addons.InputSubmit, addons.Transformer(s.addPromptContext))
+	}
+	if s.has(addons.CompactBefore) {
+		api.On(addons.CompactBefore, addons.Gater(s.beforeCompact))
 	}
 }
 
@@ -281,7 +285,7 @@ func (s *Set) beforePrompt(ctx context.Context, p addons.Payload) addons.Decisio
 	}
 	in := s.input()
 	in.Prompt = ip.Text
-	var deny []string
+	var deny, context []string
 	for _, r := range s.runAll(ctx, s.selectHooks(addons.InputSubmit, ""), in) {
 		if s.failed(r) {
 			continue
@@ -295,6 +299,65 @@ func (s *Set) beforePrompt(ctx context.Context, p addons.Payload) addons.Decisio
 		default:
 			if stop, why := r.reply.stopped(); stop {
 				deny = append(deny, cmp.Or(why, fmt.Sprintf("the UserPromptSubmit hook %q asked to stop", r.hook.Command)))
+			} else if spec := r.reply.HookSpecificOutput; spec != nil && spec.AdditionalContext != "" {
+				context = append(context, spec.AdditionalContext)
+			}
+		}
+	}
+	if len(deny) > 0 {
+		return addons.Decision{Stop: true, Reason: strings.Join(deny, "; ")}
+	}
+	if len(context) > 0 {
+		b, _ := json.Marshal(strings.Join(context, "\n\n"))
+		s.pending.put(promptKey(ip.Text), b)
+	}
+	return addons.Decision{}
+}
+
+func promptKey(text string) string { return pendingKey("\x00prompt", json.RawMessage(text)) }
+
+// addPromptContext adds the additionalContext the UserPromptSubmit gate
+// left for this prompt to the prompt the model sees.
+func (s *Set) addPromptContext(_ context.Context, p addons.Payload) addons.Payload {
+	ip, ok := p.(addons.InputPayload)
+	if !ok || s.pending.empty() {
+		return p
+	}
+	if v, ok := s.pending.take(promptKey(ip.Text)); ok {
+		var extra string
+		if json.Unmarshal(v, &extra) == nil && extra != "" {
+			ip.Text += "\n\n" + extra
+		}
+	}
+	return ip
+}
+
+// beforeCompact is the PreCompact gate: exit 2, a block or continue
+// false keeps the conversation as it is.
+func (s *Set) beforeCompact(ctx context.Context, p addons.Payload) addons.Decision {
+	cp, ok := p.(addons.CompactPayload)
+	if !ok {
+		return addons.Decision{}
+	}
+	in := s.input()
+	in.Trigger = "auto"
+	if cp.Reason == "requested" {
+		in.Trigger = "manual"
+	}
+	var deny []string
+	for _, r := range s.runAll(ctx, s.selectHooks(addons.CompactBefore, ""), in) {
+		if s.failed(r) {
+			continue
+		}
+		switch {
+		case r.code == 2:
+			deny = append(deny, blockReason(r))
+		case r.reply == nil:
+		case r.reply.Decision == "block":
+			deny = append(deny, cmp.Or(r.reply.Reason, fmt.Sprintf("blocked by the PreCompact hook %q", r.hook.Command)))
+		default:
+			if stop, why := r.reply.stopped(); stop {
+				deny = append(deny, cmp.Or(why, fmt.Sprintf("the PreCompact hook %q asked to stop", r.hook.Command)))
 			}
 		}
 	}

@@ -360,6 +360,27 @@ func TestSessionAndPromptHooks(t *testing.T) {
 	}
 }
 
+// A UserPromptSubmit hook's additionalContext joins the prompt; a
+// PreCompact hook may refuse the compaction and sees its trigger.
+func TestPromptContextAndPreCompact(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil,
+		mustHook(t, "UserPromptSubmit", "", `echo '{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"the branch is main"}}'`, 0),
+		mustHook(t, "PreCompact", "", `cat > compact.json; echo "keep it all" >&2; exit 2`, 0))
+	d := r.bundle.Dispatch
+	out := d.Dispatch(context.Background(), addons.InputSubmit, addons.InputPayload{Text: "what branch?"})
+	if out.Stop != nil || out.Payload.(addons.InputPayload).Text != "what branch?\n\nthe branch is main" {
+		t.Errorf("prompt after the hook: %+v %+v", out.Payload, out.Stop)
+	}
+	out = d.Dispatch(context.Background(), addons.CompactBefore, addons.CompactPayload{Reason: "near the window"})
+	if out.Stop == nil || out.Stop.Reason != "keep it all" {
+		t.Errorf("compaction not refused: %+v", out.Stop)
+	}
+	if got := readFile(t, filepath.Join(r.dir, "compact.json")); !strings.Contains(got, `"hook_event_name":"PreCompact"`) || !strings.Contains(got, `"trigger":"auto"`) {
+		t.Errorf("PreCompact request %s", got)
+	}
+}
+
 // A tool that no hook's plain matcher names is not wrapped at all, so its
 // calls cost nothing more; a regex matcher wraps every tool.
 func TestUnmatchedToolIsNotWrapped(t *testing.T) {

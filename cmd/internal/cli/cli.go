@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -67,6 +68,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case errors.Is(err, errToolFailed):
 		return ExitToolError
 	default:
+		var ec *exitCode
+		if errors.As(err, &ec) {
+			return ec.code
+		}
 		fmt.Fprintln(stderr, "indusr:", err)
 		var f *failure
 		if errors.As(err, &f) {
@@ -108,6 +113,22 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	bindFlags(root.PersistentFlags(), &opts)
+	var popts printOpts
+	bindPrintFlags(root.Flags(), &popts)
+	root.Args = cobra.ArbitraryArgs
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if !popts.print {
+			if len(args) > 0 {
+				hint := ""
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					hint = "\n\nDid you mean this?\n\t" + strings.Join(s, "\n\t")
+				}
+				return usagef("unknown command %q for \"indusr\" (to give the agent a prompt: indusr -p %q)%s", args[0], strings.Join(args, " "), hint)
+			}
+			return cmd.Help()
+		}
+		return runPrint(cmd, &opts, &popts, args)
+	}
 	// The environment that wires the app cards and the web policy is read
 	// once, before any command, so a bad value is a usage error up front.
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
@@ -126,6 +147,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newHooksCmd(&opts),
 		newLSPCmd(&opts),
 		newSandboxCmd(&opts),
+		newTranscriptsCmd(&opts),
 	)
 	guardParents(root)
 	return root

@@ -1,0 +1,222 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/indusagi/induscode/internal/fakemodel"
+	"github.com/indusagi/induscode/transcript"
+)
+
+// indusrP runs indusr (this test binary, see TestMain) against the fake
+// model server.
+func indusrP(t *testing.T, dir string, srv *fakemodel.Server, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("indusr", append([]string{"-C", dir}, args...)...)
+	cmd.Env = append(os.Environ(),
+		"XDG_CONFIG_HOME="+filepath.Join(dir, ".xdg"),
+		"ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL="+srv.URL,
+		"OPENAI_API_KEY=test", "OPENAI_BASE_URL="+srv.URL+"/v1")
+	return cmd
+}
+
+// A multi-turn edit task (read, edit, bash, answer) through -p against
+// both APIs; stream-json lines carry Claude Code's shapes.
+func TestPrintEditTaskStreamJSON(t *testing.T) {
+	for _, model := range []string{"anthropic/claude-sonnet-4-5", "openai/gpt-5"} {
+		t.Run(model, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "add.sh"), []byte("echo $((1+1))\n"), 0o644)
+			srv := fakemodel.Start(t,
+				fakemodel.Call("read", `{"path":"add.sh"}`),
+				fakemodel.Call("edit", `{"path":"add.sh","old_string":"1+1","new_string":"2+2"}`),
+				fakemodel.Call("bash", `{"command":"bash add.sh"}`),
+				fakemodel.Say("add.sh now prints 4."))
+			cmd := indusrP(t, dir, srv, "-p", "make add.sh print 4", "--model", model, "--output-format", "stream-json",
+				"--allowed-tools", "Edit,Bash(bash add.sh)")
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			var kinds []string
+			var result map[string]any
+			for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(line), &m); err != nil {
+					t.Fatalf("line %q: %v", line, err)
+				}
+				kind := fmt.Sprint(m["type"])
+				if st, ok := m["subtype"]; ok && kind == "system" {
+					kind += "/" + fmt.Sprint(st)
+				}
+				kinds = append(kinds, kind)
+				if m["session_id"] == "" || m["session_id"] == nil {
+					t.Errorf("no session_id: %s", line)
+				}
+				if kind == "result" {
+					result = m
+				}
+			}
+			want := "system/init assistant user assistant user assistant user assistant result"
+			if strings.Join(kinds, " ") != want {
+				t.Errorf("messages %v, want %s", kinds, want)
+			}
+			for _, k := range []string{"subtype", "is_error", "num_turns", "duration_ms", "total_cost_usd", "usage", "session_id", "result"} {
+				if _, ok := result[k]; !ok {
+					t.Errorf("result lacks %s: %v", k, result)
+				}
+			}
+			if result["subtype"] != "success" || result["is_error"] != false || result["num_turns"] != float64(4) || result["result"] != "add.sh now prints 4." {
+				t.Errorf("result %v", result)
+			}
+			if !strings.Contains(string(srv.Requests()[3].Body), "4") {
+				t.Errorf("bash output missing from the last request")
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "add.sh")); string(b) != "echo $((2+2))\n" {
+				t.Errorf("add.sh is %q", b)
+			}
+		})
+	}
+}
+
+func TestPrintJSONIsOneObjectAndErrorsExit1(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakemodel.Start(t, fakemodel.Reply{Status: 400, Blocks: []fakemodel.Block{fakemodel.Text("prompt is too long")}})
+	cmd := indusrP(t, dir, srv, "-p", "--output-format", "json", "--no-tools")
+	cmd.Stdin = strings.NewReader("hello from stdin")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v\n%s", err, out)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(out, &m); err != nil {
+		t.Fatalf("not one JSON object: %v\n%s", err, out)
+	}
+	if m["is_error"] != true || m["subtype"] != "error_during_execution" || !strings.Contains(fmt.Sprint(m["result"]), "prompt is too long") {
+		t.Errorf("result %v", m)
+	}
+	if !strings.Contains(string(srv.Requests()[0].Body), "hello from stdin") {
+		t.Errorf("the prompt from stdin was not sent")
+	}
+}
+
+// kill -9 of indusr mid-turn: the transcript is whole up to the last
+// finished turn, and --resume carries on from it.
+func TestResumeAfterKill9MidTurn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	hold := make(chan struct{})
+	defer close(hold)
+	srv := fakemodel.Start(t,
+		fakemodel.Call("ls", `{}`),
+		fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("still thinking"), fakemodel.Text("never")}, Hold: hold},
+		fakemodel.Say("resumed fine"))
+	cmd := indusrP(t, dir, srv, "-p", "list the files")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-srv.Arrived(2):
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the second model call never came")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	infos, err := transcript.List(dir)
+	if err != nil || len(infos) != 1 {
+		t.Fatalf("%+v %v", infos, err)
+	}
+	if infos[0].Messages != 3 {
+		t.Errorf("the transcript holds %d messages, want the finished turn's 3", infos[0].Messages)
+	}
+	out, err := indusrP(t, dir, srv, "-p", "--resume", infos[0].ID, "go on").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "resumed fine" {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	body := string(srv.Requests()[2].Body)
+	if !strings.Contains(body, "list the files") || !strings.Contains(body, "go on") {
+		t.Errorf("the resumed call lacks the conversation: %s", body)
+	}
+}
+
+// Ctrl-C cancels the turn, kills what its tools started, writes the
+// transcript and exits 130.
+func TestInterruptExits130AndLeavesNoProcess(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tag := fmt.Sprint(time.Now().UnixNano()%1e6 + 7e6)
+	srv := fakemodel.Start(t, fakemodel.Call("bash", fmt.Sprintf(`{"command":"sleep %s"}`, tag)), fakemodel.Say("never"))
+	cmd := indusrP(t, dir, srv, "-p", "sleep", "--permission-mode", "bypassPermissions")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); len(sleepers(tag)) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the tool's process never started")
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Errorf("exit %v, want 130\n%s", err, stderr.String())
+	}
+	if left := waitGone(tag, 5*time.Second); left != nil {
+		t.Errorf("sleep %s (pid %v) outlived the interrupted run", tag, left)
+	}
+	infos, _ := transcript.List(dir)
+	if len(infos) != 1 || infos[0].Messages < 2 {
+		t.Errorf("transcript after the interrupt: %+v", infos)
+	}
+}
+
+// The time from starting `indusr -p` to its first model request, with no
+// MCP server (target 30 ms):
+//
+//	go test -run '^$' -bench FirstRequest -benchtime 30x -count 3 ./cmd/internal/cli/
+//
+// The command is this package's test binary acting as indusr, which
+// starts a little slower than the real one.
+func BenchmarkPrintFirstRequest(b *testing.B) {
+	srv, _ := fakemodel.Listen()
+	defer srv.Close()
+	srv.Respond(func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Say("ok") })
+	dir := b.TempDir()
+	var total time.Duration
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command("indusr", "-C", dir, "--no-mcp", "-p", "hi")
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir+"/.xdg", "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL="+srv.URL)
+		arrived := srv.Arrived(i + 1)
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		select {
+		case <-arrived:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			b.Fatal("no request within 30 s")
+		}
+		total += time.Since(start)
+		if err := cmd.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-to-first-request")
+}

@@ -1,0 +1,276 @@
+package conductor
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/session"
+	"github.com/indusagi/induscode/transcript"
+)
+
+// Options say what conversation to hold. Model is required unless Client
+// is set.
+type Options struct {
+	// Session opens the deck the agent works with. Its Handles are the
+	// conductor's (send_message, set_model, set_thinking); Exec stays the
+	// session's.
+	Session session.Options
+	// Model is "provider/model" (see provider.ParseModelID).
+	Model string
+	// Provider says how to reach the model's provider (keys, base URLs).
+	Provider provider.Config
+	// Client, when set, is used instead of opening Model (tests, a
+	// program with its own client); Model then only names it.
+	Client provider.Client
+	// Mode is the permission mode; "" means Default.
+	Mode PermissionMode
+	// Allowed and Disallowed are rules in Claude Code's syntax (see Rule).
+	Allowed, Disallowed []string
+	// MaxTurns bounds the model calls of one Run; 0 means no bound.
+	MaxTurns int
+	// AppendSystem is added to the end of the briefing.
+	AppendSystem string
+	// Thinking is the starting thinking level ("off", "low", "medium",
+	// "high").
+	Thinking string
+	// MaxTokens bounds each answer; 0 means provider.DefaultMaxTokens.
+	MaxTokens int64
+	// ContextWindow is the model's window in tokens; 0 means what the
+	// model is known to have (see ContextWindowOf).
+	ContextWindow int64
+	// Resume continues the conversation with this transcript id; Continue
+	// the latest one. Ephemeral keeps no transcript.
+	Resume    string
+	Continue  bool
+	Ephemeral bool
+	// OnEvent receives the run's events on the goroutine of Run; nil
+	// drops them.
+	OnEvent func(Event)
+}
+
+// OptionError is an option the caller must fix: a mode, a rule, a model
+// id or a missing key (a *provider.MissingKeyError inside).
+type OptionError struct{ Err error }
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// compactAt is the share of the context window past which the
+// conversation is compacted before the next model call: room is left
+// for the answer and the next tool results.
+const compactAt = 0.8
+
+// Conductor holds one conversation over one session. Run is not
+// concurrent with itself; the handles may be called from any goroutine.
+type Conductor struct {
+	opts  Options
+	sess  *session.Session
+	perm  permissions
+	tr    *transcript.Transcript
+	brief string
+
+	mu       sync.Mutex // guards the fields below, which handles change
+	client   provider.Client
+	model    provider.ModelID
+	thinking provider.Thinking
+	pending  []string // send_message texts for the next model call
+	// briefStale says the tools changed since the briefing was composed.
+	briefStale bool
+
+	messages []provider.Message
+	planning bool
+	lastSize int64 // the prompt size of the last model call
+	usage    provider.Usage
+	cost     float64
+}
+
+// Open opens the session and the conversation (new, resumed or
+// continued) and composes the briefing.
+func Open(ctx context.Context, o Options) (*Conductor, error) {
+	c := &Conductor{opts: o}
+	if o.Mode == "" {
+		o.Mode = Default
+		c.opts.Mode = Default
+	}
+	if _, err := ParsePermissionMode(string(o.Mode)); err != nil {
+		return nil, &OptionError{err}
+	}
+	allow, err := ParseRules(o.Allowed)
+	if err != nil {
+		return nil, &OptionError{fmt.Errorf("--allowed-tools: %w", err)}
+	}
+	deny, err := ParseRules(o.Disallowed)
+	if err != nil {
+		return nil, &OptionError{fmt.Errorf("--disallowed-tools: %w", err)}
+	}
+	c.perm = permissions{mode: o.Mode, allow: allow, disallow: deny}
+	c.planning = o.Mode == Plan
+	if c.thinking, err = provider.ThinkingLevel(o.Thinking); err != nil {
+		return nil, &OptionError{err}
+	}
+	if o.Client != nil {
+		c.client = o.Client
+		c.model, _ = provider.ParseModelID(cmp.Or(o.Model, "anthropic/unknown"))
+	} else if c.client, c.model, err = provider.Open(o.Model, o.Provider); err != nil {
+		return nil, &OptionError{err}
+	}
+	so := o.Session
+	so.Handles = addons.Handles{SendMessage: c.SendMessage, SetModel: c.SetModel, SetThinking: c.SetThinking}
+	if c.sess, err = session.Open(ctx, so); err != nil {
+		return nil, err
+	}
+	if err := c.openTranscript(); err != nil {
+		c.sess.Close()
+		return nil, err
+	}
+	c.brief = Briefing(c.sess.Dir(), c.sess.Box().Specs(), o.AppendSystem)
+	// Grafted tools come and go (a server starts late, restarts, lists
+	// new tools): the briefing is composed again before the next call.
+	c.sess.OnToolsChanged(func() {
+		c.mu.Lock()
+		c.briefStale = true
+		c.mu.Unlock()
+	})
+	return c, nil
+}
+
+func (c *Conductor) openTranscript() error {
+	o := c.opts
+	dir := c.sess.Dir()
+	var lines []transcript.Line
+	var err error
+	switch {
+	case o.Ephemeral:
+		return nil
+	case o.Resume != "":
+		c.tr, lines, err = transcript.Open(dir, o.Resume)
+	case o.Continue:
+		c.tr, lines, err = transcript.Latest(dir)
+	default:
+		c.tr, err = transcript.New(dir, c.model.String())
+	}
+	if err != nil {
+		return err
+	}
+	c.messages = transcript.Messages(lines)
+	return nil
+}
+
+// Session is the conductor's session.
+func (c *Conductor) Session() *session.Session { return c.sess }
+
+// SessionID is the transcript's id ("" for an ephemeral conversation).
+func (c *Conductor) SessionID() string {
+	if c.tr == nil {
+		return ""
+	}
+	return c.tr.ID()
+}
+
+// Model is the model of the next call.
+func (c *Conductor) Model() provider.ModelID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.model
+}
+
+// Mode is the permission mode.
+func (c *Conductor) Mode() PermissionMode { return c.perm.mode }
+
+// Messages returns a copy of the conversation so far.
+func (c *Conductor) Messages() []provider.Message { return slices.Clone(c.messages) }
+
+// Tools returns the specs offered to the model, in order: the session's
+// tools less those a deny rule removes.
+func (c *Conductor) Tools() []provider.ToolDef {
+	var out []provider.ToolDef
+	for _, d := range provider.ToolDefs(c.sess.Box().Specs()) {
+		if !c.perm.removes(d.Name) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Close ends the session (session:end fires) and the transcript.
+func (c *Conductor) Close() error {
+	var errs []error
+	errs = append(errs, c.sess.Close())
+	if c.tr != nil {
+		errs = append(errs, c.tr.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// SendMessage adds text to the conversation before the next model call:
+// the addons' send_message handle.
+func (c *Conductor) SendMessage(_ context.Context, text string) error {
+	if strings.TrimSpace(text) == "" {
+		return fmt.Errorf("send_message needs text")
+	}
+	c.mu.Lock()
+	c.pending = append(c.pending, text)
+	c.mu.Unlock()
+	return nil
+}
+
+// SetModel switches the model of later calls: the set_model handle.
+func (c *Conductor) SetModel(_ context.Context, id string) error {
+	cl, m, err := provider.Open(id, c.opts.Provider)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.client, c.model = cl, m
+	c.mu.Unlock()
+	return nil
+}
+
+// SetThinking sets the thinking level of later calls: the set_thinking
+// handle.
+func (c *Conductor) SetThinking(_ context.Context, level string) error {
+	t, err := provider.ThinkingLevel(level)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.thinking = t
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *Conductor) emit(e Event) {
+	if c.opts.OnEvent != nil {
+		c.opts.OnEvent(e)
+	}
+}
+
+// Begin emits Started; a caller that shows the run calls it once before
+// the first Run.
+func (c *Conductor) Begin() {
+	var names []string
+	for _, d := range c.Tools() {
+		names = append(names, d.Name)
+	}
+	c.emit(Started{SessionID: c.SessionID(), Model: c.Model().String(), Dir: c.sess.Dir(), Tools: names, Mode: c.perm.mode})
+}
+
+func (c *Conductor) dispatch(ctx context.Context, e addons.Event, p addons.Payload) addons.Outcome {
+	b := c.sess.Addons()
+	if b == nil {
+		return addons.Outcome{Payload: p}
+	}
+	return b.Dispatch.Dispatch(ctx, e, p)
+}
+
+func (c *Conductor) has(e addons.Event) bool {
+	b := c.sess.Addons()
+	return b != nil && b.Dispatch.Has(e)
+}

@@ -1,0 +1,310 @@
+package conductor_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/conductor"
+	"github.com/indusagi/induscode/deck/checkpoint"
+	"github.com/indusagi/induscode/internal/fakemodel"
+	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/transcript"
+)
+
+// TestMain checks that no test leaves a goroutine behind, once the idle
+// connections of the SDKs' HTTP client are closed.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// eventLog is an addon that records every event it sees, by wire name.
+type eventLog struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (l *eventLog) addon() *addons.Addon {
+	return &addons.Addon{ID: "event-log", Register: func(api addons.API) error {
+		for _, e := range addons.Events() {
+			api.On(e, addons.Observer(func(context.Context, addons.Payload) {
+				l.mu.Lock()
+				l.seen = append(l.seen, e.String())
+				l.mu.Unlock()
+			}))
+		}
+		return nil
+	}}
+}
+
+func (l *eventLog) names() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.seen)
+}
+
+func env(srv *fakemodel.Server) func(string) string {
+	m := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL + "/v1"}
+	return func(k string) string { return m[k] }
+}
+
+func modelOf(api string) string {
+	if api == "openai" {
+		return "openai/gpt-5"
+	}
+	return "anthropic/claude-sonnet-4-5"
+}
+
+func open(t *testing.T, dir string, srv *fakemodel.Server, o conductor.Options, extra ...*addons.Addon) *conductor.Conductor {
+	t.Helper()
+	o.Session.Dir, o.Session.NoMCP, o.Session.NoAddons = dir, true, true
+	o.Session.Addons = extra
+	o.Provider = provider.Config{Getenv: env(srv), MaxRetries: -1}
+	if o.Model == "" {
+		o.Model = modelOf("anthropic")
+	}
+	c, err := conductor.Open(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// A multi-turn edit task (read, edit, bash, answer) against both APIs,
+// compacting once on the way: every addon event fires, in order, and the
+// file is changed.
+func TestEditTaskFiresEveryEvent(t *testing.T) {
+	for _, api := range []string{"anthropic", "openai"} {
+		t.Run(api, func(t *testing.T) {
+			dir := t.TempDir()
+			os.WriteFile(filepath.Join(dir, "greet.txt"), []byte("hello world\n"), 0o644)
+			srv := fakemodel.Start(t,
+				fakemodel.Call("read", `{"path":"greet.txt"}`),
+				fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.ToolUse("edit", `{"path":"greet.txt","old_string":"world","new_string":"there"}`)}, InputTokens: 9000},
+				fakemodel.Say("Summary: greet.txt was read and edited; run the check next."),
+				fakemodel.Call("bash", `{"command":"cat greet.txt"}`),
+				fakemodel.Say("Changed world to there."))
+			log := &eventLog{}
+			c := open(t, dir, srv, conductor.Options{Model: modelOf(api), Mode: conductor.BypassPermissions, ContextWindow: 10000}, log.addon())
+			res, err := c.Run(context.Background(), "change world to there in greet.txt")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError || res.Text != "Changed world to there." || res.Turns != 4 {
+				t.Fatalf("result %+v", res)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "greet.txt")); string(b) != "hello there\n" {
+				t.Errorf("greet.txt is %q", b)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 5 {
+				t.Fatalf("%d requests", len(reqs))
+			}
+			if !strings.Contains(string(reqs[4].Body), "hello there") {
+				t.Errorf("the bash output did not reach the model: %s", reqs[4].Body)
+			}
+			if !strings.Contains(string(reqs[3].Body), "Summary: greet.txt was read") || strings.Contains(string(reqs[3].Body), "hello world") {
+				t.Errorf("the turn after compaction did not continue from the summary: %s", reqs[3].Body)
+			}
+			c.Close()
+			seen := log.names()
+			for _, e := range addons.Events() {
+				if !slices.Contains(seen, e.String()) {
+					t.Errorf("event %s never fired; saw %v", e, seen)
+				}
+			}
+			order := []string{"session:start", "input:submit", "turn:start", "context:build", "chat:params", "chat:message", "tool:before", "tool:after", "turn:end", "compact:before", "compact:build", "shell:env", "session:end"}
+			at := 0
+			for _, s := range seen {
+				if at < len(order) && s == order[at] {
+					at++
+				}
+			}
+			if at != len(order) {
+				t.Errorf("events out of order: want the subsequence %v in %v", order, seen)
+			}
+			_, lines, err := transcript.Open(dir, c.SessionID())
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs := transcript.Messages(lines)
+			if len(msgs) != 4 || msgs[len(msgs)-1].Text() != "Changed world to there." {
+				t.Errorf("the transcript resumes as %d messages: %+v", len(msgs), msgs)
+			}
+		})
+	}
+}
+
+func gate(event addons.Event, reason string) *addons.Addon {
+	return &addons.Addon{ID: "gatekeeper", Register: func(api addons.API) error {
+		api.On(event, addons.Gater(func(context.Context, addons.Payload) addons.Decision {
+			return addons.Decision{Stop: true, Reason: reason}
+		}))
+		return nil
+	}}
+}
+
+func TestInputSubmitGateRefusesThePrompt(t *testing.T) {
+	srv := fakemodel.Start(t, fakemodel.Say("never"))
+	c := open(t, t.TempDir(), srv, conductor.Options{}, gate(addons.InputSubmit, "no prompts on Fridays"))
+	res, err := c.Run(context.Background(), "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Subtype != conductor.Refused || !res.IsError || !strings.Contains(res.Text, "no prompts on Fridays") || len(srv.Requests()) != 0 {
+		t.Fatalf("result %+v after %d requests", res, len(srv.Requests()))
+	}
+}
+
+func TestChatParamsTransformChangesTheModel(t *testing.T) {
+	srv := fakemodel.Start(t, fakemodel.Say("ok"))
+	swap := &addons.Addon{ID: "swap", Register: func(api addons.API) error {
+		api.On(addons.ChatParams, addons.Transformer(func(_ context.Context, p addons.Payload) addons.Payload {
+			var m map[string]any
+			json.Unmarshal(p.(addons.ChatPayload).Params, &m)
+			m["model"] = "anthropic/claude-haiku-4-5"
+			b, _ := json.Marshal(m)
+			return addons.ChatPayload{Params: b}
+		}))
+		return nil
+	}}
+	c := open(t, t.TempDir(), srv, conductor.Options{}, swap)
+	if res, err := c.Run(context.Background(), "hi"); err != nil || res.IsError {
+		t.Fatal(res, err)
+	}
+	if got := srv.Requests()[0].Model(); got != "claude-haiku-4-5" {
+		t.Errorf("model sent %q", got)
+	}
+}
+
+func TestPlanModeRefusesAWrite(t *testing.T) {
+	dir := t.TempDir()
+	srv := fakemodel.Start(t, fakemodel.Call("write", `{"path":"x.txt","content":"x"}`), fakemodel.Say("I will plan instead."))
+	c := open(t, dir, srv, conductor.Options{Mode: conductor.Plan})
+	res, err := c.Run(context.Background(), "write x.txt")
+	if err != nil || res.IsError {
+		t.Fatal(res, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.txt")); err == nil {
+		t.Error("plan mode let write run")
+	}
+	if body := string(srv.Requests()[1].Body); !strings.Contains(body, "Plan mode") {
+		t.Errorf("the refusal did not say why: %s", body)
+	}
+}
+
+func TestDefaultModeRefusesBashUnlessAllowed(t *testing.T) {
+	dir := t.TempDir()
+	srv := fakemodel.Start(t,
+		fakemodel.Call("bash", `{"command":"touch a"}`, "bash", `{"command":"git diff; touch b"}`, "bash", `{"command":"touch c"}`),
+		fakemodel.Say("done"))
+	c := open(t, dir, srv, conductor.Options{Allowed: []string{"Bash(touch a)", "Bash(git diff:*)"}, Disallowed: []string{"Bash(touch c)"}})
+	if res, err := c.Run(context.Background(), "go"); err != nil || res.IsError {
+		t.Fatal(res, err)
+	}
+	for name, want := range map[string]bool{"a": true, "b": false, "c": false} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("file %s exists: %v, want %v", name, err == nil, want)
+		}
+	}
+}
+
+func TestMaxTurnsStopsTheRun(t *testing.T) {
+	srv := fakemodel.Start(t, fakemodel.Call("ls", `{}`), fakemodel.Call("ls", `{}`), fakemodel.Say("never"))
+	c := open(t, t.TempDir(), srv, conductor.Options{MaxTurns: 2})
+	res, err := c.Run(context.Background(), "loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Subtype != conductor.ErrorMaxTurns || !res.IsError || res.Turns != 2 || len(srv.Requests()) != 2 {
+		t.Fatalf("result %+v, %d requests", res, len(srv.Requests()))
+	}
+}
+
+func TestSendMessageJoinsTheNextCall(t *testing.T) {
+	srv := fakemodel.Start(t, fakemodel.Say("ok"))
+	c := open(t, t.TempDir(), srv, conductor.Options{})
+	c.SendMessage(context.Background(), "remember the milk")
+	if _, err := c.Run(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(srv.Requests()[0].Body), "remember the milk") {
+		t.Errorf("sent message missing: %s", srv.Requests()[0].Body)
+	}
+}
+
+func TestContinueResumesTheLatestConversation(t *testing.T) {
+	dir := t.TempDir()
+	srv := fakemodel.Start(t, fakemodel.Say("first answer"), fakemodel.Say("second answer"))
+	c := open(t, dir, srv, conductor.Options{})
+	if _, err := c.Run(context.Background(), "first question"); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	c2 := open(t, dir, srv, conductor.Options{Continue: true})
+	if c2.SessionID() != c.SessionID() {
+		t.Errorf("continued %s, want %s", c2.SessionID(), c.SessionID())
+	}
+	if _, err := c2.Run(context.Background(), "second question"); err != nil {
+		t.Fatal(err)
+	}
+	if body := string(srv.Requests()[1].Body); !strings.Contains(body, "first question") || !strings.Contains(body, "first answer") {
+		t.Errorf("the conversation did not carry on: %s", body)
+	}
+}
+
+func TestWorkspaceSettingsCannotLoosenTheMode(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	os.MkdirAll(filepath.Join(dir, ".indusvx"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".indusvx", "settings.json"), []byte(`{"permissionMode":"bypassPermissions"}`), 0o644)
+	if _, err := conductor.LoadSettings(dir); err == nil || !strings.Contains(err.Error(), "may only choose default or plan") {
+		t.Fatalf("a repository's settings chose bypassPermissions: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, ".indusvx", "settings.json"), []byte(`{"model":"openai/gpt-5","maxTurns":7}`), 0o644)
+	s, err := conductor.LoadSettings(dir)
+	if err != nil || s.Model != "openai/gpt-5" || s.MaxTurns != 7 {
+		t.Fatalf("%+v %v", s, err)
+	}
+}
+
+// Everything one prompt writes, over several turns, is one checkpoint
+// node: a rewind of "last" undoes the prompt as a whole.
+func TestOnePromptIsOneCheckpointNode(t *testing.T) {
+	dir := t.TempDir()
+	srv := fakemodel.Start(t,
+		fakemodel.Call("write", `{"path":"a.txt","content":"a"}`),
+		fakemodel.Call("write", `{"path":"b.txt","content":"b"}`),
+		fakemodel.Say("wrote both"))
+	c := open(t, dir, srv, conductor.Options{Mode: conductor.AcceptEdits})
+	res, err := c.Run(context.Background(), "write a and b")
+	if err != nil || res.IsError {
+		t.Fatal(res, err)
+	}
+	nodes, err := checkpoint.ForWorkspace(dir).Nodes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes) != 1 || nodes[0].ID != res.Node || len(nodes[0].Files) != 2 {
+		t.Fatalf("nodes %+v, want one node %s with both files", nodes, res.Node)
+	}
+}

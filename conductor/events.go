@@ -1,0 +1,57 @@
+package conductor
+
+import "github.com/indusagi/induscode/provider"
+
+// Event is something that happened in a run, for a caller to show. The
+// set is closed; every type below is one.
+type Event interface{ event() }
+
+// Started is the conversation as a run begins: what a UI shows first.
+type Started struct {
+	SessionID string // the transcript id
+	Model     string
+	Dir       string
+	Tools     []string
+	Mode      PermissionMode
+}
+
+// TurnStarted opens turn N of the run (one model call and its tools).
+type TurnStarted struct{ N int }
+
+// Delta is a piece of the model's answer as it streams.
+type Delta struct{ provider.Delta }
+
+// AssistantMessage is the model's whole message of a turn.
+type AssistantMessage struct {
+	Message provider.Message
+	Usage   provider.Usage
+	Cost    float64
+	Model   string
+	Stop    provider.StopReason
+}
+
+// ToolResults is the user message of a turn's tool results, in the order
+// of the tool uses.
+type ToolResults struct{ Message provider.Message }
+
+// TurnEnded closes turn N.
+type TurnEnded struct{ N int }
+
+// Compacted says the conversation now continues from Summary.
+type Compacted struct {
+	Summary string
+	Before  int // messages replaced
+}
+
+// Notice is something the user should know that is not part of the
+// conversation: a refused input, a plan saved, a model switched.
+type Notice struct{ Text string }
+
+func (Started) event()          {}
+func (TurnStarted) event()      {}
+func (Delta) event()            {}
+func (AssistantMessage) event() {}
+func (ToolResults) event()      {}
+func (TurnEnded) event()        {}
+func (Compacted) event()        {}
+func (Notice) event()           {}

@@ -1,0 +1,253 @@
+package conductor
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/indusagi/induscode/addons/hooks"
+)
+
+// PermissionMode decides which calls run without asking, as Claude Code's
+// modes do.
+type PermissionMode string
+
+// The permission modes.
+const (
+	// Default runs read-only tools; any other call needs an allow rule,
+	// since a run with no one to ask refuses it.
+	Default PermissionMode = "default"
+	// AcceptEdits also runs the file edits (write, edit).
+	AcceptEdits PermissionMode = "acceptEdits"
+	// Plan runs read-only tools only: the agent plans and presents the
+	// plan; nothing changes.
+	Plan PermissionMode = "plan"
+	// BypassPermissions runs every call.
+	BypassPermissions PermissionMode = "bypassPermissions"
+)
+
+// PermissionModes returns every mode; each call returns a new slice.
+func PermissionModes() []PermissionMode {
+	return []PermissionMode{Default, AcceptEdits, Plan, BypassPermissions}
+}
+
+// ParsePermissionMode checks a mode's name.
+func ParsePermissionMode(s string) (PermissionMode, error) {
+	for _, m := range PermissionModes() {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("unknown permission mode %q; modes are default, acceptEdits, plan, bypassPermissions", s)
+}
+
+// editTools are the tools acceptEdits lets run and an Edit rule covers.
+func isEditTool(name string) bool { return name == "edit" || name == "write" }
+
+// freeTools change only the session's own bookkeeping, so no mode asks
+// for them.
+func isFreeTool(name string) bool {
+	switch name {
+	case "todo_read", "todo_set", "enter_plan_mode", "exit_plan_mode":
+		return true
+	}
+	return false
+}
+
+// Rule is one --allowed-tools / --disallowed-tools entry in Claude Code's
+// syntax: a tool ("Bash", "Edit", "mcp__server__tool", "mcp__server", or
+// one of our names), optionally with a specifier in parentheses: a
+// command ("Bash(npm test)") or command prefix ("Bash(git diff:*)"), a
+// path glob for file tools ("Edit(src/**)"), "domain:host" for WebFetch.
+type Rule struct {
+	Tool, Spec string
+	Prefix     bool // Spec ended in ":*"
+	text       string
+}
+
+func (r Rule) String() string { return r.text }
+
+// ParseRules parses rules; entries may also be separated by commas or
+// spaces within one argument, as Claude Code accepts ("Read,Edit").
+func ParseRules(args []string) ([]Rule, error) {
+	var out []Rule
+	for _, a := range args {
+		for _, item := range splitRules(a) {
+			r, err := parseRule(item)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// splitRules splits on commas and spaces outside parentheses.
+func splitRules(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, c := range s {
+		switch c {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case ',', ' ':
+			if depth == 0 {
+				if t := strings.TrimSpace(s[start:i]); t != "" {
+					out = append(out, t)
+				}
+				start = i + 1
+			}
+		}
+	}
+	if t := strings.TrimSpace(s[start:]); t != "" {
+		out = append(out, t)
+	}
+	return out
+}
+
+func parseRule(s string) (Rule, error) {
+	r := Rule{text: s, Tool: s}
+	if open := strings.IndexByte(s, '('); open >= 0 {
+		if !strings.HasSuffix(s, ")") || open == 0 {
+			return r, fmt.Errorf("rule %q: write Tool or Tool(specifier), such as Bash(git diff:*)", s)
+		}
+		r.Tool, r.Spec = s[:open], s[open+1:len(s)-1]
+		if spec, ok := strings.CutSuffix(r.Spec, ":*"); ok {
+			r.Spec, r.Prefix = spec, true
+		}
+		if r.Spec == "" {
+			return r, fmt.Errorf("rule %q has an empty specifier", s)
+		}
+	}
+	return r, nil
+}
+
+// matches reports whether r, as an allow rule, covers a call of our tool
+// name with input.
+func (r Rule) matches(name string, input json.RawMessage) bool { return r.match(name, input, false) }
+
+// denies reports whether r, as a deny rule, covers the call: a command
+// is denied when any of its chained parts matches.
+func (r Rule) denies(name string, input json.RawMessage) bool { return r.match(name, input, true) }
+
+func (r Rule) match(name string, input json.RawMessage, deny bool) bool {
+	claude := hooks.ClaudeToolName(name)
+	switch {
+	case r.Tool == name || r.Tool == claude:
+	case r.Tool == "Edit" && isEditTool(name):
+	case r.Tool == "Read" && (name == "grep" || name == "find" || name == "ls"):
+	case strings.HasPrefix(r.Tool, "mcp__") && strings.HasPrefix(claude, r.Tool+"__"):
+		// mcp__server covers every tool of the server.
+	default:
+		return false
+	}
+	if r.Spec == "" {
+		return true
+	}
+	var in map[string]any
+	json.Unmarshal(input, &in)
+	str := func(k string) string { s, _ := in[k].(string); return s }
+	switch {
+	case name == "bash" || name == "process":
+		if deny {
+			return slices.ContainsFunc(commandParts(str("command")), r.matchCommand)
+		}
+		return r.matchCommand(str("command"))
+	case name == "webfetch":
+		host, ok := strings.CutPrefix(r.Spec, "domain:")
+		u, err := url.Parse(str("url"))
+		return ok && err == nil && (u.Hostname() == host || strings.HasSuffix(u.Hostname(), "."+host))
+	default:
+		p := str("path")
+		if p == "" {
+			return false
+		}
+		ok, _ := doublestar.Match(strings.TrimPrefix(r.Spec, "./"), strings.TrimPrefix(p, "./"))
+		return ok
+	}
+}
+
+// matchCommand matches a command: exactly, or by prefix for a ":*" rule.
+// A prefix rule never covers a command that chains or substitutes
+// another, so "Bash(git diff:*)" does not allow "git diff; rm -rf ~".
+func (r Rule) matchCommand(cmd string) bool {
+	cmd = strings.TrimSpace(cmd)
+	if !r.Prefix {
+		return cmd == r.Spec
+	}
+	if strings.ContainsAny(cmd, ";&|`$<>\n\r") {
+		return false
+	}
+	return cmd == r.Spec || strings.HasPrefix(cmd, r.Spec+" ")
+}
+
+// commandParts cuts a command at its separators and substitutions, so a
+// deny rule sees every command a chain runs.
+func commandParts(cmd string) []string {
+	parts := strings.FieldsFunc(cmd, func(c rune) bool { return strings.ContainsRune(";&|`()\n\r<>", c) })
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(p), "$"))
+	}
+	return append(parts, cmd)
+}
+
+// permissions decides a call: the deny rules first, then plan mode, then
+// the mode and the allow rules.
+type permissions struct {
+	mode            PermissionMode
+	allow, disallow []Rule
+}
+
+// removes reports whether a deny rule without a specifier names the
+// tool, which then is not offered to the model at all.
+func (p *permissions) removes(name string) bool {
+	for _, r := range p.disallow {
+		if r.Spec == "" && r.denies(name, nil) {
+			return true
+		}
+	}
+	return false
+}
+
+// refusal is why a call may not run, or "".
+func (p *permissions) refusal(name string, readOnly bool, input json.RawMessage, planning bool) string {
+	for _, r := range p.disallow {
+		if r.denies(name, input) {
+			return fmt.Sprintf("The call of %s was refused by the rule %s of --disallowed-tools; do not retry it.", name, r)
+		}
+	}
+	if isFreeTool(name) {
+		return ""
+	}
+	if planning && !readOnly {
+		return fmt.Sprintf("Plan mode: %s may change things, and only read-only tools run until the plan is approved. "+
+			"Explore with read-only tools, then present the plan with exit_plan_mode.", name)
+	}
+	if readOnly || p.mode == BypassPermissions || (p.mode == AcceptEdits && isEditTool(name)) {
+		return ""
+	}
+	for _, r := range p.allow {
+		if r.matches(name, input) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("The call of %s needs permission, and no one can be asked in this run (permission mode %s). "+
+		"The user may allow it with --allowed-tools (for example %q) or --permission-mode.", name, p.mode, example(name))
+}
+
+func example(name string) string {
+	switch name {
+	case "bash":
+		return "Bash(npm test:*)"
+	case "write", "edit":
+		return "Edit"
+	}
+	return hooks.ClaudeToolName(name)
+}

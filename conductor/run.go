@@ -1,0 +1,336 @@
+package conductor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/deck/cards"
+	"github.com/indusagi/induscode/deck/checkpoint"
+	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/transcript"
+)
+
+// Subtype is how a run ended, in Claude Code's words for its result.
+type Subtype string
+
+// The ways a run ends.
+const (
+	Success        Subtype = "success"
+	ErrorMaxTurns  Subtype = "error_max_turns"
+	ErrorExecution Subtype = "error_during_execution"
+	// Refused: an input:submit gate refused the prompt.
+	Refused Subtype = "error_input_refused"
+	// Cancelled: the context ended (Ctrl-C, a timeout).
+	Cancelled Subtype = "error_cancelled"
+)
+
+// Result is the end of one Run.
+type Result struct {
+	Subtype  Subtype
+	IsError  bool
+	Text     string // the final answer, or what went wrong
+	Turns    int
+	Duration time.Duration
+	// Usage and Cost are the run's, summed over its model calls.
+	Usage provider.Usage
+	Cost  float64
+	// Node is the checkpoint node of everything the run's tools changed.
+	Node string
+	Err  error
+}
+
+// Run takes one user prompt to its answer. The error is for the machine
+// (a transcript that cannot be written); a model failure, a refused input
+// or a cancellation is a Result with IsError.
+func (c *Conductor) Run(ctx context.Context, prompt string) (*Result, error) {
+	start := time.Now()
+	res := &Result{Node: checkpoint.NewNode()}
+	done := func(sub Subtype, text string, err error) (*Result, error) {
+		res.Subtype, res.Text, res.Err = sub, text, err
+		res.IsError = sub != Success
+		res.Duration = time.Since(start)
+		return res, nil
+	}
+	out := c.dispatch(ctx, addons.InputSubmit, addons.InputPayload{Text: prompt})
+	if out.Stop != nil {
+		msg := fmt.Sprintf("The input was refused by addon %s: %s", out.Stop.Addon, out.Stop.Reason)
+		c.emit(Notice{Text: msg})
+		return done(Refused, msg, nil)
+	}
+	if ip, ok := out.Payload.(addons.InputPayload); ok {
+		prompt = ip.Text
+	}
+	ctx = checkpoint.WithNode(ctx, res.Node)
+	c.messages = append(c.messages, provider.UserText(prompt))
+	unsaved := []provider.Message{provider.UserText(prompt)}
+	for {
+		if err := ctx.Err(); err != nil {
+			c.save(unsaved)
+			return done(Cancelled, fmt.Sprintf("cancelled: %v", context.Cause(ctx)), context.Cause(ctx))
+		}
+		if c.opts.MaxTurns > 0 && res.Turns >= c.opts.MaxTurns {
+			c.save(unsaved)
+			return done(ErrorMaxTurns, fmt.Sprintf("stopped after %d turns (--max-turns)", res.Turns), nil)
+		}
+		if c.nearWindow() {
+			if err := c.compact(ctx, "the conversation is near the model's context window"); err != nil {
+				if ctx.Err() != nil {
+					continue // reported as a cancellation above
+				}
+				c.lastSize = 0 // try again only when the next call is as large
+				c.emit(Notice{Text: "compaction failed: " + err.Error()})
+			} else {
+				unsaved = nil // the summary line stands for them
+			}
+		}
+		res.Turns++
+		final, err := c.turn(ctx, res, &unsaved)
+		if err != nil {
+			if ctx.Err() != nil {
+				continue
+			}
+			var te *transcriptError
+			if errors.As(err, &te) {
+				return nil, err
+			}
+			c.save(unsaved)
+			return done(ErrorExecution, err.Error(), err)
+		}
+		if final != nil {
+			return done(Success, final.Text(), nil)
+		}
+	}
+}
+
+// turn is one model call and its tool calls. It returns the final
+// message when the model called no tool.
+func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.Message) (*provider.Message, error) {
+	n := res.Turns
+	c.dispatch(ctx, addons.TurnStart, addons.LifecyclePayload{Session: c.SessionID()})
+	c.emit(TurnStarted{N: n})
+	c.takePending(unsaved)
+	req, client, model, err := c.request(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Stream(ctx, req, func(d provider.Delta) { c.emit(Delta{d}) })
+	if err != nil {
+		return nil, err
+	}
+	c.lastSize = resp.Usage.PromptTokens() + resp.Usage.OutputTokens
+	res.Usage, res.Cost = res.Usage.Add(resp.Usage), res.Cost+resp.Cost
+	c.usage, c.cost = c.usage.Add(resp.Usage), c.cost+resp.Cost
+	c.messages = append(c.messages, resp.Message)
+	*unsaved = append(*unsaved, resp.Message)
+	if raw, err := json.Marshal(resp.Message); err == nil {
+		c.dispatch(ctx, addons.ChatMessage, addons.MessagePayload{Message: raw})
+	}
+	c.emit(AssistantMessage{Message: resp.Message, Usage: resp.Usage, Cost: resp.Cost, Model: model.String(), Stop: resp.Stop})
+	uses := resp.Message.ToolUses()
+	if len(uses) > 0 {
+		results := provider.RunToolUses(ctx, c.sess.Box(), uses, provider.RunOptions{Check: c.check})
+		c.afterTools(uses, results)
+		tm := provider.Message{Role: provider.User, Blocks: results}
+		c.messages = append(c.messages, tm)
+		*unsaved = append(*unsaved, tm)
+		c.emit(ToolResults{Message: tm})
+	}
+	if err := c.save(*unsaved); err != nil {
+		return nil, err
+	}
+	*unsaved = nil
+	c.dispatch(ctx, addons.TurnEnd, addons.LifecyclePayload{Session: c.SessionID()})
+	c.emit(TurnEnded{N: n})
+	if len(uses) == 0 {
+		if resp.Stop == provider.StopMaxTokens {
+			return nil, fmt.Errorf("the answer was cut off at the output limit (%d tokens)", req.MaxTokens)
+		}
+		return &resp.Message, nil
+	}
+	return nil, nil
+}
+
+// takePending adds the texts of send_message to the conversation.
+func (c *Conductor) takePending(unsaved *[]provider.Message) {
+	c.mu.Lock()
+	texts := c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	if len(texts) == 0 {
+		return
+	}
+	var blocks []provider.Block
+	for _, t := range texts {
+		blocks = append(blocks, provider.Block{Kind: provider.TextBlock, Text: t})
+	}
+	last := len(c.messages) - 1
+	if last >= 0 && c.messages[last].Role == provider.User {
+		c.messages[last].Blocks = append(c.messages[last].Blocks, blocks...)
+		if u := len(*unsaved) - 1; u >= 0 && (*unsaved)[u].Role == provider.User {
+			(*unsaved)[u] = c.messages[last]
+		}
+		return
+	}
+	m := provider.Message{Role: provider.User, Blocks: blocks}
+	c.messages = append(c.messages, m)
+	*unsaved = append(*unsaved, m)
+}
+
+// chatParams is the chat:params payload: the model options an addon may
+// change for this call.
+type chatParams struct {
+	Model       string            `json:"model"`
+	MaxTokens   int64             `json:"max_tokens"`
+	Thinking    provider.Thinking `json:"thinking"`
+	Temperature *float64          `json:"temperature,omitempty"`
+}
+
+// request builds the call: context:build may rewrite the messages,
+// chat:params the options (a changed model is opened for this call).
+func (c *Conductor) request(ctx context.Context) (provider.Request, provider.Client, provider.ModelID, error) {
+	c.mu.Lock()
+	client, model, thinking, stale := c.client, c.model, c.thinking, c.briefStale
+	c.briefStale = false
+	c.mu.Unlock()
+	if stale {
+		c.brief = Briefing(c.sess.Dir(), c.sess.Box().Specs(), c.opts.AppendSystem)
+	}
+	msgs := c.messages
+	if c.has(addons.ContextBuild) {
+		raw, err := json.Marshal(msgs)
+		if err != nil {
+			return provider.Request{}, nil, model, err
+		}
+		out := c.dispatch(ctx, addons.ContextBuild, addons.ContextPayload{Messages: raw})
+		if cp, ok := out.Payload.(addons.ContextPayload); ok && string(cp.Messages) != string(raw) {
+			var changed []provider.Message
+			if err := json.Unmarshal(cp.Messages, &changed); err != nil {
+				c.emit(Notice{Text: fmt.Sprintf("context:build returned messages that do not decode (%v); the conversation was sent unchanged", err)})
+			} else {
+				msgs = changed
+			}
+		}
+	}
+	p := chatParams{Model: model.String(), MaxTokens: c.opts.MaxTokens, Thinking: thinking}
+	if p.MaxTokens == 0 {
+		p.MaxTokens = provider.DefaultMaxTokens
+	}
+	if c.has(addons.ChatParams) {
+		raw, _ := json.Marshal(p)
+		out := c.dispatch(ctx, addons.ChatParams, addons.ChatPayload{Params: raw})
+		if cp, ok := out.Payload.(addons.ChatPayload); ok {
+			var changed chatParams
+			if err := json.Unmarshal(cp.Params, &changed); err != nil {
+				c.emit(Notice{Text: fmt.Sprintf("chat:params returned options that do not decode (%v); they were not used", err)})
+			} else {
+				if changed.Model != "" && changed.Model != p.Model {
+					cl, m, err := c.openModel(changed.Model)
+					if err != nil {
+						return provider.Request{}, nil, model, fmt.Errorf("chat:params chose model %q: %w", changed.Model, err)
+					}
+					client, model = cl, m
+				}
+				p = changed
+			}
+		}
+	}
+	req := provider.Request{Model: model.Name, System: c.brief, Messages: msgs, Tools: c.Tools(),
+		MaxTokens: p.MaxTokens, Thinking: p.Thinking, Temperature: p.Temperature}
+	return req, client, model, nil
+}
+
+// openModel opens another model with the same provider settings; with an
+// injected client, a model of the same provider shares it.
+func (c *Conductor) openModel(id string) (provider.Client, provider.ModelID, error) {
+	if c.opts.Client != nil {
+		m, err := provider.ParseModelID(id)
+		return c.opts.Client, m, err
+	}
+	return provider.Open(id, c.opts.Provider)
+}
+
+// check is asked before each known tool runs.
+func (c *Conductor) check(call provider.Call) string {
+	return c.perm.refusal(call.Use.Name, call.Tool.Spec().ReadOnly, call.Use.Input, c.planning)
+}
+
+// afterTools follows plan mode: a successful enter_plan_mode starts it;
+// a successful exit_plan_mode saves the plan and, when the permission
+// mode approves plans (acceptEdits, bypassPermissions), ends it.
+func (c *Conductor) afterTools(uses, results []provider.Block) {
+	for i, u := range uses {
+		r := &results[i]
+		if r.IsError {
+			continue
+		}
+		switch u.Name {
+		case "enter_plan_mode":
+			c.planning = true
+		case "exit_plan_mode":
+			var in struct{ Plan string }
+			json.Unmarshal(u.Input, &in)
+			path, err := cards.WritePlan(c.sess.Dir(), in.Plan)
+			if err != nil {
+				r.Text += "\nThe plan could not be saved: " + err.Error()
+			} else {
+				c.emit(Notice{Text: "plan saved to " + path})
+			}
+			if c.perm.mode == AcceptEdits || c.perm.mode == BypassPermissions {
+				c.planning = false
+				r.Text = "The plan is approved (saved to " + path + "). Carry it out now."
+			} else {
+				r.Text = "The plan was saved to " + path + " but not approved: in permission mode " + string(c.perm.mode) +
+					" nothing may change in this run. Stop here and give the plan as your answer."
+			}
+		}
+	}
+}
+
+// transcriptError is a transcript that could not be written.
+type transcriptError struct{ err error }
+
+func (e *transcriptError) Error() string { return e.err.Error() }
+func (e *transcriptError) Unwrap() error { return e.err }
+
+// save appends msgs to the transcript as one fsynced write.
+func (c *Conductor) save(msgs []provider.Message) error {
+	if c.tr == nil || len(msgs) == 0 {
+		return nil
+	}
+	lines := make([]transcript.Line, len(msgs))
+	model := c.Model().String()
+	for i := range msgs {
+		lines[i] = transcript.Line{Kind: transcript.MessageLine, Message: &msgs[i], Model: model}
+	}
+	if err := c.tr.Append(lines...); err != nil {
+		return &transcriptError{err}
+	}
+	return nil
+}
+
+// ContextWindowOf is the context window of a model in tokens, as its
+// provider publishes it; 128k for a model not known here.
+func ContextWindowOf(m provider.ModelID) int64 {
+	switch {
+	case m.Provider == "anthropic":
+		return 200_000
+	case strings.HasPrefix(m.Name, "gpt-5"):
+		return 400_000
+	case strings.HasPrefix(m.Name, "gpt-4.1"):
+		return 1_000_000
+	}
+	return 128_000
+}
+
+func (c *Conductor) nearWindow() bool {
+	w := c.opts.ContextWindow
+	if w == 0 {
+		w = ContextWindowOf(c.Model())
+	}
+	return c.lastSize > 0 && float64(c.lastSize) >= compactAt*float64(w)
+}

@@ -1,0 +1,93 @@
+package conductor
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/indusagi/induscode/workspace"
+)
+
+// Settings are a run's defaults from settings files. Unset fields are
+// zero; a later file's set field wins over an earlier one's.
+type Settings struct {
+	Model          string         `json:"model,omitempty"`
+	PermissionMode PermissionMode `json:"permissionMode,omitempty"`
+	MaxTurns       int            `json:"maxTurns,omitempty"`
+	// ContextWindow overrides the model's context window in tokens (a
+	// local model served with a smaller one).
+	ContextWindow int64 `json:"contextWindow,omitempty"`
+}
+
+// SettingsFiles are the files [LoadSettings] reads, in order: the user's
+// ($XDG_CONFIG_HOME/indusvx/settings.json) and the workspace's
+// (.indusvx/settings.json).
+func SettingsFiles(dir string) []string {
+	var out []string
+	if cfg, err := os.UserConfigDir(); err == nil {
+		out = append(out, filepath.Join(cfg, "indusvx", "settings.json"))
+	}
+	return append(out, filepath.Join(workspace.At(dir).State(), "settings.json"))
+}
+
+// LoadSettings reads the settings files of dir; a missing file is no
+// settings, a bad one an error that names it. The workspace's file comes
+// from the repository, so it is read beneath the workspace (no link out)
+// and may only make the permission mode stricter.
+func LoadSettings(dir string) (Settings, error) {
+	var s Settings
+	files := SettingsFiles(dir)
+	for i, f := range files {
+		workspaceFile := i == len(files)-1
+		b, err := readSetting(dir, f, workspaceFile)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return s, err
+		}
+		var one Settings
+		if err := json.Unmarshal(b, &one); err != nil {
+			return s, fmt.Errorf("%s: %v (expected {\"model\": \"anthropic/...\", \"permissionMode\": \"default\", \"maxTurns\": 20})", f, err)
+		}
+		if one.PermissionMode != "" {
+			if _, err := ParsePermissionMode(string(one.PermissionMode)); err != nil {
+				return s, fmt.Errorf("%s: %v", f, err)
+			}
+			if workspaceFile && one.PermissionMode != Default && one.PermissionMode != Plan {
+				return s, fmt.Errorf("%s sets permissionMode %q: a workspace's settings may only choose default or plan; "+
+					"set a looser mode in %s or with --permission-mode", f, one.PermissionMode, files[0])
+			}
+			s.PermissionMode = one.PermissionMode
+		}
+		if one.Model != "" {
+			s.Model = one.Model
+		}
+		if one.MaxTurns != 0 {
+			s.MaxTurns = one.MaxTurns
+		}
+		if one.ContextWindow != 0 {
+			s.ContextWindow = one.ContextWindow
+		}
+	}
+	return s, nil
+}
+
+func readSetting(dir, file string, beneath bool) ([]byte, error) {
+	if !beneath {
+		return os.ReadFile(file)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	rel, err := filepath.Rel(dir, file)
+	if err != nil {
+		return nil, err
+	}
+	return root.ReadFile(rel)
+}

@@ -1,0 +1,343 @@
+// Package fakemodel is a model server for tests: on 127.0.0.1 it answers
+// Anthropic's Messages API (POST /v1/messages) and OpenAI's Chat
+// Completions API (POST /v1/chat/completions) with streams written byte
+// for byte as the real services write them (event names, a ping, tool
+// input JSON split mid-token, usage blocks, [DONE]), and with their error
+// answers (429 with retry-after, 529 overloaded, an error event in the
+// stream). What it answers is a script of [Reply] values, one per request
+// in order, so a test writes a conversation and then checks the requests
+// the client sent.
+package fakemodel
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Reply is the server's answer to one request: a message of blocks, or a
+// failure. Blocks are text, thinking and tool uses in order.
+type Reply struct {
+	Blocks []Block
+	// Stop overrides the stop reason (default: tool_use when a block is a
+	// tool use, else end_turn), in Anthropic's words; the OpenAI stream
+	// maps it to finish_reason.
+	Stop string
+	// Usage counts reported; zero values get a small made-up count.
+	InputTokens, OutputTokens, CacheRead, CacheWrite int64
+	// Status, when set, fails the request with this HTTP status and the
+	// API's error body; RetryAfter is sent as the retry-after header.
+	Status     int
+	RetryAfter string
+	// StreamError, when set, is an Anthropic error type ("overloaded_error")
+	// sent as an error event after the first block, as the service does
+	// when it fails mid-stream.
+	StreamError string
+	// Hold, when set, is waited on after the first block is sent, so a
+	// test can act while a response is in flight (cancel it, kill the
+	// client). A closed channel releases it.
+	Hold <-chan struct{}
+}
+
+// Block is one block of a reply.
+type Block struct {
+	Kind  string // "text", "thinking", "tool_use"
+	Text  string
+	ID    string // tool_use; made up when empty
+	Name  string
+	Input string // tool_use: the input JSON
+}
+
+// Text returns a text block.
+func Text(s string) Block { return Block{Kind: "text", Text: s} }
+
+// Thinking returns a thinking block.
+func Thinking(s string) Block { return Block{Kind: "thinking", Text: s} }
+
+// ToolUse returns a tool_use block.
+func ToolUse(name, input string) Block { return Block{Kind: "tool_use", Name: name, Input: input} }
+
+// Say returns a reply of one text block.
+func Say(s string) Reply { return Reply{Blocks: []Block{Text(s)}} }
+
+// Call returns a reply that calls tools, as name/input pairs.
+func Call(nameInput ...string) Reply {
+	var r Reply
+	for i := 0; i+1 < len(nameInput); i += 2 {
+		r.Blocks = append(r.Blocks, ToolUse(nameInput[i], nameInput[i+1]))
+	}
+	return r
+}
+
+// Request is a request the server received.
+type Request struct {
+	API  string // "anthropic" or "openai"
+	Path string
+	// Header holds the request's headers (x-api-key, authorization).
+	Header http.Header
+	// Body is the request body as sent.
+	Body json.RawMessage
+}
+
+// Model returns the model the request named.
+func (r Request) Model() string {
+	var v struct{ Model string }
+	json.Unmarshal(r.Body, &v)
+	return v.Model
+}
+
+// Server is a running fake.
+type Server struct {
+	URL string // http://127.0.0.1:PORT
+
+	srv  *http.Server
+	ln   net.Listener
+	done chan struct{}
+
+	mu       sync.Mutex
+	script   []Reply
+	next     int
+	requests []Request
+	// respond, when set, chooses the reply instead of the script.
+	respond func(n int, req Request) Reply
+	waiters []chan struct{} // closed by serve once waitN[i] requests arrived
+	waitN   []int
+}
+
+// Start serves script on a free port of 127.0.0.1 until t ends.
+func Start(t testing.TB, script ...Reply) *Server {
+	t.Helper()
+	s, err := Listen(script...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Listen serves script on a free port of 127.0.0.1; Close stops it.
+func Listen(script ...Reply) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln, script: script, done: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, "anthropic") })
+	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, "openai") })
+	s.srv = &http.Server{Handler: mux}
+	go func() {
+		defer close(s.done)
+		s.srv.Serve(ln)
+	}()
+	return s, nil
+}
+
+// Respond makes fn choose every reply from now on; n counts requests from 0.
+func (s *Server) Respond(fn func(n int, req Request) Reply) {
+	s.mu.Lock()
+	s.respond = fn
+	s.mu.Unlock()
+}
+
+// Add appends replies to the script.
+func (s *Server) Add(replies ...Reply) {
+	s.mu.Lock()
+	s.script = append(s.script, replies...)
+	s.mu.Unlock()
+}
+
+// Requests returns the requests received so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Arrived returns a channel closed once n requests have arrived.
+func (s *Server) Arrived(n int) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := make(chan struct{})
+	if len(s.requests) >= n {
+		close(ch)
+		return ch
+	}
+	s.waiters = append(s.waiters, ch)
+	s.waitN = append(s.waitN, n)
+	return ch
+}
+
+// Close stops the server, ending streams in flight.
+func (s *Server) Close() {
+	s.srv.Close()
+	<-s.done
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, api string) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req := Request{API: api, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	s.mu.Lock()
+	n := len(s.requests)
+	s.requests = append(s.requests, req)
+	for i := 0; i < len(s.waiters); i++ {
+		if len(s.requests) >= s.waitN[i] {
+			close(s.waiters[i])
+			s.waiters = append(s.waiters[:i], s.waiters[i+1:]...)
+			s.waitN = append(s.waitN[:i], s.waitN[i+1:]...)
+			i--
+		}
+	}
+	var reply Reply
+	switch {
+	case s.respond != nil:
+		fn := s.respond
+		s.mu.Unlock()
+		reply = fn(n, req)
+		s.mu.Lock()
+	case s.next < len(s.script):
+		reply = s.script[s.next]
+		s.next++
+	default:
+		reply = Reply{Status: http.StatusInternalServerError, Blocks: []Block{Text(fmt.Sprintf("fakemodel: the script has no reply for request %d", n+1))}}
+	}
+	s.mu.Unlock()
+	if reply.Status != 0 {
+		writeError(w, api, reply)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	sw := &sse{w: w, ctx: r.Context()}
+	model := modelOf(body)
+	if api == "anthropic" {
+		writeAnthropic(sw, model, reply, n)
+	} else {
+		writeOpenAI(sw, model, reply, n)
+	}
+}
+
+// sse writes one event at a time and flushes it, as the services do.
+type sse struct {
+	w   http.ResponseWriter
+	ctx context.Context
+}
+
+func (s *sse) event(name, data string) {
+	if name != "" {
+		io.WriteString(s.w, "event: "+name+"\n")
+	}
+	io.WriteString(s.w, "data: "+data+"\n\n")
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (s *sse) hold(ch <-chan struct{}) bool {
+	if ch == nil {
+		return true
+	}
+	select {
+	case <-ch:
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
+}
+
+func modelOf(body []byte) string {
+	var v struct{ Model string }
+	json.Unmarshal(body, &v)
+	return v.Model
+}
+
+func writeError(w http.ResponseWriter, api string, r Reply) {
+	msg := "error"
+	if len(r.Blocks) > 0 {
+		msg = r.Blocks[0].Text
+	}
+	if r.RetryAfter != "" {
+		w.Header().Set("Retry-After", r.RetryAfter)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(r.Status)
+	if api == "anthropic" {
+		typ := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+			404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}[r.Status]
+		if typ == "" {
+			typ = "api_error"
+		}
+		fmt.Fprintf(w, `{"type":"error","error":{"type":%q,"message":%q},"request_id":"req_fake"}`, typ, msg)
+		return
+	}
+	code := map[int]string{401: "invalid_api_key", 429: "rate_limit_exceeded"}[r.Status]
+	typ := map[int]string{400: "invalid_request_error", 401: "invalid_request_error", 429: "requests", 500: "server_error", 503: "server_error"}[r.Status]
+	fmt.Fprintf(w, `{"error":{"message":%q,"type":%q,"param":null,"code":%s}}`, msg, typ, jsonOrNull(code))
+}
+
+func jsonOrNull(s string) string {
+	if s == "" {
+		return "null"
+	}
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// split cuts s into pieces of at most n bytes without regard for tokens,
+// as the services cut tool input JSON.
+func split(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func js(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func stopOf(r Reply) string {
+	if r.Stop != "" {
+		return r.Stop
+	}
+	for _, b := range r.Blocks {
+		if b.Kind == "tool_use" {
+			return "tool_use"
+		}
+	}
+	return "end_turn"
+}
+
+func tokens(v, def int64) int64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func toolID(api string, n, i int, b Block) string {
+	if b.ID != "" {
+		return b.ID
+	}
+	if api == "anthropic" {
+		return fmt.Sprintf("toolu_%02d%02dFAKE%s", n, i, strings.Repeat("x", 14))
+	}
+	return fmt.Sprintf("call_%02d%02dFAKE%s", n, i, strings.Repeat("x", 16))
+}

@@ -1,0 +1,221 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+)
+
+// anthropicClient speaks the Messages API through anthropic-sdk-go.
+type anthropicClient struct{ c anthropic.Client }
+
+func newAnthropic(cn conn) *anthropicClient {
+	opts := []option.RequestOption{option.WithAPIKey(cn.key), option.WithMaxRetries(0)}
+	if cn.base != "" {
+		opts = append(opts, option.WithBaseURL(cn.base))
+	}
+	if cn.http != nil {
+		opts = append(opts, option.WithHTTPClient(cn.http))
+	}
+	return &anthropicClient{c: anthropic.NewClient(opts...)}
+}
+
+func (a *anthropicClient) Stream(ctx context.Context, req Request, on func(Delta)) (*Response, error) {
+	params, err := AnthropicParams(req)
+	if err != nil {
+		return nil, err
+	}
+	stream := a.c.Messages.NewStreaming(ctx, params)
+	defer stream.Close()
+	var msg anthropic.Message
+	for stream.Next() {
+		ev := stream.Current()
+		if err := msg.Accumulate(ev); err != nil {
+			return nil, fmt.Errorf("anthropic stream: %w", err)
+		}
+		if on != nil {
+			emitAnthropic(ev, on)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
+	}
+	if err := stream.Err(); err != nil {
+		return nil, err
+	}
+	if msg.ID == "" {
+		return nil, fmt.Errorf("anthropic stream ended before message_start")
+	}
+	return FromAnthropic(&msg), nil
+}
+
+func emitAnthropic(ev anthropic.MessageStreamEventUnion, on func(Delta)) {
+	switch ev.Type {
+	case "content_block_start":
+		if ev.ContentBlock.Type == "tool_use" {
+			on(Delta{Kind: ToolUseStart, Index: int(ev.Index), Name: ev.ContentBlock.Name})
+		}
+	case "content_block_delta":
+		switch ev.Delta.Type {
+		case "text_delta":
+			on(Delta{Kind: TextDelta, Index: int(ev.Index), Text: ev.Delta.Text})
+		case "thinking_delta":
+			on(Delta{Kind: ThinkingDelta, Index: int(ev.Index), Text: ev.Delta.Thinking})
+		}
+	}
+}
+
+// AnthropicParams turns a neutral request into the SDK's parameters. The
+// system prompt and the last tool definition carry cache breakpoints, so
+// the prefix every turn repeats is read from the prompt cache.
+func AnthropicParams(req Request) (anthropic.MessageNewParams, error) {
+	p := anthropic.MessageNewParams{
+		Model:     anthropic.Model(req.Model),
+		MaxTokens: req.MaxTokens,
+	}
+	if p.MaxTokens == 0 {
+		p.MaxTokens = DefaultMaxTokens
+	}
+	if req.System != "" {
+		p.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
+	}
+	tools, err := AnthropicTools(req.Tools)
+	if err != nil {
+		return p, err
+	}
+	p.Tools = tools
+	if req.Thinking.Budget > 0 {
+		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(req.Thinking.Budget)
+		if p.MaxTokens <= req.Thinking.Budget {
+			p.MaxTokens = req.Thinking.Budget + DefaultMaxTokens
+		}
+	} else if req.Temperature != nil {
+		p.Temperature = anthropic.Float(*req.Temperature)
+	}
+	for _, m := range req.Messages {
+		mp, err := AnthropicMessage(m)
+		if err != nil {
+			return p, err
+		}
+		if len(mp.Content) > 0 {
+			p.Messages = append(p.Messages, mp)
+		}
+	}
+	return p, nil
+}
+
+// AnthropicTools turns tool definitions into the SDK's, the last one
+// marked as the end of the cached prefix.
+func AnthropicTools(defs []ToolDef) ([]anthropic.ToolUnionParam, error) {
+	out := make([]anthropic.ToolUnionParam, 0, len(defs))
+	for i, d := range defs {
+		var schema struct {
+			Properties any      `json:"properties"`
+			Required   []string `json:"required"`
+		}
+		var extra map[string]any
+		if len(d.InputSchema) > 0 {
+			if err := json.Unmarshal(d.InputSchema, &schema); err != nil {
+				return nil, fmt.Errorf("tool %s: input schema: %w", d.Name, err)
+			}
+			if err := json.Unmarshal(d.InputSchema, &extra); err != nil {
+				return nil, fmt.Errorf("tool %s: input schema: %w", d.Name, err)
+			}
+			for _, k := range []string{"type", "properties", "required"} {
+				delete(extra, k)
+			}
+		}
+		t := &anthropic.ToolParam{
+			Name:        d.Name,
+			InputSchema: anthropic.ToolInputSchemaParam{Properties: schema.Properties, Required: schema.Required, ExtraFields: extra},
+		}
+		if d.Description != "" {
+			t.Description = anthropic.String(d.Description)
+		}
+		if i == len(defs)-1 {
+			t.CacheControl = anthropic.NewCacheControlEphemeralParam()
+		}
+		out = append(out, anthropic.ToolUnionParam{OfTool: t})
+	}
+	return out, nil
+}
+
+// AnthropicMessage turns a neutral message into the SDK's.
+func AnthropicMessage(m Message) (anthropic.MessageParam, error) {
+	var blocks []anthropic.ContentBlockParamUnion
+	for _, b := range m.Blocks {
+		switch b.Kind {
+		case TextBlock:
+			if b.Text != "" {
+				blocks = append(blocks, anthropic.NewTextBlock(b.Text))
+			}
+		case ThinkingBlock:
+			if b.Signature != "" { // unsigned thinking (another provider's) cannot go back
+				blocks = append(blocks, anthropic.NewThinkingBlock(b.Signature, b.Text))
+			}
+		case ToolUseBlock:
+			input := b.Input
+			if len(input) == 0 {
+				input = json.RawMessage(`{}`)
+			}
+			blocks = append(blocks, anthropic.NewToolUseBlock(b.ID, input, b.Name))
+		case ToolResultBlock:
+			blocks = append(blocks, anthropic.NewToolResultBlock(b.ToolUseID, nonEmpty(b.Text), b.IsError))
+		default:
+			return anthropic.MessageParam{}, fmt.Errorf("unknown block kind %q", b.Kind)
+		}
+	}
+	if m.Role == Assistant {
+		return anthropic.NewAssistantMessage(blocks...), nil
+	}
+	return anthropic.NewUserMessage(blocks...), nil
+}
+
+// FromAnthropic turns the SDK's message into a neutral response.
+func FromAnthropic(msg *anthropic.Message) *Response {
+	r := &Response{Model: string(msg.Model), Message: Message{Role: Assistant}}
+	for _, c := range msg.Content {
+		switch c.Type {
+		case "text":
+			r.Message.Blocks = append(r.Message.Blocks, Block{Kind: TextBlock, Text: c.Text})
+		case "thinking":
+			r.Message.Blocks = append(r.Message.Blocks, Block{Kind: ThinkingBlock, Text: c.Thinking, Signature: c.Signature})
+		case "tool_use":
+			input := json.RawMessage(c.Input)
+			if len(input) == 0 {
+				input = json.RawMessage(`{}`)
+			}
+			r.Message.Blocks = append(r.Message.Blocks, Block{Kind: ToolUseBlock, ID: c.ID, Name: c.Name, Input: input})
+		}
+	}
+	r.Stop = anthropicStop(string(msg.StopReason))
+	r.Usage = Usage{
+		InputTokens:      msg.Usage.InputTokens,
+		OutputTokens:     msg.Usage.OutputTokens,
+		CacheReadTokens:  msg.Usage.CacheReadInputTokens,
+		CacheWriteTokens: msg.Usage.CacheCreationInputTokens,
+	}
+	return r
+}
+
+func anthropicStop(s string) StopReason {
+	switch StopReason(s) {
+	case StopEndTurn, StopToolUse, StopMaxTokens, StopSequence, StopRefusal:
+		return StopReason(s)
+	case "pause_turn":
+		return StopEndTurn
+	}
+	return StopOther
+}
+
+// nonEmpty keeps a tool result from being sent empty, which the APIs
+// refuse or models misread as a failed call.
+func nonEmpty(s string) string {
+	if s == "" {
+		return "(no output)"
+	}
+	return s
+}

@@ -1,0 +1,196 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Role says who wrote a message.
+type Role string
+
+// The roles. A tool_result block travels in a user message, as both APIs
+// expect of the conversation's shape.
+const (
+	User      Role = "user"
+	Assistant Role = "assistant"
+)
+
+// BlockKind is the kind of a content block; the set is closed.
+type BlockKind string
+
+// The block kinds.
+const (
+	TextBlock       BlockKind = "text"
+	ThinkingBlock   BlockKind = "thinking"
+	ToolUseBlock    BlockKind = "tool_use"
+	ToolResultBlock BlockKind = "tool_result"
+)
+
+// BlockKinds returns every block kind; each call returns a new slice.
+func BlockKinds() []BlockKind {
+	return []BlockKind{TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock}
+}
+
+// Block is one piece of a message. Which fields are set depends on Kind:
+// Text for text, thinking (the reasoning) and tool_result (the content);
+// ID, Name and Input for tool_use; ToolUseID, IsError and Failure for
+// tool_result; Signature for thinking (Anthropic's proof that the
+// thinking is the model's, needed to send it back).
+type Block struct {
+	Kind      BlockKind       `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	IsError   bool            `json:"is_error,omitempty"`
+	Failure   Failure         `json:"failure,omitempty"`
+	Signature string          `json:"signature,omitempty"`
+}
+
+// Message is one turn of the conversation.
+type Message struct {
+	Role   Role    `json:"role"`
+	Blocks []Block `json:"content"`
+}
+
+// UserText returns a user message of one text block.
+func UserText(text string) Message {
+	return Message{Role: User, Blocks: []Block{{Kind: TextBlock, Text: text}}}
+}
+
+// Text returns the text blocks of m joined, without thinking.
+func (m Message) Text() string {
+	var s string
+	for _, b := range m.Blocks {
+		if b.Kind == TextBlock {
+			s += b.Text
+		}
+	}
+	return s
+}
+
+// ToolUses returns the tool_use blocks of m in order.
+func (m Message) ToolUses() []Block {
+	var out []Block
+	for _, b := range m.Blocks {
+		if b.Kind == ToolUseBlock {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// ToolDef is a tool as the model sees it.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// Thinking asks for reasoning before the answer. Budget is Anthropic's
+// budget of thinking tokens; Effort ("low", "medium", "high") is what
+// OpenAI's reasoning models take. Zero values ask for none.
+type Thinking struct {
+	Budget int64  `json:"budget,omitempty"`
+	Effort string `json:"effort,omitempty"`
+}
+
+// ThinkingLevel maps a level name ("off", "low", "medium", "high") to
+// both APIs' settings: the thinking budget grows by a factor of four per
+// level from the API's minimum of 1024 tokens.
+func ThinkingLevel(level string) (Thinking, error) {
+	switch level {
+	case "", "off", "none":
+		return Thinking{}, nil
+	case "low", "minimal":
+		return Thinking{Budget: 1024, Effort: "low"}, nil
+	case "medium":
+		return Thinking{Budget: 4096, Effort: "medium"}, nil
+	case "high", "max":
+		return Thinking{Budget: 16384, Effort: "high"}, nil
+	}
+	return Thinking{}, fmt.Errorf("unknown thinking level %q; use off, low, medium or high", level)
+}
+
+// Request is one model call.
+type Request struct {
+	// Model is the model's name at its provider ("claude-sonnet-4-5").
+	Model    string    `json:"model"`
+	System   string    `json:"system,omitempty"`
+	Messages []Message `json:"messages"`
+	Tools    []ToolDef `json:"tools,omitempty"`
+	// MaxTokens bounds the answer; zero means DefaultMaxTokens.
+	MaxTokens   int64    `json:"max_tokens,omitempty"`
+	Thinking    Thinking `json:"thinking,omitzero"`
+	Temperature *float64 `json:"temperature,omitempty"`
+}
+
+// DefaultMaxTokens is the answer bound of a request that sets none: room
+// for a long file edit, and within every current model's output limit.
+const DefaultMaxTokens = 16384
+
+// StopReason is why the model stopped.
+type StopReason string
+
+// The stop reasons, in Anthropic's words; OpenAI's finish reasons map
+// onto them (stop → end_turn, tool_calls → tool_use, length → max_tokens).
+const (
+	StopEndTurn   StopReason = "end_turn"
+	StopToolUse   StopReason = "tool_use"
+	StopMaxTokens StopReason = "max_tokens"
+	StopSequence  StopReason = "stop_sequence"
+	StopRefusal   StopReason = "refusal"
+	StopOther     StopReason = "other"
+)
+
+// Usage counts a call's tokens. InputTokens excludes the cached ones, as
+// Anthropic counts: the prompt was InputTokens + CacheRead + CacheWrite.
+type Usage struct {
+	InputTokens      int64 `json:"input_tokens"`
+	OutputTokens     int64 `json:"output_tokens"`
+	CacheReadTokens  int64 `json:"cache_read_input_tokens"`
+	CacheWriteTokens int64 `json:"cache_creation_input_tokens"`
+}
+
+// Add returns u plus v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens,
+		u.CacheReadTokens + v.CacheReadTokens, u.CacheWriteTokens + v.CacheWriteTokens}
+}
+
+// PromptTokens is the size of the prompt the call sent, cached or not.
+func (u Usage) PromptTokens() int64 { return u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens }
+
+// Response is one finished model call.
+type Response struct {
+	Message Message    `json:"message"`
+	Stop    StopReason `json:"stop_reason"`
+	Usage   Usage      `json:"usage"`
+	// Model is the model that answered, as the server named it.
+	Model string `json:"model"`
+	// Cost is the call's price in US dollars by the list prices of
+	// [PriceOf]; zero for a model without a known price.
+	Cost float64 `json:"cost_usd"`
+	// Retries is how many failed attempts came before this one.
+	Retries int `json:"retries,omitempty"`
+}
+
+// DeltaKind is the kind of a streamed piece.
+type DeltaKind uint8
+
+// The delta kinds.
+const (
+	TextDelta     DeltaKind = iota + 1 // Text is more answer text
+	ThinkingDelta                      // Text is more reasoning
+	ToolUseStart                       // Name is a tool the model is calling
+)
+
+// Delta is a piece of the response as it streams, for a caller that shows
+// it live; the Response is the whole truth.
+type Delta struct {
+	Kind  DeltaKind
+	Index int // the block it belongs to
+	Text  string
+	Name  string
+}

@@ -1,0 +1,220 @@
+package provider_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/indusagi/induscode/internal/fakemodel"
+	"github.com/indusagi/induscode/provider"
+)
+
+// TestMain checks that no test leaves a goroutine behind, once the idle
+// connections of the SDKs' HTTP client are closed.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func open(t *testing.T, api string, srv *fakemodel.Server, retries int) provider.Client {
+	t.Helper()
+	env := map[string]string{"ANTHROPIC_API_KEY": "k-ant", "ANTHROPIC_BASE_URL": srv.URL,
+		"OPENAI_API_KEY": "k-oai", "OPENAI_BASE_URL": srv.URL + "/v1"}
+	id := "anthropic/claude-sonnet-4-5"
+	if api == "openai" {
+		id = "openai/gpt-5"
+	}
+	c, _, err := provider.Open(id, provider.Config{Getenv: func(k string) string { return env[k] }, MaxRetries: retries})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var apis = []string{"anthropic", "openai"}
+
+func TestStreamToolUsesAndText(t *testing.T) {
+	for _, api := range apis {
+		t.Run(api, func(t *testing.T) {
+			srv := fakemodel.Start(t, fakemodel.Reply{Blocks: []fakemodel.Block{
+				fakemodel.Thinking("I should look at both files first."),
+				fakemodel.Text("Reading both."),
+				fakemodel.ToolUse("read", `{"path":"a.go","limit":20}`),
+				fakemodel.ToolUse("grep", `{"pattern":"func \"main\"","path":"."}`),
+			}, InputTokens: 100, OutputTokens: 50, CacheRead: 1000, CacheWrite: 200})
+			c := open(t, api, srv, -1)
+			var text strings.Builder
+			var started []string
+			resp, err := c.Stream(context.Background(), provider.Request{
+				Model: "m", System: "be brief", Messages: []provider.Message{provider.UserText("look")},
+				Tools: []provider.ToolDef{{Name: "read", InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)}},
+			}, func(d provider.Delta) {
+				switch d.Kind {
+				case provider.TextDelta:
+					text.WriteString(d.Text)
+				case provider.ToolUseStart:
+					started = append(started, d.Name)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if text.String() != "Reading both." || resp.Message.Text() != "Reading both." {
+				t.Errorf("text streamed %q, assembled %q", text.String(), resp.Message.Text())
+			}
+			uses := resp.Message.ToolUses()
+			if len(uses) != 2 || uses[0].Name != "read" || uses[1].Name != "grep" || strings.Join(started, ",") != "read,grep" {
+				t.Fatalf("tool uses %+v, started %v", uses, started)
+			}
+			var in struct{ Pattern string }
+			if err := json.Unmarshal(uses[1].Input, &in); err != nil || in.Pattern != `func "main"` {
+				t.Errorf("input split mid-token reassembled as %s (%v)", uses[1].Input, err)
+			}
+			if uses[0].ID == "" || uses[0].ID == uses[1].ID {
+				t.Errorf("tool use ids %q %q", uses[0].ID, uses[1].ID)
+			}
+			if resp.Stop != provider.StopToolUse {
+				t.Errorf("stop %q", resp.Stop)
+			}
+			if resp.Usage.OutputTokens != 50 || resp.Usage.CacheReadTokens != 1000 || resp.Usage.InputTokens != 100 {
+				t.Errorf("usage %+v", resp.Usage)
+			}
+			if resp.Cost <= 0 {
+				t.Errorf("no cost for a priced model: %+v", resp)
+			}
+			var sent map[string]any
+			json.Unmarshal(srv.Requests()[0].Body, &sent)
+			if sent["stream"] != true {
+				t.Errorf("request did not stream: %s", srv.Requests()[0].Body)
+			}
+			if api == "anthropic" {
+				if !strings.Contains(string(srv.Requests()[0].Body), `"cache_control":{"type":"ephemeral"}`) {
+					t.Errorf("no cache breakpoint: %s", srv.Requests()[0].Body)
+				}
+				if th := resp.Message.Blocks[0]; th.Kind != provider.ThinkingBlock || th.Signature == "" {
+					t.Errorf("thinking block %+v", th)
+				}
+			}
+		})
+	}
+}
+
+func TestRoundTripOfAConversation(t *testing.T) {
+	for _, api := range apis {
+		t.Run(api, func(t *testing.T) {
+			srv := fakemodel.Start(t, fakemodel.Call("read", `{"path":"a"}`), fakemodel.Say("done"))
+			c := open(t, api, srv, -1)
+			msgs := []provider.Message{provider.UserText("go")}
+			resp, err := c.Stream(context.Background(), provider.Request{Model: "m", Messages: msgs}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			use := resp.Message.ToolUses()[0]
+			msgs = append(msgs, resp.Message, provider.Message{Role: provider.User, Blocks: []provider.Block{
+				{Kind: provider.ToolResultBlock, ToolUseID: use.ID, Text: "file body"}}})
+			if resp, err = c.Stream(context.Background(), provider.Request{Model: "m", Messages: msgs}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if resp.Message.Text() != "done" || resp.Stop != provider.StopEndTurn {
+				t.Errorf("second answer %+v", resp)
+			}
+			body := string(srv.Requests()[1].Body)
+			if !strings.Contains(body, use.ID) || !strings.Contains(body, "file body") {
+				t.Errorf("tool result not sent back: %s", body)
+			}
+		})
+	}
+}
+
+func TestRetriesHonourRetryAfter(t *testing.T) {
+	for _, api := range apis {
+		t.Run(api, func(t *testing.T) {
+			srv := fakemodel.Start(t,
+				fakemodel.Reply{Status: 429, RetryAfter: "1"},
+				fakemodel.Reply{Status: 529},
+				fakemodel.Say("ok"))
+			c := open(t, api, srv, 3)
+			start := time.Now()
+			resp, err := c.Stream(context.Background(), provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Message.Text() != "ok" || resp.Retries != 2 || len(srv.Requests()) != 3 {
+				t.Errorf("answer %+v after %d requests", resp, len(srv.Requests()))
+			}
+			if el := time.Since(start); el < time.Second {
+				t.Errorf("retry-after: 1 was not waited for (%v)", el)
+			}
+		})
+	}
+}
+
+func TestGivesUpWithTheStatus(t *testing.T) {
+	srv := fakemodel.Start(t, fakemodel.Reply{Status: 400, Blocks: []fakemodel.Block{fakemodel.Text("max_tokens too large")}})
+	c := open(t, "anthropic", srv, 3)
+	_, err := c.Stream(context.Background(), provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}, nil)
+	var ce *provider.CallError
+	if !errors.As(err, &ce) || ce.StatusCode() != 400 || !strings.Contains(err.Error(), "max_tokens too large") || len(srv.Requests()) != 1 {
+		t.Fatalf("err %v after %d requests", err, len(srv.Requests()))
+	}
+}
+
+func TestOverloadedMidStreamIsRetriedWhenNothingWasShown(t *testing.T) {
+	srv := fakemodel.Start(t, fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("par")}, StreamError: "overloaded_error"}, fakemodel.Say("whole"))
+	c := open(t, "anthropic", srv, 2)
+	resp, err := c.Stream(context.Background(), provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}, nil)
+	if err != nil || resp.Message.Text() != "whole" {
+		t.Fatalf("%+v %v", resp, err)
+	}
+}
+
+func TestCancelStopsTheStream(t *testing.T) {
+	for _, api := range apis {
+		t.Run(api, func(t *testing.T) {
+			hold := make(chan struct{})
+			defer close(hold)
+			srv := fakemodel.Start(t, fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("thinking..."), fakemodel.Text("never")}, Hold: hold})
+			c := open(t, api, srv, 3)
+			ctx, cancel := context.WithCancel(context.Background())
+			_, err := c.Stream(ctx, provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}, func(d provider.Delta) {
+				if d.Kind == provider.TextDelta {
+					cancel()
+				}
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("err %v, want context.Canceled", err)
+			}
+		})
+	}
+}
+
+func TestMissingKeyNamesTheVariable(t *testing.T) {
+	for id, v := range map[string]string{"anthropic/claude-sonnet-4-5": "ANTHROPIC_API_KEY", "openai/gpt-5": "OPENAI_API_KEY"} {
+		_, _, err := provider.Open(id, provider.Config{Getenv: func(string) string { return "" }})
+		var mk *provider.MissingKeyError
+		if !errors.As(err, &mk) || !strings.Contains(err.Error(), v) {
+			t.Errorf("%s: %v", id, err)
+		}
+	}
+	if _, _, err := provider.Open("ollama/qwen3:8b", provider.Config{Getenv: func(string) string { return "" }}); err != nil {
+		t.Errorf("ollama needs no key: %v", err)
+	}
+	if _, _, err := provider.Open("nope/x", provider.Config{}); err == nil || !strings.Contains(err.Error(), "anthropic") {
+		t.Errorf("unknown provider: %v", err)
+	}
+}

@@ -1,0 +1,170 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/openai/openai-go/v3"
+)
+
+// retrying retries a client's failed calls: rate limits (429), overload
+// (529, Anthropic's overloaded_error in the stream), server errors (5xx)
+// and dropped connections, waiting as the server's retry-after says or
+// with exponential backoff. A call that already streamed a piece to the
+// caller is not retried, so nothing is shown twice.
+type retrying struct {
+	inner Client
+	max   int
+	model ModelID
+	// sleep waits d or until ctx ends; tests replace it.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Backoff bounds: the first wait, and the longest any wait may be. A
+// retry-after beyond MaxRetryWait is not waited for: the call fails with
+// the server's answer, which says when to try again.
+const (
+	firstBackoff = 500 * time.Millisecond
+	maxBackoff   = 8 * time.Second
+	MaxRetryWait = 60 * time.Second
+)
+
+func (r *retrying) Stream(ctx context.Context, req Request, on func(Delta)) (*Response, error) {
+	for attempt := 0; ; attempt++ {
+		streamed := false
+		relay := on
+		if on != nil {
+			relay = func(d Delta) { streamed = true; on(d) }
+		}
+		resp, err := r.inner.Stream(ctx, req, relay)
+		if err == nil {
+			resp.Retries = attempt
+			resp.Cost = PriceOf(r.model).Cost(resp.Usage)
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		wait, retry := retryable(err)
+		if !retry || streamed || attempt >= r.max {
+			return nil, &CallError{Model: r.model, Attempts: attempt + 1, Err: err}
+		}
+		if wait == 0 {
+			wait = backoff(attempt)
+		} else if wait > MaxRetryWait {
+			return nil, &CallError{Model: r.model, Attempts: attempt + 1, Err: err}
+		}
+		sleep := r.sleep
+		if sleep == nil {
+			sleep = sleepCtx
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return nil, context.Cause(ctx)
+		}
+	}
+}
+
+// CallError is a model call that failed for good.
+type CallError struct {
+	Model    ModelID
+	Attempts int
+	Err      error
+}
+
+func (e *CallError) Error() string {
+	if e.Attempts > 1 {
+		return fmt.Sprintf("model %s: %v (after %d attempts)", e.Model, e.Err, e.Attempts)
+	}
+	return fmt.Sprintf("model %s: %v", e.Model, e.Err)
+}
+
+func (e *CallError) Unwrap() error { return e.Err }
+
+// StatusCode is the HTTP status of the failed call, or 0.
+func (e *CallError) StatusCode() int {
+	code, _ := status(e.Err)
+	return code
+}
+
+func status(err error) (int, *http.Response) {
+	var ae *anthropic.Error
+	if errors.As(err, &ae) {
+		return ae.StatusCode, ae.Response
+	}
+	var oe *openai.Error
+	if errors.As(err, &oe) {
+		return oe.StatusCode, oe.Response
+	}
+	return 0, nil
+}
+
+// retryable says whether err is worth another attempt and how long the
+// server asked to wait (0: not said).
+func retryable(err error) (time.Duration, bool) {
+	var ae *anthropic.Error
+	if errors.As(err, &ae) && ae.StatusCode == http.StatusOK {
+		// An error event in a stream that had begun.
+		switch ae.Type() {
+		case "overloaded_error", "api_error", "rate_limit_error":
+			return 0, true
+		}
+		return 0, false
+	}
+	code, resp := status(err)
+	if code == 0 {
+		// No answer at all: a dropped or refused connection. Not a
+		// request the server judged, so trying again is safe.
+		return 0, true
+	}
+	if code != http.StatusTooManyRequests && code != http.StatusRequestTimeout && code != http.StatusConflict && code < 500 {
+		return 0, false
+	}
+	if resp != nil {
+		return retryAfter(resp.Header, time.Now()), true
+	}
+	return 0, true
+}
+
+// retryAfter reads retry-after-ms, then retry-after (seconds or an HTTP
+// date); 0 when neither says.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// backoff is the wait before attempt+1: doubling from firstBackoff up to
+// maxBackoff, less up to a quarter at random so clients spread out.
+func backoff(attempt int) time.Duration {
+	d := firstBackoff << min(attempt, 8)
+	d = min(d, maxBackoff)
+	return d - time.Duration(rand.Int64N(int64(d/4)+1))
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

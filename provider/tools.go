@@ -1,0 +1,181 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/indusagi/induscode/tool"
+)
+
+// ToolDefs turns deck tool specs into tool definitions for [Request].
+func ToolDefs(specs []tool.Spec) []ToolDef {
+	out := make([]ToolDef, len(specs))
+	for i, s := range specs {
+		schema := s.InputSchema
+		if len(schema) == 0 {
+			schema = tool.EmptyObjectSchema()
+		}
+		out[i] = ToolDef{Name: s.Name, Description: s.Description, InputSchema: schema}
+	}
+	return out
+}
+
+// Failure is why a tool call failed, beside the text the model reads;
+// the set is closed. The zero value is a call that did not fail.
+type Failure string
+
+// The failure kinds.
+const (
+	NoFailure    Failure = ""
+	UnknownTool  Failure = "unknown_tool"  // no tool by that name in the deck
+	InvalidInput Failure = "invalid_input" // input not a JSON object, or not what the schema asks
+	Refused      Failure = "refused"       // a gate, a hook, the permission mode or plan mode said no
+	Cancelled    Failure = "cancelled"     // the turn was cancelled or timed out during the call
+	Failed       Failure = "failed"        // the tool ran and reported an error
+)
+
+// Failures returns every failure kind of a failed call; each call returns
+// a new slice.
+func Failures() []Failure { return []Failure{UnknownTool, InvalidInput, Refused, Cancelled, Failed} }
+
+// ResultBlock turns a tool result into the tool_result block answering
+// the tool_use use. The model reads text: text blocks are joined; a JSON
+// block is sent only when the result has no text, since our tools that
+// return both put the same facts in each (edit's diff) and the model
+// would read them twice; images and resources are named. An empty
+// result says so rather than being sent empty.
+func ResultBlock(use Block, r tool.Result, failure Failure) Block {
+	var parts []string
+	hasText := false
+	for _, b := range r.Blocks {
+		if b.Kind == tool.KindText && b.Text != "" {
+			hasText = true
+		}
+	}
+	for _, b := range r.Blocks {
+		switch b.Kind {
+		case tool.KindText:
+			if b.Text != "" {
+				parts = append(parts, b.Text)
+			}
+		case tool.KindJSON:
+			if !hasText {
+				parts = append(parts, string(b.JSON))
+			}
+		case tool.KindImage:
+			parts = append(parts, "[image "+b.MIME+"]")
+		case tool.KindResource:
+			if b.Text != "" {
+				parts = append(parts, b.Text)
+			} else {
+				parts = append(parts, "[resource "+b.URI+"]")
+			}
+		}
+	}
+	text := strings.Join(parts, "\n")
+	if text == "" {
+		if r.IsError {
+			text = "(the tool failed without saying why)"
+		} else {
+			text = "(no output)"
+		}
+	}
+	if r.IsError && failure == NoFailure {
+		failure = Failed
+	}
+	if !r.IsError {
+		failure = NoFailure
+	}
+	return Block{Kind: ToolResultBlock, ToolUseID: use.ID, Text: text, IsError: r.IsError, Failure: failure}
+}
+
+// Runner is what runs tool calls: a session's or a deck's Box.
+type Runner interface {
+	Run(ctx context.Context, name string, input json.RawMessage) tool.Result
+	Lookup(name string) (tool.Tool, bool)
+}
+
+// Call is one tool use as [RunToolUses] hands it to a check: the use and
+// the tool it names (nil when unknown).
+type Call struct {
+	Use  Block
+	Tool tool.Tool
+}
+
+// RunOptions tune [RunToolUses]. The zero value runs every call.
+type RunOptions struct {
+	// Check, when set, is asked before each known tool runs; a non-empty
+	// reason refuses the call with that text (Failure Refused).
+	Check func(Call) (refuse string)
+	// Serial runs every call one after another.
+	Serial bool
+}
+
+// RunToolUses runs the tool uses of one assistant message through run and
+// returns one tool_result block per use, in the uses' order. Read-only
+// tools next to each other run together; a tool that may write waits for
+// every call before it and holds back the ones after, so writes happen
+// in the order the model asked for them.
+func RunToolUses(ctx context.Context, run Runner, uses []Block, o RunOptions) []Block {
+	out := make([]Block, len(uses))
+	var wg sync.WaitGroup
+	for i, use := range uses {
+		t, known := run.Lookup(use.Name)
+		if !known || o.Serial || !t.Spec().ReadOnly {
+			wg.Wait()
+			out[i] = runOne(ctx, run, use, t, known, o)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = runOne(ctx, run, use, t, true, o)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func runOne(ctx context.Context, run Runner, use Block, t tool.Tool, known bool, o RunOptions) Block {
+	if !known {
+		return ResultBlock(use, run.Run(ctx, use.Name, use.Input), UnknownTool)
+	}
+	input := use.Input
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(input, &obj); err != nil || obj == nil {
+		return ResultBlock(use, tool.Errorf("invalid input for %s: the input must be a JSON object, got %.200s", use.Name, input), InvalidInput)
+	}
+	if o.Check != nil {
+		if why := o.Check(Call{Use: use, Tool: t}); why != "" {
+			return ResultBlock(use, tool.Errorf("%s", why), Refused)
+		}
+	}
+	r := run.Run(ctx, use.Name, input)
+	return ResultBlock(use, r, classify(ctx, r))
+}
+
+// classify tells why a failed result failed. The runner's own refusals
+// and the deck's texts are ours, so their openings are stable: tool.New's
+// validation says "invalid input for", the addons boundary "addon … blocked
+// the call" (kept true by this package's tests).
+func classify(ctx context.Context, r tool.Result) Failure {
+	if !r.IsError {
+		return NoFailure
+	}
+	if ctx.Err() != nil {
+		return Cancelled
+	}
+	text := r.PlainText()
+	switch {
+	case strings.HasPrefix(text, "invalid input for "):
+		return InvalidInput
+	case strings.HasPrefix(text, "addon ") && strings.Contains(text, " blocked the call of "):
+		return Refused
+	}
+	return Failed
+}
