@@ -87,21 +87,26 @@ func AnthropicParams(req Request) (anthropic.MessageNewParams, error) {
 		return p, err
 	}
 	p.Tools = tools
+	// Temperature is not sent: this API version's Messages parameters
+	// have none.
 	if req.Thinking.Budget > 0 {
 		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(req.Thinking.Budget)
 		if p.MaxTokens <= req.Thinking.Budget {
 			p.MaxTokens = req.Thinking.Budget + DefaultMaxTokens
 		}
-	} else if req.Temperature != nil {
-		p.Temperature = anthropic.Float(*req.Temperature)
 	}
 	for _, m := range req.Messages {
-		mp, err := AnthropicMessage(m)
+		blocks, err := anthropicBlocks(m)
 		if err != nil {
 			return p, err
 		}
-		if len(mp.Content) > 0 {
-			p.Messages = append(p.Messages, mp)
+		if len(blocks) == 0 {
+			continue // the API refuses an empty message
+		}
+		if m.Role == Assistant {
+			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
+		} else {
+			p.Messages = append(p.Messages, anthropic.NewUserMessage(blocks...))
 		}
 	}
 	return p, nil
@@ -145,6 +150,17 @@ func AnthropicTools(defs []ToolDef) ([]anthropic.ToolUnionParam, error) {
 
 // AnthropicMessage turns a neutral message into the SDK's.
 func AnthropicMessage(m Message) (anthropic.MessageParam, error) {
+	blocks, err := anthropicBlocks(m)
+	if err != nil {
+		return anthropic.MessageParam{}, err
+	}
+	if m.Role == Assistant {
+		return anthropic.NewAssistantMessage(blocks...), nil
+	}
+	return anthropic.NewUserMessage(blocks...), nil
+}
+
+func anthropicBlocks(m Message) ([]anthropic.ContentBlockParamUnion, error) {
 	var blocks []anthropic.ContentBlockParamUnion
 	for _, b := range m.Blocks {
 		switch b.Kind {
@@ -165,13 +181,10 @@ func AnthropicMessage(m Message) (anthropic.MessageParam, error) {
 		case ToolResultBlock:
 			blocks = append(blocks, anthropic.NewToolResultBlock(b.ToolUseID, nonEmpty(b.Text), b.IsError))
 		default:
-			return anthropic.MessageParam{}, fmt.Errorf("unknown block kind %q", b.Kind)
+			return nil, fmt.Errorf("unknown block kind %q", b.Kind)
 		}
 	}
-	if m.Role == Assistant {
-		return anthropic.NewAssistantMessage(blocks...), nil
-	}
-	return anthropic.NewUserMessage(blocks...), nil
+	return blocks, nil
 }
 
 // FromAnthropic turns the SDK's message into a neutral response.

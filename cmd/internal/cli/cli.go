@@ -115,7 +115,8 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	bindFlags(root.PersistentFlags(), &opts)
 	var popts printOpts
 	bindPrintFlags(root.Flags(), &popts)
-	root.Args = cobra.ArbitraryArgs
+	root.Args = cobra.ArbitraryArgs // -p's prompt; anything else is a mistyped command
+	root.SuggestionsMinimumDistance = suggestDistance
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		if !popts.print {
 			if len(args) > 0 {
