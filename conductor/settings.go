@@ -76,18 +76,9 @@ func LoadSettings(dir string) (Settings, error) {
 	return s, nil
 }
 
-func readSetting(dir, file string, beneath bool) ([]byte, error) {
+func readSetting(_, file string, beneath bool) ([]byte, error) {
 	if !beneath {
 		return os.ReadFile(file)
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	rel, err := filepath.Rel(dir, file)
-	if err != nil {
-		return nil, err
-	}
-	return root.ReadFile(rel)
+	return workspace.ReadFile(file) // no link followed under the state folder
 }

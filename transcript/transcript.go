@@ -4,10 +4,10 @@
 // most the turn in flight. A conversation is resumed by id or as the
 // latest one, and the folder is listed newest first.
 //
-// Files are opened beneath the workspace through an os.Root, with
-// O_NOFOLLOW on the file itself, so a repository cannot point a
-// transcript write elsewhere with a symlink. A last line cut short by a
-// crash is ignored on reading.
+// Files are opened through the workspace package's funnel, beneath the
+// state folder with no symlink followed, so a repository cannot point a
+// transcript write elsewhere. A last line cut short by a crash is
+// ignored on reading.
 package transcript
 
 import (
@@ -18,11 +18,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -63,15 +62,14 @@ type Line struct {
 type Transcript struct {
 	id   string
 	mu   sync.Mutex
-	root *os.Root
-	rel  string
+	path string
 	// header is the first line, until the first append writes it.
 	header *Line
 }
 
-// rel is a transcript's path beneath the workspace root.
-func rel(id string) string {
-	return path.Join(workspace.StateDir, "transcripts", id+".jsonl")
+// file is a transcript's path in the workspace at dir.
+func file(dir, id string) string {
+	return filepath.Join(workspace.At(dir).Transcripts(), id+".jsonl")
 }
 
 // ValidID reports whether id can name a transcript: a ULID, as [New]
@@ -86,12 +84,8 @@ func New(dir, model string) (*Transcript, error) {
 	if err := workspace.MkdirAll(workspace.At(dir).Transcripts(), 0o755); err != nil {
 		return nil, fmt.Errorf("transcripts folder: %w", err)
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	t := &Transcript{id: ulid.Make().String(), root: root}
-	t.rel = rel(t.id)
+	t := &Transcript{id: ulid.Make().String()}
+	t.path = file(dir, t.id)
 	// The header goes out with the first append: a conversation that
 	// never finished a turn leaves no file, and the run's first model
 	// call does not wait for a sync.
@@ -105,14 +99,9 @@ func Open(dir, id string) (*Transcript, []Line, error) {
 	if !ValidID(id) {
 		return nil, nil, fmt.Errorf("%q is not a transcript id (ids are 26-character ULIDs; indusr transcripts lists them)", id)
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	t := &Transcript{id: id, root: root, rel: rel(id)}
+	t := &Transcript{id: id, path: file(dir, id)}
 	lines, err := t.read()
 	if err != nil {
-		root.Close()
 		return nil, nil, err
 	}
 	return t, lines, nil
@@ -154,7 +143,7 @@ func (t *Transcript) Append(lines ...Line) error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	f, err := t.root.OpenFile(t.rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	f, err := workspace.OpenFile(t.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("transcript %s: %w", t.id, err)
 	}
@@ -170,11 +159,11 @@ func (t *Transcript) Append(lines ...Line) error {
 	return f.Close()
 }
 
-// Close releases the transcript.
-func (t *Transcript) Close() error { return t.root.Close() }
+// Close releases the transcript; it holds no file open between appends.
+func (t *Transcript) Close() error { return nil }
 
 func (t *Transcript) read() ([]Line, error) {
-	f, err := t.root.OpenFile(t.rel, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	f, err := workspace.Open(t.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("no conversation %s in this workspace (indusr transcripts lists them)", t.id)
 	}
@@ -241,21 +230,10 @@ type Info struct {
 // List describes the conversations of the workspace at dir, the most
 // recently written first.
 func List(dir string) ([]Info, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	folder := path.Join(workspace.StateDir, "transcripts")
-	d, err := root.Open(folder)
+	entries, err := workspace.ReadDir(workspace.At(dir).Transcripts())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	entries, err := d.ReadDir(-1)
-	d.Close()
 	if err != nil {
 		return nil, err
 	}
@@ -265,7 +243,7 @@ func List(dir string) ([]Info, error) {
 		if !ok || !ValidID(id) || !e.Type().IsRegular() {
 			continue
 		}
-		t := &Transcript{id: id, root: root, rel: rel(id)}
+		t := &Transcript{id: id, path: file(dir, id)}
 		lines, err := t.read()
 		if err != nil {
 			continue
