@@ -14,7 +14,7 @@ import (
 const Dir = ".indus/addons"
 
 // PackageField is the package.json field that names an addon's entry
-// file, kept for packages written for the TypeScript lineage.
+// file, kept for npm-style addon packages that name their entry there.
 const PackageField = "indusAddon"
 
 // ManifestFile is the file that makes a folder a Tier-0 addon.

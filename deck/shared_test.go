@@ -19,7 +19,7 @@ func scribble(b []byte) {
 	}
 }
 
-// TestHandedOutSpecsAreCopies reproduces the defect of issue 9: a caller
+// TestHandedOutSpecsAreCopies guards against a shared schema: a caller
 // that changes the schema bytes it was handed (from Box.Specs, from a
 // Deck.Tools tool's Spec, or from the process-wide read tool) must not
 // change what later decks show the model or how they validate input.

@@ -11,7 +11,7 @@
 // [Parent], or one of its children) as tool.Tool values a deck can graft,
 // and [ToolsPerEnv] gives every deck session a document of its own.
 //
-// Names from the behaviour reference: the CommandTool derive is [Of] plus
+// Names other tool layers use: the CommandTool derive is [Of] plus
 // [NewSet] (Go cannot read doc comments at run time, so descriptions are
 // given in [Meta]); tool_definitions, tool_names and from_tool_call are
 // [Set.Definitions], [Set.Names] and [Set.Parse]; SessionTool and

@@ -166,8 +166,8 @@ type Session struct {
 	listing  bool // a Catalog: no lifecycle, no calls
 
 	sandbox    sandboxState   // the mode and its temp folder (sandbox.go)
-	addons     *addons.Bundle // issue 11: nil when no addons were loaded
-	addonProcs *rpc.Loader    // issue 12: the Tier-1 addons' processes
+	addons     *addons.Bundle // nil when no addons were loaded
+	addonProcs *rpc.Loader    // the Tier-1 addons' processes
 }
 
 // Open boots a session: it provisions opts.Profile for the workspace,
@@ -245,7 +245,7 @@ func boot(ctx context.Context, opts Options, listing bool) (*Session, error) {
 		return nil, err
 	}
 	s.leftOut = append(s.leftOut, dropped...)
-	s.loadAddons(ctx) // issue 11
+	s.loadAddons(ctx)
 	if listing {
 		// The catalog runs nothing: a process started to declare its
 		// addon's tools stops now, and none starts later.
@@ -262,7 +262,7 @@ func boot(ctx context.Context, opts Options, listing bool) (*Session, error) {
 		}
 	}
 	if !listing {
-		s.fire(ctx, addons.SessionStart) // issue 11
+		s.fire(ctx, addons.SessionStart)
 	}
 	return s, nil
 }
@@ -350,7 +350,7 @@ func (s *Session) refresh() {
 		}
 	}
 	if s.addons != nil {
-		// issue 11: addon tools after every other graft, then the addons'
+		// Addon tools after every other graft, then the addons'
 		// boundary around every tool: built-ins, app cards, MCP, Extra and
 		// addon tools alike. With, not Graft: d may be s.base.
 		var err error
@@ -413,9 +413,9 @@ func (s *Session) Close() error {
 		stop()
 	}
 	if !s.listing {
-		s.fire(context.Background(), addons.SessionEnd) // issue 11
+		s.fire(context.Background(), addons.SessionEnd)
 	}
-	errs = append(errs, s.closeAddons()) // issue 12
+	errs = append(errs, s.closeAddons())
 	if s.opts.Name != "" && !s.listing {
 		errs = append(errs, save(s.base.Env(), s.opts.Name))
 	}

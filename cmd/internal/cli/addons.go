@@ -61,7 +61,7 @@ type addonReport struct {
 	Tools        []string         `json:"tools"`
 	Agents       []addons.Profile `json:"agents"`
 	Faults       []addonFaultRow  `json:"faults"`
-	// Processes are the Tier-1 addons (issue 12): state, crashes, log.
+	// Processes are the Tier-1 addons: state, crashes, log.
 	Processes []rpc.Status `json:"processes"`
 	// Grants are what each manifest addon's hooks, process and commands
 	// may reach under a sandbox mode (its [sandbox] table).

@@ -183,7 +183,7 @@ func sessionOptions(opts *options, stderr io.Writer) session.Options {
 		// CI and other unattended runs can trust the checkout's own MCP
 		// config for one run.
 		TrustProjectMCP: os.Getenv("INDUSR_TRUST_PROJECT_MCP") == "1",
-		// Command hooks (issue 12): Claude Code's are off unless asked
+		// Command hooks: Claude Code's are off unless asked
 		// for; CI can trust the checkout's hooks for one run.
 		ClaudeHooks:    opts.ClaudeHooks || os.Getenv("INDUSR_CLAUDE_HOOKS") == "1",
 		TrustHooks:     os.Getenv("INDUSR_TRUST_HOOKS") == "1",

@@ -16,9 +16,9 @@ type options struct {
 	MCP     []string
 	JSON    bool
 	Session string
-	// NoAddons loads none of the workspace's addons (issue 11).
+	// NoAddons loads none of the workspace's addons.
 	NoAddons bool
-	// ClaudeHooks runs the hooks of .claude/settings*.json (issue 12).
+	// ClaudeHooks runs the hooks of .claude/settings*.json.
 	ClaudeHooks bool
 	// NoLSP starts no language server (also INDUSR_NO_LSP=1).
 	NoLSP bool

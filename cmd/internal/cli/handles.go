@@ -74,7 +74,7 @@ func (h handles) framework(dir string) deck.Framework {
 			Description: "runs " + strings.Join(h.delegate, " "),
 			Argv:        h.delegate,
 		}}}
-		// issue 11: the workspace's subagent profiles (.indus/agents), when
+		// The workspace's subagent profiles (.indus/agents), when
 		// there are any, are the roster, each run with the same command.
 		// A malformed profile is left out here; indusr addons check names it.
 		if profiles, _ := addons.DiscoverProfiles(dir); len(profiles) > 0 {
