@@ -308,28 +308,9 @@ func Remove(path string) error {
 // Rename renames oldpath to newpath like os.Rename; both must be under the
 // same state folder (or both under none).
 func Rename(oldpath, newpath string) error {
-	os1, _, ok1 := beneath(oldpath)
-	os2, _, ok2 := beneath(newpath)
-	if !ok1 && !ok2 {
-		return os.Rename(oldpath, newpath)
-	}
-	if !ok1 || !ok2 || os1 != os2 {
-		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: errors.New("not in one state folder")}
-	}
-	ofd, oname, err := parent(oldpath)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(ofd)
-	nfd, nname, err := parent(newpath)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(nfd)
-	if err := unix.Renameat(ofd, oname, nfd, nname); err != nil {
-		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: err}
-	}
-	return nil
+	return betweenTwo("rename", oldpath, newpath, os.Rename, func(ofd int, oname string, nfd int, nname string) error {
+		return unix.Renameat(ofd, oname, nfd, nname)
+	})
 }
 
 // CreateTemp creates a new temp file in dir, named by
@@ -487,13 +468,22 @@ func renameInto(old, dir, name string) error {
 // Link makes newpath a second name of the file at oldpath, like os.Link;
 // both must be under the same state folder.
 func Link(oldpath, newpath string) error {
+	return betweenTwo("link", oldpath, newpath, os.Link, func(ofd int, oname string, nfd int, nname string) error {
+		return unix.Linkat(ofd, oname, nfd, nname, 0)
+	})
+}
+
+// betweenTwo runs an operation on two names: plain when neither is under a
+// state folder, at on their parent folders (opened beneath it) when both
+// are under the same one, and refuses a pair that straddles folders.
+func betweenTwo(op, oldpath, newpath string, plain func(o, n string) error, at func(ofd int, oname string, nfd int, nname string) error) error {
 	s1, _, ok1 := beneath(oldpath)
 	s2, _, ok2 := beneath(newpath)
 	if !ok1 && !ok2 {
-		return os.Link(oldpath, newpath)
+		return plain(oldpath, newpath)
 	}
 	if !ok1 || !ok2 || s1 != s2 {
-		return &os.LinkError{Op: "link", Old: oldpath, New: newpath, Err: errors.New("not in one state folder")}
+		return &os.LinkError{Op: op, Old: oldpath, New: newpath, Err: errors.New("not in one state folder")}
 	}
 	ofd, oname, err := parent(oldpath)
 	if err != nil {
@@ -505,8 +495,8 @@ func Link(oldpath, newpath string) error {
 		return err
 	}
 	defer unix.Close(nfd)
-	if err := unix.Linkat(ofd, oname, nfd, nname, 0); err != nil {
-		return &os.LinkError{Op: "link", Old: oldpath, New: newpath, Err: err}
+	if err := at(ofd, oname, nfd, nname); err != nil {
+		return &os.LinkError{Op: op, Old: oldpath, New: newpath, Err: err}
 	}
 	return nil
 }
