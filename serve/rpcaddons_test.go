@@ -75,8 +75,8 @@ func TestServeTier1AddonsOverStdio(t *testing.T) {
 }
 
 // Over HTTP each MCP session has its own addon processes, and they end
-// with the session; the server's own catalog session (which asked the
-// addons for their declarations) ends its processes when the server stops.
+// with the session; the server's catalog listing asked the addons for
+// their declarations without keeping a process running.
 func TestServeTier1AddonsOverHTTP(t *testing.T) {
 	t.Parallel()
 	dir := tier1Workspace(t)
@@ -90,7 +90,7 @@ func TestServeTier1AddonsOverHTTP(t *testing.T) {
 		t.Errorf("read: %q", out)
 	}
 	cs.Close()
-	waitExits(t, dir, 1) // the catalog session's processes still run
+	waitExits(t, dir, 0) // the session's processes end with it; the listing kept none
 	if err := srv.Close(); err != nil {
 		t.Fatal(err)
 	}
