@@ -182,14 +182,15 @@ func (c *client) initialize(srv Server) {
 // stderr.
 func (c *client) failure(what string, err error) error {
 	msg := fmt.Sprintf("the %s language server %s: %v", c.lang, what, err)
+	// What a server says on its way out is the best explanation: its
+	// stderr ends when it exits, which may not have been reaped yet.
+	select {
+	case <-c.drained:
+	case <-time.After(time.Second):
+	}
 	select {
 	case <-c.exited:
 		msg += " (it exited)"
-		// What it said on the way out is the best explanation.
-		select {
-		case <-c.drained:
-		case <-time.After(time.Second):
-		}
 	default:
 	}
 	if t := c.stderr.String(); t != "" {
