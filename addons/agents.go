@@ -10,7 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/indusagi/induscode/addons/sandbox"
+	"github.com/indusagi/induscode/addons/policy"
 )
 
 // AgentsDir is where a workspace keeps its subagent profiles, relative to
@@ -86,7 +86,7 @@ func ParseProfile(file, stem string, data []byte) (Profile, error) {
 // read or parsed, or whose name another file took first, becomes a fault
 // and the others still load. A missing folder has no profiles.
 func DiscoverProfiles(workspace string) ([]Profile, []*Fault) {
-	dir := sandbox.ResolvePath(AgentsDir, sandbox.ResolvePath(workspace, "", ""), "")
+	dir := policy.ResolvePath(AgentsDir, policy.ResolvePath(workspace, "", ""), "")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil

@@ -15,7 +15,7 @@ import (
 // bundle b (nil: none) wrapped around it as a session wraps its tools.
 func noopBox(tb testing.TB, b *Bundle) *deck.Box {
 	tb.Helper()
-	d, err := deck.Provision(deck.Authoring, deck.Context{Dir: tb.TempDir(), Framework: deck.Framework{Log: slog.New(slog.DiscardHandler)}})
+	d, err := deck.Provision(deck.Authoring, deck.Setup{Dir: tb.TempDir(), Framework: deck.Framework{Log: slog.New(slog.DiscardHandler)}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/indusagi/induscode/addons/sandbox"
+	"github.com/indusagi/induscode/addons/policy"
 )
 
 // Dir is where a workspace keeps its addons, relative to its root.
@@ -88,7 +88,7 @@ func folderEntry(dir string) (string, bool) {
 		var pkg map[string]json.RawMessage
 		var entry string
 		if json.Unmarshal(b, &pkg) == nil && json.Unmarshal(pkg[PackageField], &entry) == nil && entry != "" {
-			return sandbox.ResolvePath(entry, dir, ""), true
+			return policy.ResolvePath(entry, dir, ""), true
 		}
 	}
 	for _, ext := range moduleExts {
@@ -122,18 +122,18 @@ func DeriveID(path string) ID {
 func Sources(d Discovery) []Source {
 	var paths []string
 	if strings.TrimSpace(d.Workspace) != "" {
-		ws := sandbox.ResolvePath(d.Workspace, "", "")
+		ws := policy.ResolvePath(d.Workspace, "", "")
 		dir := Dir
 		if strings.TrimSpace(d.Dir) != "" {
 			dir = d.Dir
 		}
-		paths = Discover(sandbox.ResolvePath(dir, ws, ""))
+		paths = Discover(policy.ResolvePath(dir, ws, ""))
 		for _, p := range d.Paths {
-			paths = append(paths, sandbox.ResolvePath(p, ws, ""))
+			paths = append(paths, policy.ResolvePath(p, ws, ""))
 		}
 	} else {
 		for _, p := range d.Paths {
-			paths = append(paths, sandbox.ResolvePath(p, "", ""))
+			paths = append(paths, policy.ResolvePath(p, "", ""))
 		}
 	}
 	seen := make(map[string]bool, len(paths))

@@ -17,7 +17,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/indusagi/induscode/addons/sandbox"
+	"github.com/indusagi/induscode/addons/policy"
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tool"
 )
@@ -573,7 +573,7 @@ func checkSandbox(sb *SandboxDecl, data []byte) *Fault {
 		paths []string
 	}{{"read", sb.Read}, {"write", sb.Write}} {
 		for _, raw := range list.paths {
-			p := sandbox.ScrubInvisible(raw)
+			p := policy.ScrubInvisible(raw)
 			msg := ""
 			rel := filepath.ToSlash(filepath.Clean(p))
 			switch {

@@ -35,7 +35,7 @@ func BenchmarkEchoOverhead(b *testing.B) {
 
 	f := Mount(ctx, []ServerConfig{{Name: "everything", Transport: Stdio, Command: "node", Args: []string{everything, "stdio"}}}, Options{Dir: b.TempDir()})
 	defer f.Close()
-	d, err := deck.Provision(deck.All, deck.Context{Dir: b.TempDir()})
+	d, err := deck.Provision(deck.All, deck.Setup{Dir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func Example() {
 		}
 	}
 
-	d, err := deck.Provision(deck.All, deck.Context{Dir: "/path/to/project"})
+	d, err := deck.Provision(deck.All, deck.Setup{Dir: "/path/to/project"})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func (d *Deck) Box() *Box {
 		tools:  slices.Clone(d.tools),
 		byName: make(map[string]tool.Tool, len(d.tools)),
 		env:    d.env,
-		log:    d.ctx.Framework.log(),
+		log:    d.setup.Framework.log(),
 	}
 	for _, t := range b.tools {
 		s := t.Spec()

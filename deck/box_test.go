@@ -23,7 +23,7 @@ func fn(name string, run func(context.Context, json.RawMessage, *tool.Env) tool.
 func testBox(t testing.TB) *deck.Box {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
-	d, err := deck.Provision(deck.All, deck.Context{Dir: t.TempDir(), Framework: deck.Framework{Log: quiet}})
+	d, err := deck.Provision(deck.All, deck.Setup{Dir: t.TempDir(), Framework: deck.Framework{Log: quiet}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestBoxSessionsAreIsolated(t *testing.T) {
 
 func TestDeckSeams(t *testing.T) {
 	t.Parallel()
-	d, err := deck.Provision(deck.Survey, deck.Context{Dir: t.TempDir()})
+	d, err := deck.Provision(deck.Survey, deck.Setup{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestDeckSeams(t *testing.T) {
 func TestProvisionProfiles(t *testing.T) {
 	t.Parallel()
 	for _, p := range deck.Profiles() {
-		d, err := deck.Provision(p, deck.Context{Dir: t.TempDir()})
+		d, err := deck.Provision(p, deck.Setup{Dir: t.TempDir()})
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
@@ -178,7 +178,7 @@ func TestProvisionProfiles(t *testing.T) {
 			t.Errorf("%s: %d tools, want %d", p, got, want)
 		}
 	}
-	_, err := deck.Provision(deck.Profile(42), deck.Context{Dir: "."})
+	_, err := deck.Provision(deck.Profile(42), deck.Setup{Dir: "."})
 	var f *deck.Fault
 	if !errors.Is(err, deck.ErrUnknownCapability) || !errors.As(err, &f) || f.ID != "Profile(42)" ||
 		!strings.Contains(err.Error(), "authoring survey all") {
@@ -189,7 +189,7 @@ func TestProvisionProfiles(t *testing.T) {
 func TestProvisionSharesInjectedReadState(t *testing.T) {
 	t.Parallel()
 	rs := tool.NewReadState()
-	d, err := deck.Provision(deck.All, deck.Context{Dir: t.TempDir(), Framework: deck.Framework{ReadState: rs}})
+	d, err := deck.Provision(deck.All, deck.Setup{Dir: t.TempDir(), Framework: deck.Framework{ReadState: rs}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,10 +220,10 @@ func BenchmarkBoxRunNoopWithDeadline(b *testing.B) {
 }
 
 func BenchmarkProvisionAll(b *testing.B) {
-	ctx := deck.Context{Dir: b.TempDir()}
+	setup := deck.Setup{Dir: b.TempDir()}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := deck.Provision(deck.All, ctx); err != nil {
+		if _, err := deck.Provision(deck.All, setup); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -231,7 +231,7 @@ func BenchmarkProvisionAll(b *testing.B) {
 
 func TestGraftRefusesInvalidNames(t *testing.T) {
 	t.Parallel()
-	d, err := deck.Provision(deck.Authoring, deck.Context{Dir: t.TempDir()})
+	d, err := deck.Provision(deck.Authoring, deck.Setup{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func (cancellableFunc) Cancellable() bool { return true }
 // goroutine: the Box waits for its own result instead of cutting it short.
 func TestCancellableGraftRunsOnTheCaller(t *testing.T) {
 	t.Parallel()
-	d, err := deck.Provision(deck.Survey, deck.Context{Dir: t.TempDir()})
+	d, err := deck.Provision(deck.Survey, deck.Setup{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

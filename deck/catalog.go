@@ -16,7 +16,7 @@ type Card struct {
 	Title    string
 	Summary  string
 	Profiles []Profile
-	Build    func(Context) tool.Tool
+	Build    func(Setup) tool.Tool
 	// Cancellable says the tool returns at once when its call's context
 	// ends (it checks the context in its loops and passes it to every
 	// request and wait). The Box then runs it on the caller's goroutine;

@@ -39,7 +39,7 @@ func TestProfileCounts(t *testing.T) {
 	} {
 		t.Run(tc.p.String(), func(t *testing.T) {
 			t.Parallel()
-			d, err := Provision(tc.p, Context{Dir: t.TempDir()})
+			d, err := Provision(tc.p, Setup{Dir: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,10 +157,10 @@ func TestProfileInversion(t *testing.T) {
 // its catalog membership, so permission gates and listings agree.
 func TestBuiltinReadOnlyAgrees(t *testing.T) {
 	t.Parallel()
-	ctx := Context{Dir: t.TempDir()}
+	setup := Setup{Dir: t.TempDir()}
 	for _, c := range Catalog() {
 		t.Run(c.ID, func(t *testing.T) {
-			s := c.Build(ctx).Spec()
+			s := c.Build(setup).Spec()
 			if s.Name != c.ID {
 				t.Errorf("built tool is named %q", s.Name)
 			}

@@ -5,7 +5,7 @@
 // catalog order and then the app cards; every lookup ([Index], [IDs], [Has],
 // [Find], [ProfilesOf], [CardsFor]) is derived from that slice so nothing can
 // drift. [Provision] selects the rows of a [Profile], builds each against a
-// [Context] and returns a [Deck]; [Deck.Box] turns it into the runner that
+// [Setup] and returns a [Deck]; [Deck.Box] turns it into the runner that
 // executes calls by name and turns every failure (unknown name, panic,
 // cancellation, deadline) into an IsError result. Each deck tool runs under
 // a watcher (watch.go) that lets a call return when its context ends even

@@ -22,7 +22,7 @@ func Example() {
 	}
 	defer os.RemoveAll(dir)
 
-	d, err := deck.Provision(deck.All, deck.Context{Dir: dir})
+	d, err := deck.Provision(deck.All, deck.Setup{Dir: dir})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func Example_framework() {
 	}
 	defer os.RemoveAll(dir)
 
-	d, err := deck.Provision(deck.All, deck.Context{Dir: dir, Framework: deck.Framework{
+	d, err := deck.Provision(deck.All, deck.Setup{Dir: dir, Framework: deck.Framework{
 		Delegate: &cards.CommandRunner{Dir: dir, Roster: []cards.CommandAgent{
 			// A real roster names an agent CLI: {"claude", "-p", "{objective}"}.
 			{Name: "echo", Description: "repeats the objective", Argv: []string{"echo", "objective:", "{objective}"}},

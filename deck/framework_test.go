@@ -34,7 +34,7 @@ func TestFrameworkHandlesReachTheTools(t *testing.T) {
 		r := d.Box().Run(context.Background(), name, json.RawMessage(in))
 		return r.PlainText(), r.IsError
 	}
-	wired, err := deck.Provision(deck.All, deck.Context{Dir: t.TempDir(), Framework: deck.Framework{
+	wired, err := deck.Provision(deck.All, deck.Setup{Dir: t.TempDir(), Framework: deck.Framework{
 		Web:      web.Options{RefusePrivate: true},
 		Delegate: fakeRunner{},
 		Memory:   mem,
@@ -43,7 +43,7 @@ func TestFrameworkHandlesReachTheTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer wired.Close()
-	bare, err := deck.Provision(deck.All, deck.Context{Dir: t.TempDir()})
+	bare, err := deck.Provision(deck.All, deck.Setup{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

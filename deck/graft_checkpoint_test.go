@@ -40,7 +40,7 @@ func TestGraftedFileChangerIsCheckpointed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	store := checkpoint.NewMemStore()
-	d, err := deck.Provision(deck.Authoring, deck.Context{Dir: dir, Framework: deck.Framework{Checkpoints: store}})
+	d, err := deck.Provision(deck.Authoring, deck.Setup{Dir: dir, Framework: deck.Framework{Checkpoints: store}})
 	if err != nil {
 		t.Fatal(err)
 	}

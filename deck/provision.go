@@ -13,49 +13,49 @@ import (
 // Deck is the set of tools of one session, in order: the profile's catalog
 // rows, then whatever the host grafts (MCP tools, addon tools).
 type Deck struct {
-	ctx   Context
+	setup Setup
 	env   *tool.Env
 	tools []tool.Tool
 }
 
 // Provision builds the tools of every catalog row in profile p for the
-// session described by ctx. When ctx.Framework carries a checkpoint store,
+// session described by setup. When setup.Framework carries a checkpoint store,
 // every tool that says which files it changes ([tool.FileChanger]: write
 // and edit) is wrapped so that each change can be rewound; without one
 // every tool is exactly what its row built. A row whose build panics,
 // returns nil or returns a tool under another name fails the whole
 // provisioning with a [BuildFailed] fault naming the row; a profile that
 // is not one of [Profiles] is an [UnknownCapability] fault.
-func Provision(p Profile, ctx Context) (*Deck, error) {
+func Provision(p Profile, setup Setup) (*Deck, error) {
 	if !p.known() {
 		return nil, &Fault{Kind: UnknownCapability, ID: p.String(), Msg: fmt.Sprintf("no such profile; use one of %v", Profiles())}
 	}
-	d := &Deck{ctx: ctx, env: ctx.Env()}
-	servers := ctx.Framework.LanguageServers
+	d := &Deck{setup: setup, env: setup.Env()}
+	servers := setup.Framework.LanguageServers
 	for _, c := range CardsFor(p) {
-		t, err := build(c, ctx)
+		t, err := build(c, setup)
 		if err != nil {
 			return nil, err
 		}
 		if servers != nil {
 			t = lsp.Diagnose(t)
 		}
-		d.tools = append(d.tools, watch(checkpoint.Wrap(t, ctx.Framework.Checkpoints), ctx.Framework.log(), c.Cancellable))
+		d.tools = append(d.tools, watch(checkpoint.Wrap(t, setup.Framework.Checkpoints), setup.Framework.log(), c.Cancellable))
 	}
 	if servers != nil {
-		lsp.Use(d.env, lsp.NewManager(ctx.Dir, *servers))
-		d.tools = append(d.tools, watch(lsp.SymbolsTool(), ctx.Framework.log(), true))
+		lsp.Use(d.env, lsp.NewManager(setup.Dir, *servers))
+		d.tools = append(d.tools, watch(lsp.SymbolsTool(), setup.Framework.log(), true))
 	}
 	return d, nil
 }
 
-func build(c Card, ctx Context) (t tool.Tool, err error) {
+func build(c Card, setup Setup) (t tool.Tool, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &Fault{Kind: BuildFailed, ID: c.ID, Msg: fmt.Sprint("build panicked: ", r)}
 		}
 	}()
-	t = c.Build(ctx)
+	t = c.Build(setup)
 	if t == nil {
 		return nil, &Fault{Kind: BuildFailed, ID: c.ID, Msg: "build returned no tool"}
 	}
@@ -65,8 +65,8 @@ func build(c Card, ctx Context) (t tool.Tool, err error) {
 	return t, nil
 }
 
-// Context returns the context the deck was provisioned with.
-func (d *Deck) Context() Context { return d.ctx }
+// Setup returns what the deck was provisioned with.
+func (d *Deck) Setup() Setup { return d.setup }
 
 // Env returns the session environment every call of this deck runs in.
 func (d *Deck) Env() *tool.Env { return d.env }
@@ -98,7 +98,7 @@ func (d *Deck) Graft(extra ...tool.Tool) error {
 		}
 		have[name] = true
 		c, ok := t.(tool.Cancellable)
-		d.tools = append(d.tools, watch(checkpoint.Wrap(t, d.ctx.Framework.Checkpoints), d.ctx.Framework.log(), ok && c.Cancellable()))
+		d.tools = append(d.tools, watch(checkpoint.Wrap(t, d.setup.Framework.Checkpoints), d.setup.Framework.log(), ok && c.Cancellable()))
 	}
 	return errors.Join(errs...)
 }
@@ -109,7 +109,7 @@ func (d *Deck) Graft(extra ...tool.Tool) error {
 // restart) keeps one deck of its own tools and builds a fresh copy, and a
 // fresh Box, whenever the grafts change.
 func (d *Deck) With(extra ...tool.Tool) (*Deck, error) {
-	c := &Deck{ctx: d.ctx, env: d.env, tools: slices.Clip(slices.Clone(d.tools))}
+	c := &Deck{setup: d.setup, env: d.env, tools: slices.Clip(slices.Clone(d.tools))}
 	return c, c.Graft(extra...)
 }
 

@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite testdata/schemas.golden.json fr
 // `go test ./deck -run CatalogSchemas -update` after a deliberate change.
 func TestCatalogSchemasGolden(t *testing.T) {
 	t.Parallel()
-	d, err := deck.Provision(deck.All, deck.Context{Dir: t.TempDir()})
+	d, err := deck.Provision(deck.All, deck.Setup{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

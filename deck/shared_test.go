@@ -26,7 +26,7 @@ func scribble(b []byte) {
 func TestHandedOutSpecsAreCopies(t *testing.T) {
 	t.Parallel()
 	provision := func() *deck.Deck {
-		d, err := deck.Provision(deck.All, deck.Context{Dir: t.TempDir()})
+		d, err := deck.Provision(deck.All, deck.Setup{Dir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestProfilesIsFresh(t *testing.T) {
 	if got := deck.Profiles(); !slices.Equal(got, want) || len(got) == 0 {
 		t.Errorf("Profiles() = %v after a caller changed an earlier result, want %v", got, want)
 	}
-	if _, err := deck.Provision(deck.Authoring, deck.Context{Dir: t.TempDir()}); err != nil {
+	if _, err := deck.Provision(deck.Authoring, deck.Setup{Dir: t.TempDir()}); err != nil {
 		t.Errorf("Provision after changing a Profiles() result: %v", err)
 	}
 }
@@ -119,7 +119,7 @@ func TestCatalogRowsAreCopies(t *testing.T) {
 	if p, ok := deck.ProfilesOf("write"); ok {
 		scramble([]deck.Card{{Profiles: p}})
 	}
-	d, err := deck.Provision(deck.Authoring, deck.Context{Dir: t.TempDir()})
+	d, err := deck.Provision(deck.Authoring, deck.Setup{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestOutputSchemasAreCopies(t *testing.T) {
 	const out = `{"type":"object","properties":{"n":{"type":"integer"}}}`
 	grafted := &tool.Func{S: tool.Spec{Name: "srv__count", InputSchema: tool.EmptyObjectSchema(), OutputSchema: json.RawMessage(out)},
 		Fn: func(context.Context, json.RawMessage, *tool.Env) tool.Result { return tool.Text("1") }}
-	d, err := deck.Provision(deck.Authoring, deck.Context{Dir: t.TempDir()})
+	d, err := deck.Provision(deck.Authoring, deck.Setup{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

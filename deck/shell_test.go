@@ -66,7 +66,7 @@ func TestProvisionWrapsOnlyFileChangers(t *testing.T) {
 	t.Parallel()
 	type unwrapper interface{ Unwrap() tool.Tool }
 	for _, store := range []checkpoint.Store{nil, checkpoint.NewMemStore()} {
-		d, err := deck.Provision(deck.All, deck.Context{Dir: t.TempDir(), Framework: deck.Framework{Checkpoints: store}})
+		d, err := deck.Provision(deck.All, deck.Setup{Dir: t.TempDir(), Framework: deck.Framework{Checkpoints: store}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestProvisionWrapsOnlyFileChangers(t *testing.T) {
 func TestDeckCloseKillsEverything(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	dir := t.TempDir()
-	d, err := deck.Provision(deck.All, deck.Context{Dir: dir})
+	d, err := deck.Provision(deck.All, deck.Setup{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

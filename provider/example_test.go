@@ -22,7 +22,7 @@ func Example_agent() {
 	defer os.RemoveAll(dir)
 	os.WriteFile(dir+"/notes.txt", []byte("ship it\n"), 0o644)
 
-	d, err := deck.Provision(deck.Survey, deck.Context{Dir: dir})
+	d, err := deck.Provision(deck.Survey, deck.Setup{Dir: dir})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -80,18 +80,18 @@ func startHTTP(t testing.TB, opts Options, ho HTTPOptions) (string, *Server) {
 	ctx, cancel := context.WithCancel(context.Background())
 	urls := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() { done <- srv.ServeHTTP(ctx, ho, func(u string) { urls <- u }) }()
+	go func() { done <- srv.RunHTTP(ctx, ho, func(u string) { urls <- u }) }()
 	var url string
 	select {
 	case url = <-urls:
 	case err := <-done:
 		cancel()
-		t.Fatalf("ServeHTTP: %v", err)
+		t.Fatalf("RunHTTP: %v", err)
 	}
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("ServeHTTP returned %v after its context ended", err)
+			t.Errorf("RunHTTP returned %v after its context ended", err)
 		}
 	})
 	return url, srv

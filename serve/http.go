@@ -304,12 +304,12 @@ func checkAddr(addr, token string) error {
 	return fmt.Errorf("--http %s listens on %s: %w", addr, host, ErrNeedsToken)
 }
 
-// ServeHTTP listens on o.Addr and serves until ctx ends; then every
+// RunHTTP listens on o.Addr and serves until ctx ends; then every
 // session is closed (their processes stopped, the grafted servers torn
 // down) and it returns nil. ready, when set, is called with the endpoint
 // URL once the port is bound. On an address beyond loopback the sessions'
 // webfetch refuses private, loopback and link-local addresses.
-func (s *Server) ServeHTTP(ctx context.Context, o HTTPOptions, ready func(url string)) error {
+func (s *Server) RunHTTP(ctx context.Context, o HTTPOptions, ready func(url string)) error {
 	defer s.Close()
 	if o.Addr == "" {
 		o.Addr = DefaultAddr

@@ -101,8 +101,8 @@ func TestNonLoopbackNeedsToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.ServeHTTP(context.Background(), HTTPOptions{Addr: "0.0.0.0:0"}, nil); err == nil || !strings.Contains(err.Error(), "token") {
-		t.Errorf("ServeHTTP on 0.0.0.0 without a token: %v", err)
+	if err := srv.RunHTTP(context.Background(), HTTPOptions{Addr: "0.0.0.0:0"}, nil); err == nil || !strings.Contains(err.Error(), "token") {
+		t.Errorf("RunHTTP on 0.0.0.0 without a token: %v", err)
 	}
 }
 

@@ -57,7 +57,7 @@ type Options struct {
 var adapting atomic.Bool
 
 // Server is a deck served over MCP. Make one with [New], run it with
-// [Server.RunStdio] or [Server.ServeHTTP], and Close it to end every
+// [Server.RunStdio] or [Server.RunHTTP], and Close it to end every
 // session and stop the grafted servers.
 type Server struct {
 	opts    Options

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/indusagi/induscode/addons"
-	"github.com/indusagi/induscode/addons/sandbox"
+	"github.com/indusagi/induscode/addons/policy"
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tools/shell"
 )
@@ -100,7 +100,7 @@ func (s *Session) grantPolicy(g Grant, from string) *jail.Policy {
 	home := func(ps []string) []string {
 		out := make([]string, len(ps))
 		for i, p := range ps {
-			out[i] = sandbox.ExpandPath(p, "")
+			out[i] = policy.ExpandPath(p, "")
 		}
 		return out
 	}

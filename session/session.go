@@ -221,7 +221,7 @@ func boot(ctx context.Context, opts Options, listing bool) (*Session, error) {
 			s.warn(fmt.Sprintf("moving old background logs into %s: %v", workspace.At(dir).Background(), err))
 		}
 	}
-	d, err := deck.Provision(opts.Profile, deck.Context{Dir: dir, Framework: fw})
+	d, err := deck.Provision(opts.Profile, deck.Setup{Dir: dir, Framework: fw})
 	if err != nil {
 		return nil, err
 	}

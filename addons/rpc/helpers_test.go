@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/addons"
-	"github.com/indusagi/induscode/addons/sandbox"
+	"github.com/indusagi/induscode/addons/policy"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -73,11 +73,11 @@ type loaded struct {
 
 // load loads ws's addons; the loader is closed at the end of the test.
 // A start gets 2s, so a test of a start that hangs is short.
-func load(t *testing.T, ws string, policy *sandbox.Policy) *loaded {
+func load(t *testing.T, ws string, grant *policy.Policy) *loaded {
 	t.Helper()
 	l := &loaded{faults: &faultLog{}}
 	var h *addons.Host
-	l.loader = NewLoader(Options{Workspace: ws, Policy: policy, StartTimeout: 2 * time.Second, Report: func(f *addons.Fault) { h.Report(f) }})
+	l.loader = NewLoader(Options{Workspace: ws, Policy: grant, StartTimeout: 2 * time.Second, Report: func(f *addons.Fault) { h.Report(f) }})
 	h = addons.NewHost(addons.HostOptions{Loader: l.loader})
 	h.OnFault(l.faults.add)
 	l.host = h

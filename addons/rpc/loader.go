@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/addons"
-	"github.com/indusagi/induscode/addons/sandbox"
+	"github.com/indusagi/induscode/addons/policy"
 	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/internal/jail"
@@ -33,8 +33,8 @@ var defaultEnv = []string{"PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "
 // file-system grant (a process addon is an ordinary program; the policy
 // governs what the host hands it), and the default environment names plus
 // those listed in INDUSR_ADDON_ENV.
-func DefaultPolicy() sandbox.Policy {
-	p := sandbox.DenyAll()
+func DefaultPolicy() policy.Policy {
+	p := policy.DenyAll()
 	p.Env = slices.Clone(defaultEnv)
 	for n := range strings.SplitSeq(os.Getenv(EnvAllowVar), ",") {
 		if n = strings.TrimSpace(n); n != "" && !slices.Contains(p.Env, n) {
@@ -53,7 +53,7 @@ type Options struct {
 	// Policy is the host's: its Env is the allow-list a manifest's env
 	// must keep to, its Timeout the per-call default. Nil means
 	// [DefaultPolicy].
-	Policy *sandbox.Policy
+	Policy *policy.Policy
 	// Report hears the faults of running addons (timeouts, crashes,
 	// refused answers); nil drops them. Wire it to [addons.Host.Report].
 	Report func(*addons.Fault)
@@ -144,15 +144,15 @@ func (l *Loader) Load(ctx context.Context, path string) (*addons.Addon, error) {
 	}
 	// The addon's own policy: the names it asked for, its timeout or the
 	// host's.
-	policy := sandbox.Policy{Env: slices.Clone(pr.Env), Timeout: pr.Wait}
-	if policy.Timeout == 0 {
-		policy.Timeout = l.o.Policy.CallTimeout()
+	own := policy.Policy{Env: slices.Clone(pr.Env), Timeout: pr.Wait}
+	if own.Timeout == 0 {
+		own.Timeout = l.o.Policy.CallTimeout()
 	}
 	s := &supervisor{
 		id: addons.ID(d.ID), file: file, dir: dir, command: slices.Clone(pr.Command), env: env,
-		timeout: policy.CallTimeout(), startWait: max(policy.CallTimeout(), l.o.StartTimeout), ward: l.ward, report: l.o.Report,
+		timeout: own.CallTimeout(), startWait: max(own.CallTimeout(), l.o.StartTimeout), ward: l.ward, report: l.o.Report,
 		params: InitializeParams{ProtocolVersion: ProtocolVersion, Addon: addons.ID(d.ID), Workspace: l.o.Workspace,
-			Limits: Limits{TimeoutMS: policy.CallTimeout().Milliseconds(), Env: policy.Env}},
+			Limits: Limits{TimeoutMS: own.CallTimeout().Milliseconds(), Env: own.Env}},
 	}
 	if l.o.Sandbox != nil {
 		s.sandbox = l.o.Sandbox(file, d.Sandbox)

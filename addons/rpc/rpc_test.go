@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/addons"
-	"github.com/indusagi/induscode/addons/sandbox"
+	"github.com/indusagi/induscode/addons/policy"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -317,7 +317,7 @@ func TestPolicyTimeoutIsTheDefault(t *testing.T) {
 	if res := l.callEcho(context.Background(), `{}`); !strings.Contains(res.PlainText(), "no answer within 250ms") {
 		t.Errorf("%q", res.PlainText())
 	}
-	_ = sandbox.DefaultTimeout
+	_ = policy.DefaultTimeout
 }
 
 // groupSize counts the processes of group pgid.

@@ -31,7 +31,7 @@ func Example() {
 	}
 	board := whiteboard.New()
 
-	d, err := deck.Provision(deck.Survey, deck.Context{Dir: dir})
+	d, err := deck.Provision(deck.Survey, deck.Setup{Dir: dir})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -94,7 +94,7 @@ loopback and link-local addresses.`,
 				token = os.Getenv(tokenEnv)
 			}
 
-			err = srv.ServeHTTP(ctx, serve.HTTPOptions{Addr: addr, Token: token, SessionTimeout: timeout, MaxSessions: maxSess, EventStreams: sse, PollAfter: poll}, func(url string) {
+			err = srv.RunHTTP(ctx, serve.HTTPOptions{Addr: addr, Token: token, SessionTimeout: timeout, MaxSessions: maxSess, EventStreams: sse, PollAfter: poll}, func(url string) {
 				printClientConfig(stderr, url, token != "")
 			})
 			if err != nil {

@@ -1,10 +1,10 @@
-// Package sandbox is the capability policy addons run under and the one
+// Package policy is the capability policy addons run under and the one
 // funnel every addon path goes through before use. A [Policy] grants
 // nothing unless the host says so: no file system, no inherited
 // environment. Paths are confined the way the file tools confine them: a
 // lexical check against the root, then the operating system's os.Root,
 // which refuses a symlink that leads out of the root.
-package sandbox
+package policy
 
 import (
 	"errors"

@@ -10,9 +10,9 @@ import (
 	"github.com/indusagi/induscode/tools/web"
 )
 
-// Context is what a card's Build receives: where the session works and the
-// handles the host injected.
-type Context struct {
+// Setup is what Provision and each card's Build receive: where the
+// session works and the handles the host injected.
+type Setup struct {
 	// Dir is the working directory; relative paths resolve against it.
 	Dir string
 	// Roots are extra workspace roots writes may reach besides Dir.
@@ -67,11 +67,11 @@ func (f Framework) log() *slog.Logger {
 	return slog.Default()
 }
 
-// Env returns the session environment a deck built from c runs its calls in.
-func (c Context) Env() *tool.Env {
-	env := tool.NewEnv(c.Dir, c.Roots...)
-	if c.Framework.ReadState != nil {
-		env.Reads = c.Framework.ReadState
+// Env returns the session environment a deck built from s runs its calls in.
+func (s Setup) Env() *tool.Env {
+	env := tool.NewEnv(s.Dir, s.Roots...)
+	if s.Framework.ReadState != nil {
+		env.Reads = s.Framework.ReadState
 	}
 	return env
 }
