@@ -111,6 +111,10 @@ func (l Layout) Memory() string { return l.in("memory.md") }
 // Downloads holds bodies fetched from the web that are not text.
 func (l Layout) Downloads() string { return l.in("downloads") }
 
+// SearchIndex is the folder of grep's n-gram index (package
+// internal/searchindex).
+func (l Layout) SearchIndex() string { return l.in("index") }
+
 // Procs holds one small record per live session that started processes
 // (owner, token, process groups), so a later session can kill what a
 // session killed with SIGKILL left running.

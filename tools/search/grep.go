@@ -27,6 +27,9 @@ type Options struct {
 	Budget time.Duration
 	// Workers is the parallelism of the walk; 0 means one per CPU.
 	Workers int
+	// Index, when set, lets grep skip the files it proves hold no
+	// match; nil scans every file.
+	Index Narrower
 }
 
 func (o Options) budget() time.Duration {
@@ -120,6 +123,7 @@ type grepPlan struct {
 	offset  int
 	numbers bool
 	where   string
+	skip    func(path string) bool // from Options.Index; nil: scan all
 }
 
 func planGrep(in GrepInput, env *tool.Env) (*grepPlan, error) {
@@ -226,6 +230,7 @@ func runGrep(ctx context.Context, in GrepInput, env *tool.Env, o Options) tool.R
 	if err != nil {
 		return tool.Errorf("grep: %v", err)
 	}
+	p.narrow(o)
 	if p.mode == modeContent {
 		return runContent(ctx, p, in, env, o)
 	}
@@ -244,7 +249,7 @@ func runGrep(ctx context.Context, in GrepInput, env *tool.Env, o Options) tool.R
 	scanners := make([]*scanner, workers)
 	hits := make([][]fileHit, workers)
 	visit := func(w int, path string) {
-		if bctx.Err() != nil {
+		if bctx.Err() != nil || p.skipped(path) {
 			return
 		}
 		sc := scanners[w]

@@ -51,6 +51,7 @@ func Grep(ctx context.Context, env *tool.Env, in GrepInput, o Options, emit func
 	if err != nil {
 		return Summary{}, err
 	}
+	p.narrow(o)
 	bctx, cancel := context.WithTimeoutCause(ctx, o.budget(), errBudget)
 	defer cancel()
 	r := newStreamRun(bctx, env, p, o, emit)
@@ -190,6 +191,9 @@ func (r *streamRun) scan(sc *scanner, sl *slot) {
 			return
 		}
 		sl.cur = i
+		if r.p.skipped(path) {
+			continue
+		}
 		ok, err := sc.scanFile(r.ctx, path, &hit)
 		if ok {
 			sl.matched++

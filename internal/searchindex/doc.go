@@ -1,0 +1,21 @@
+// Package searchindex is grep's n-gram index: an accelerator that lets a
+// search skip the files that cannot hold a match, and never changes what
+// grep answers.
+//
+// One index file under .indusvx/index/ maps each trigram (three bytes)
+// present in the workspace's searchable files to the files holding it
+// (format.go). Trigrams over raw bytes serve every query: a
+// case-insensitive pattern, a class or an alternation becomes an OR of the
+// byte strings it allows (plan.go), so there is no separate folded index.
+// A build (build.go) walks the tree with grep's own rules, reads each file
+// once and writes the file atomically; its memory is bounded by leaving
+// files out of the table, which grep then scans.
+//
+// A file is skipped only when the index proves it holds no match (index.go):
+// it is in the table, its size, modification and change times, inode and
+// device are those recorded (a copy or a clone of the index matches no
+// file), it was not changed too close to the build to tell, and it lacks a
+// trigram the pattern needs. Everything else is scanned, so results,
+// order, counts, context and limits are the scan's. A file that fails a
+// check (header, version, lengths, checksums) is not used at all.
+package searchindex

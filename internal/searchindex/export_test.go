@@ -1,0 +1,14 @@
+package searchindex
+
+import "time"
+
+// SetRacyWindow shortens the racy window for a test; the returned
+// function restores it.
+func SetRacyWindow(d time.Duration) (restore func()) {
+	old := racyWindow
+	racyWindow = d
+	return func() { racyWindow = old }
+}
+
+// RacyWindow is the window in force.
+func RacyWindow() time.Duration { return racyWindow }

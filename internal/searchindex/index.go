@@ -1,0 +1,315 @@
+package searchindex
+
+import (
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/indusagi/induscode/workspace"
+)
+
+// Index is the search index of one workspace as grep consults it. It
+// reads the index file when it changes and is safe for concurrent use.
+// An Index never builds; Build does, and a host decides when.
+type Index struct {
+	root string // absolute workspace root
+	path string // the index file
+
+	mu   sync.Mutex
+	snap *snapshot
+	key  stamp // of the index file snap was read from
+	bad  error // why the file on disk was refused
+}
+
+// snapshot is one index file, read.
+type snapshot struct {
+	f     *os.File // for the posting lists; closed by its finalizer
+	h     header
+	files []entry
+	order []uint32
+	lk    *lookup
+}
+
+// Open returns the index of the workspace at root (nothing is read yet).
+func Open(root string) *Index {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		abs = filepath.Clean(root)
+	}
+	return &Index{root: abs, path: filepath.Join(workspace.At(abs).SearchIndex(), FileName)}
+}
+
+// Root is the workspace the index covers.
+func (x *Index) Root() string { return x.root }
+
+// load returns the current snapshot, reading the file again when it was
+// replaced; nil when there is none or it was refused (x.bad says why).
+func (x *Index) load() *snapshot {
+	if !supported {
+		return nil
+	}
+	fi, err := workspace.Lstat(x.path)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if err != nil {
+		x.snap, x.key, x.bad = nil, stamp{}, nil
+		if !errors.Is(err, fs.ErrNotExist) {
+			x.bad = err
+		}
+		return nil
+	}
+	if k, ok := statStamp(fi); ok && k == x.key && (x.snap != nil || x.bad != nil) {
+		return x.snap
+	}
+	x.snap, x.bad = nil, nil
+	f, err := workspace.Open(x.path)
+	if err != nil {
+		x.bad = err
+		return nil
+	}
+	s, k, err := readSnapshot(f)
+	if err != nil {
+		f.Close()
+		x.bad, x.key = err, k
+		return nil
+	}
+	x.snap, x.key = s, k
+	return s
+}
+
+func readSnapshot(f *os.File) (*snapshot, stamp, error) {
+	k, ok := fileStamp(f)
+	if !ok {
+		return nil, k, corrupt("not a regular file")
+	}
+	hb := make([]byte, headerSize)
+	if _, err := f.ReadAt(hb, 0); err != nil {
+		return nil, k, corrupt("short header: %v", err)
+	}
+	h, err := decodeHeader(hb, k.size)
+	if err != nil {
+		return nil, k, err
+	}
+	meta := make([]byte, h.metaLen)
+	if _, err := f.ReadAt(meta, headerSize); err != nil && !(err == io.EOF && len(meta) == 0) {
+		return nil, k, corrupt("short file table: %v", err)
+	}
+	files, order, lk, err := decodeMeta(h, meta)
+	if err != nil {
+		return nil, k, err
+	}
+	return &snapshot{f: f, h: h, files: files, order: order, lk: lk}, k, nil
+}
+
+// Narrow plans the regular expression expr (as package linematch compiled
+// it) against the index and returns skip, which reports true only for a
+// file (by absolute path) that the index proves holds no match: it is in
+// the table, unchanged since it was indexed (size, times, inode, device),
+// not changed too close to the build to tell, and lacks the trigrams
+// every match needs. skip is nil when the index cannot narrow the search
+// (no index, a refused one, or a pattern without usable trigrams); grep
+// then scans every file.
+func (x *Index) Narrow(expr string) (skip func(path string) bool) {
+	q := planOf(expr)
+	if q.op == qAll {
+		return nil
+	}
+	s := x.load()
+	if s == nil {
+		return nil
+	}
+	cand, err := s.eval(q)
+	if err != nil {
+		x.mu.Lock()
+		if x.snap == s {
+			x.snap, x.bad = nil, err
+		}
+		x.mu.Unlock()
+		return nil
+	}
+	prefix := x.root + string(filepath.Separator)
+	return func(path string) bool {
+		rel, ok := strings.CutPrefix(path, prefix)
+		if !ok {
+			return false
+		}
+		id, ok := s.lookup(filepath.ToSlash(rel))
+		if !ok || cand.has(id) {
+			return false
+		}
+		return s.trusted(id, path)
+	}
+}
+
+// lookup finds a file's id by its relative path.
+func (s *snapshot) lookup(rel string) (uint32, bool) {
+	i, ok := slices.BinarySearchFunc(s.order, rel, func(id uint32, p string) int {
+		return strings.Compare(s.files[id].path, p)
+	})
+	if !ok {
+		return 0, false
+	}
+	return s.order[i], true
+}
+
+// trusted reports whether the file at path is what entry id recorded.
+func (s *snapshot) trusted(id uint32, path string) bool {
+	e := &s.files[id]
+	if e.stamp.mtime >= s.h.built || e.stamp.ctime >= s.h.built {
+		return false // racy: changed too close to the build to tell
+	}
+	now, ok := pathStamp(path)
+	return ok && now == e.stamp
+}
+
+// bitmap is a set of file ids.
+type bitmap []uint64
+
+func newBitmap(n uint32) bitmap     { return make(bitmap, (n+63)/64) }
+func (b bitmap) has(id uint32) bool { return b[id/64]&(1<<(id%64)) != 0 }
+func (b bitmap) set(id uint32)      { b[id/64] |= 1 << (id % 64) }
+func (b bitmap) and(o bitmap) {
+	for i := range b {
+		b[i] &= o[i]
+	}
+}
+func (b bitmap) or(o bitmap) {
+	for i := range b {
+		b[i] |= o[i]
+	}
+}
+func (b bitmap) fill(n uint32) bitmap {
+	for i := range b {
+		b[i] = ^uint64(0)
+	}
+	if r := n % 64; r != 0 {
+		b[len(b)-1] = 1<<r - 1
+	}
+	return b
+}
+
+// eval returns the files that may satisfy q.
+func (s *snapshot) eval(q *query) (bitmap, error) {
+	cache := map[uint32]bitmap{}
+	var ids []uint32
+	list := func(t uint32) (bitmap, error) {
+		if b, ok := cache[t]; ok {
+			return b, nil
+		}
+		b := newBitmap(s.h.nfiles)
+		if i, ok := s.lk.find(t); ok {
+			data := make([]byte, s.lk.lens[i])
+			if _, err := s.f.ReadAt(data, headerSize+int64(s.h.metaLen)+int64(s.lk.offs[i])); err != nil {
+				return nil, corrupt("short posting list: %v", err)
+			}
+			if crc32.Checksum(data, castagnoli) != s.lk.crcs[i] {
+				return nil, corrupt("posting list checksum mismatch")
+			}
+			var err error
+			if ids, err = decodePostings(data, s.h.nfiles, ids[:0]); err != nil {
+				return nil, err
+			}
+			for _, id := range ids {
+				b.set(id)
+			}
+		}
+		cache[t] = b
+		return b, nil
+	}
+	var walk func(q *query) (bitmap, error)
+	walk = func(q *query) (bitmap, error) {
+		out := newBitmap(s.h.nfiles)
+		switch q.op {
+		case qAll:
+			return out.fill(s.h.nfiles), nil
+		case qNone:
+			return out, nil
+		case qAnd:
+			out.fill(s.h.nfiles)
+		}
+		for _, t := range q.tris {
+			b, err := list(t)
+			if err != nil {
+				return nil, err
+			}
+			if q.op == qAnd {
+				out.and(b)
+			} else {
+				out.or(b)
+			}
+		}
+		for _, sub := range q.subs {
+			b, err := walk(sub)
+			if err != nil {
+				return nil, err
+			}
+			if q.op == qAnd {
+				out.and(b)
+			} else {
+				out.or(b)
+			}
+		}
+		return out, nil
+	}
+	return walk(q)
+}
+
+// Status is what `indusr index status` shows.
+type Status struct {
+	Path    string    // the index file
+	Exists  bool      // an index file is there
+	Problem string    // why it is not used, when it is refused
+	Size    int64     // bytes of the index file
+	Files   int       // files in the table
+	Bytes   int64     // their bytes when indexed
+	Built   time.Time // when its build began
+	Dirty   int       // files in the table changed since (grep scans them)
+}
+
+// Status reads the index file and checks each entry against its file.
+func (x *Index) Status() Status {
+	st := Status{Path: x.path}
+	s := x.load()
+	x.mu.Lock()
+	bad, key := x.bad, x.key
+	x.mu.Unlock()
+	if bad != nil {
+		st.Exists, st.Problem = true, bad.Error()
+		return st
+	}
+	if s == nil {
+		if !supported {
+			st.Problem = "the search index is only used on Linux"
+		}
+		return st
+	}
+	st.Exists, st.Size, st.Files = true, key.size, len(s.files)
+	st.Built = time.Unix(0, s.h.built).Add(racyWindow)
+	for id := range s.files {
+		st.Bytes += s.files[id].stamp.size
+		if !s.trusted(uint32(id), filepath.Join(x.root, filepath.FromSlash(s.files[id].path))) {
+			st.Dirty++
+		}
+	}
+	return st
+}
+
+// Drop removes the index file; grep scans until the next build.
+func (x *Index) Drop() error {
+	err := workspace.Remove(x.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("removing the search index: %w", err)
+	}
+	return nil
+}

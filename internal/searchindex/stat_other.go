@@ -1,0 +1,22 @@
+//go:build !linux
+
+package searchindex
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+)
+
+// Elsewhere the index is not used: without change times and inodes a
+// stamp cannot prove a file unchanged.
+
+func openNoFollow(path string) (*os.File, error) { return nil, errors.ErrUnsupported }
+
+func fileStamp(*os.File) (stamp, bool) { return stamp{}, false }
+
+func pathStamp(string) (stamp, bool) { return stamp{}, false }
+
+const supported = false
+
+func statStamp(fs.FileInfo) (stamp, bool) { return stamp{}, false }
