@@ -7,7 +7,8 @@
 // leave its process group with setsid. On Linux each child gets a
 // parent-death signal, so the direct child dies with indusr; Go ties that
 // signal to the OS thread that started the child, so children are started
-// from one locked thread that lives as long as any of them. And each
+// from one locked thread that lives as long as any of them (a sandboxed
+// child from a confined thread of its own, see package jail). And each
 // session keeps a small record (owner pid and start time, token, process
 // groups) under the workspace state folder: the next session start kills
 // whatever carries the token of an owner that is gone ([Reap]), and a

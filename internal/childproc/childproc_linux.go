@@ -5,6 +5,7 @@ package childproc
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/indusagi/induscode/internal/jail"
 )
 
 // setDeathSignal asks the kernel to SIGKILL the child when the thread that
@@ -36,6 +39,9 @@ var starter struct {
 }
 
 func start(cmd *exec.Cmd) (done func(), err error) {
+	if apply, ok := jail.Unwrap(cmd); ok {
+		return startConfined(cmd, apply)
+	}
 	starter.mu.Lock()
 	if starter.jobs == nil {
 		starter.jobs = make(chan func())
@@ -73,6 +79,37 @@ func runStarter(jobs <-chan func()) {
 	for job := range jobs {
 		job()
 	}
+}
+
+// startConfined starts a sandboxed cmd from an OS thread of its own that
+// apply confined first: Landlock and seccomp bind the calling thread and
+// what it forks, so the child starts confined without a helper process.
+// The thread lives until the child is reaped, since the child's
+// parent-death signal is tied to it, and then ends with its goroutine,
+// which never unlocks it: no Go code runs on a confined thread again,
+// and the runtime starts no thread from a locked one.
+func startConfined(cmd *exec.Cmd, apply func() error) (done func(), err error) {
+	errc := make(chan error, 1)
+	reaped := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		if err := apply(); err != nil {
+			errc <- fmt.Errorf("sandbox: %w; the command did not run", err)
+			return
+		}
+		err := cmd.Start()
+		errc <- err
+		if err == nil {
+			<-reaped
+		}
+	}()
+	if err := <-errc; err != nil {
+		return nil, err
+	}
+	pid := cmd.Process.Pid
+	noteStarted(pid)
+	var once sync.Once
+	return func() { once.Do(func() { noteReaped(pid); close(reaped) }) }, nil
 }
 
 func pidAlive(pid int) bool { return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }

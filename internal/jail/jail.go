@@ -4,14 +4,16 @@
 // only where its policy says and, with the network off, cannot open TCP
 // connections or IP sockets.
 //
-// Landlock restricts the calling thread and what it starts later, so the
-// confinement is applied in the child, between fork and the target's exec,
-// by the running program itself: [Wrap] rewrites an *exec.Cmd to start
-// this program's own executable with the policy in an environment
-// variable, and [Main], called first thing in main (and in TestMain of the
-// tests that start confined children), notices the variable, confines
-// itself and execs the real target with the original arguments. No second
-// binary has to be shipped or found, and the target's argv is untouched.
+// Landlock restricts the calling thread and what it starts later. [Wrap]
+// prepares an *exec.Cmd; the supervised start (internal/childproc) takes
+// it back with [Unwrap], confines a locked OS thread of its own and forks
+// the child from it, so the target starts confined and directly, its argv
+// untouched. A prepared cmd started any other way still cannot run
+// unconfined: Wrap points it at this program's own executable with the
+// policy in an environment variable, and [Main], called first thing in
+// main (and in TestMain of the tests that start confined children),
+// notices the variable, confines itself and execs the real target. No
+// second binary has to be shipped or found.
 //
 // Landlock is an allow-list: a directory's rights cover everything
 // beneath it, so a protected path inside a writable workspace cannot be

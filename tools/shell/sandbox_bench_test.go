@@ -13,9 +13,10 @@ import (
 // BenchmarkBashSandboxed compares the bash tool running `true` under
 // workspace-write with the same call unconfined, alternating which goes
 // first so a change in machine load hits both alike; the reported ratio
-// is confined time over unconfined time (target: at most 1.3). The
-// helper here is the test binary, whose start costs differ from indusr's;
-// the whole-command comparison with hyperfine is in BENCHMARKS.md.
+// is confined time over unconfined time (target: at most 1.3). Both
+// start bash directly; the confined one from a thread the sandbox
+// confined first (see childproc). The whole-command comparison with
+// hyperfine is in BENCHMARKS.md.
 func BenchmarkBashSandboxed(b *testing.B) {
 	if jail.Probe().ABI < 1 {
 		b.Skip("no Landlock here")

@@ -1,0 +1,44 @@
+//go:build linux
+
+package jail
+
+import (
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+)
+
+// Unwrap takes the helper back out of a cmd that [Wrap] prepared, for a
+// starter that confines the thread it starts cmd from: cmd runs its own
+// program again, and apply, called on that locked thread just before
+// cmd.Start, confines the thread, which the child then inherits across
+// fork and exec. That saves starting this executable a second time,
+// which is most of what confining a short command costs. The thread must
+// not run anything else afterwards (it should end once the child is
+// gone). ok is false for a cmd Wrap did not prepare.
+//
+// A cmd that is started without Unwrap still goes through the helper, so
+// a prepared cmd never runs unconfined by mistake.
+func Unwrap(cmd *exec.Cmd) (apply func() error, ok bool) {
+	exe := self.Load()
+	if exe == nil || cmd.Path != *exe {
+		return nil, false
+	}
+	isSpec := func(kv string) bool { return strings.HasPrefix(kv, EnvVar+"=") }
+	// The last one counts, as for the helper (and os/exec).
+	i := len(cmd.Env) - 1
+	for i >= 0 && !isSpec(cmd.Env[i]) {
+		i--
+	}
+	if i < 0 {
+		return nil, false
+	}
+	var s spec
+	if err := json.Unmarshal([]byte(cmd.Env[i][len(EnvVar)+1:]), &s); err != nil {
+		return nil, false // the helper reports it, and runs nothing
+	}
+	cmd.Env = slices.DeleteFunc(slices.Clone(cmd.Env), isSpec)
+	cmd.Path = s.Path
+	return func() error { return confine(s.Policy) }, true
+}
