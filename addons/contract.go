@@ -159,7 +159,13 @@ type ContextPayload struct{ Messages json.RawMessage }
 type CompactPayload struct{ Reason string }
 
 // LifecyclePayload is the payload of session:* and turn:* events.
-type LifecyclePayload struct{ Session string }
+// Stopping is set on the turn:end of a turn in which the model answered
+// without calling a tool: the agent stops there unless a handler sends a
+// message (the send_message handle), which the agent then answers.
+type LifecyclePayload struct {
+	Session  string
+	Stopping bool
+}
 
 func (p ToolPayload) clone() Payload {
 	c := ToolPayload{Name: p.Name, Args: slices.Clone(p.Args)}
@@ -218,9 +224,12 @@ func (e Event) Accepts(p Payload) bool {
 }
 
 // Decision is a gate's verdict: Stop refuses what the event announces,
-// for Reason.
+// for Reason. Allow (tool:before) permits the call outright, as a
+// PreToolUse hook's "allow" does: a host that would have to ask the user
+// runs it without asking. A later gate's stop still refuses it.
 type Decision struct {
 	Stop   bool
+	Allow  bool
 	Reason string
 }
 

@@ -17,6 +17,9 @@ type Stop struct {
 type Outcome struct {
 	Payload Payload
 	Stop    *Stop
+	// Allowed is the first addon whose gate allowed the event outright
+	// (see Decision.Allow); "" when none did or a gate stopped it.
+	Allowed ID
 }
 
 // Dispatcher runs the handlers of an event in registration order: an
@@ -51,6 +54,10 @@ func (d *Dispatcher) Len() int {
 
 // Has reports whether any addon subscribed to e.
 func (d *Dispatcher) Has(e Event) bool { return d != nil && len(d.by[e]) > 0 }
+
+// HasTool reports whether any addon subscribed to the tool event e for
+// calls of the tool named name.
+func (d *Dispatcher) HasTool(e Event, name string) bool { return len(d.subsFor(e, name)) > 0 }
 
 // Reserved lists the gate-bearing events, those whose stop the host acts
 // on (see [Event.Guards]).
@@ -99,20 +106,24 @@ func (d *Dispatcher) Dispatch(ctx context.Context, e Event, p Payload) Outcome {
 }
 
 func (d *Dispatcher) run(ctx context.Context, e Event, p Payload, subs []Subscription) Outcome {
+	var allowed ID
 	for i := 0; i < len(subs); {
 		var stop *Stop
 		var done bool
-		if i, stop, done = d.runFrom(ctx, e, &p, subs, i); done {
-			return Outcome{Payload: p, Stop: stop}
+		if i, stop, done = d.runFrom(ctx, e, &p, &allowed, subs, i); done {
+			if stop != nil {
+				allowed = ""
+			}
+			return Outcome{Payload: p, Stop: stop, Allowed: allowed}
 		}
 	}
-	return Outcome{Payload: p}
+	return Outcome{Payload: p, Allowed: allowed}
 }
 
 // runFrom runs the handlers from i on. One deferred recover guards them
 // all: a handler that panics is reported and the walk goes on from the
 // next one (done false).
-func (d *Dispatcher) runFrom(ctx context.Context, e Event, p *Payload, subs []Subscription, i int) (next int, stop *Stop, done bool) {
+func (d *Dispatcher) runFrom(ctx context.Context, e Event, p *Payload, allowed *ID, subs []Subscription, i int) (next int, stop *Stop, done bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			s := subs[next]
@@ -143,8 +154,12 @@ func (d *Dispatcher) runFrom(ctx context.Context, e Event, p *Payload, subs []Su
 			if s.Handler.gate == nil {
 				continue
 			}
-			if dec := s.Handler.gate(ctx, *p); dec.Stop {
+			dec := s.Handler.gate(ctx, *p)
+			if dec.Stop {
 				return next, &Stop{Addon: s.Addon, Reason: dec.Reason}, true
+			}
+			if dec.Allow && *allowed == "" {
+				*allowed = s.Addon
 			}
 		}
 	}

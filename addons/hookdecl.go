@@ -37,8 +37,9 @@ type HookDecl struct {
 const MaxHookTimeout = 600
 
 // hookEvents are the events a hook may name, Claude Code's names first,
-// each with the event it runs at. Claude Code's other events (Stop,
-// Notification, ...) have no counterpart here yet.
+// each with the event it runs at. Stop runs at the turn:end where the
+// agent stops (LifecyclePayload.Stopping). Claude Code's other events
+// (SubagentStop, Notification, ...) have no counterpart here yet.
 var hookEvents = []struct {
 	claude string
 	event  Event
@@ -49,6 +50,7 @@ var hookEvents = []struct {
 	{"SessionEnd", SessionEnd},
 	{"UserPromptSubmit", InputSubmit},
 	{"PreCompact", CompactBefore},
+	{"Stop", TurnEnd},
 }
 
 // HookEvent returns the event a hook's event name runs at and its Claude

@@ -33,7 +33,7 @@ func TestParseManifestFaults(t *testing.T) {
 		{"name wrong type", "id = \"a\"\n[[command]]\nname = 3\n", 3, "field command.name"},
 		{"hook bad matcher", "id = \"a\"\n[[hook]]\nevent = \"PreToolUse\"\ncommand = \"true\"\n[[hook]]\nevent = \"PreToolUse\"\nmatcher = \"Edit|(Write\"\ncommand = \"true\"\n", 7, `field hook[2].matcher: "Edit|(Write" is not a valid regular expression`},
 		{"hook look-around", "id = \"a\"\n[[hook]]\nevent = \"tool:before\"\nmatcher = \"^(?!read)\"\ncommand = \"true\"\n", 4, "RE2"},
-		{"hook unknown event", "id = \"a\"\n[[hook]]\nevent = \"Stop\"\ncommand = \"true\"\n", 3, `"Stop" is not a hook event; hook events are PreToolUse (tool:before)`},
+		{"hook unknown event", "id = \"a\"\n[[hook]]\nevent = \"Notification\"\ncommand = \"true\"\n", 3, `"Notification" is not a hook event; hook events are PreToolUse (tool:before)`},
 		{"hook without command", "id = \"a\"\n\n[[hook]]\nevent = \"PostToolUse\"\n", 3, "field hook[1].command: must be set"},
 		{"hook timeout", "id = \"a\"\n[[hook]]\nevent = \"SessionStart\"\ncommand = \"x\"\ntimeout = -1\n", 5, "field hook[1].timeout: -1"},
 		{"hook timeout text", "id = \"a\"\n[[hook]]\nevent = \"SessionStart\"\ncommand = \"x\"\ntimeout = \"10s\"\n", 5, "field hook.timeout"},

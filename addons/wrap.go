@@ -18,6 +18,29 @@ func Refusal(addon ID, toolName, reason string) tool.Result {
 	return tool.Errorf("addon %s blocked the call of %s: %s. The tool did not run; do not retry it unchanged.", addon, toolName, reason)
 }
 
+// permissionKey carries the refusal of a call that needs the user's
+// permission (see NeedPermission).
+type permissionKey struct{}
+
+// NeedPermission returns ctx for a call that needs the user's permission
+// when no one can be asked: the call runs only if a tool:before gate
+// allows it outright (Decision.Allow, a PreToolUse hook's "allow");
+// otherwise it is refused with PermissionRefusal(refuse). A host sets it
+// only on calls of a tool [Dispatcher.HasTool] says has tool:before
+// subscribers, and refuses the others itself.
+func NeedPermission(ctx context.Context, refuse string) context.Context {
+	return context.WithValue(ctx, permissionKey{}, refuse)
+}
+
+// PermissionRefusal is the result of a call that needed permission no
+// gate gave: why, under a stable opening a caller can tell apart.
+func PermissionRefusal(toolName, why string) tool.Result {
+	return tool.Errorf("%s%s: %s", PermissionRefused, toolName, why)
+}
+
+// PermissionRefused opens the text of every [PermissionRefusal].
+const PermissionRefused = "permission needed for the call of "
+
 // Wrap returns t with the bundle around it: the tool:before handlers
 // (gates first refuse, transforms may rewrite the arguments), then the
 // interceptor chain's enter stages, the tool itself, the exit stages, and
@@ -65,12 +88,22 @@ func (g *guarded) Run(ctx context.Context, input json.RawMessage, env *tool.Env)
 	// Handlers and interceptors see and may rewrite the whole result, so
 	// the tool inside must not stream part of it past them.
 	ctx = tool.WithTextStream(ctx, nil)
+	need, _ := ctx.Value(permissionKey{}).(string)
+	if need != "" {
+		ctx = context.WithValue(ctx, permissionKey{}, "") // not for the calls this one makes
+	}
 	if len(g.before) > 0 {
 		out := g.d.run(ctx, ToolBefore, ToolPayload{Name: name, Args: input}, g.before)
 		if out.Stop != nil {
 			return Refusal(out.Stop.Addon, name, out.Stop.Reason)
 		}
+		if out.Allowed != "" {
+			need = ""
+		}
 		input = out.Payload.(ToolPayload).Args
+	}
+	if need != "" {
+		return PermissionRefusal(name, need)
 	}
 	var cr CallResult
 	if len(g.chain.stages) > 0 {

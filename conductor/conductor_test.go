@@ -308,3 +308,62 @@ func TestOnePromptIsOneCheckpointNode(t *testing.T) {
 		t.Fatalf("nodes %+v, want one node %s with both files", nodes, res.Node)
 	}
 }
+
+// In the default mode a call that needs permission runs when a
+// tool:before gate allows it outright (a PreToolUse hook's allow), and is
+// refused, saying how to allow it, when the gates only let it pass.
+func TestGateAllowGivesPermissionInDefaultMode(t *testing.T) {
+	dir := t.TempDir()
+	srv := fakemodel.Start(t,
+		fakemodel.Call("bash", `{"command":"touch allowed"}`, "bash", `{"command":"touch refused"}`),
+		fakemodel.Say("done"))
+	allow := &addons.Addon{ID: "allow-touch", Register: func(api addons.API) error {
+		api.OnTool(addons.ToolBefore, "bash", addons.Gater(func(_ context.Context, p addons.Payload) addons.Decision {
+			return addons.Decision{Allow: strings.Contains(string(p.(addons.ToolPayload).Args), "touch allowed")}
+		}))
+		return nil
+	}}
+	var results []provider.Block
+	c := open(t, dir, srv, conductor.Options{OnEvent: func(e conductor.Event) {
+		if tr, ok := e.(conductor.ToolResults); ok {
+			results = append(results, tr.Message.Blocks...)
+		}
+	}}, allow)
+	if res, err := c.Run(context.Background(), "touch both"); err != nil || res.IsError {
+		t.Fatal(res, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "allowed")); err != nil {
+		t.Error("the call the gate allowed did not run")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "refused")); err == nil {
+		t.Error("the call no one allowed ran in the default mode")
+	}
+	if len(results) != 2 || results[1].Failure != provider.Refused || !strings.Contains(results[1].Text, "--allowed-tools") {
+		t.Errorf("results %+v", results)
+	}
+}
+
+// A message sent while the agent stops (a Stop hook's reason) keeps it
+// going: the model answers it before the run ends.
+func TestMessageAtStopKeepsTheAgentGoing(t *testing.T) {
+	srv := fakemodel.Start(t, fakemodel.Say("first answer"), fakemodel.Say("tests ran too"))
+	var h *addons.Handles
+	var once sync.Once
+	stopper := &addons.Addon{ID: "stopper", Register: func(api addons.API) error {
+		h = api.Handles()
+		api.On(addons.TurnEnd, addons.Observer(func(ctx context.Context, p addons.Payload) {
+			if p.(addons.LifecyclePayload).Stopping {
+				once.Do(func() { h.SendMessage(ctx, "run the tests first") })
+			}
+		}))
+		return nil
+	}}
+	c := open(t, t.TempDir(), srv, conductor.Options{}, stopper)
+	res, err := c.Run(context.Background(), "hi")
+	if err != nil || res.IsError || res.Text != "tests ran too" || res.Turns != 2 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if body := string(srv.Requests()[1].Body); !strings.Contains(body, "first answer") || !strings.Contains(body, "run the tests first") {
+		t.Errorf("the second call lacks the answer and the message: %s", body)
+	}
+}

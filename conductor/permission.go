@@ -216,30 +216,33 @@ func (p *permissions) removes(name string) bool {
 	return false
 }
 
-// refusal is why a call may not run, or "".
-func (p *permissions) refusal(name string, readOnly bool, input json.RawMessage, planning bool) string {
+// refusal is why a call may not run, or "": a deny rule or plan mode
+// (refuse), or the permission the call needs and no one can give here
+// (ask), which a PreToolUse hook's allow may still give.
+func (p *permissions) refusal(name string, readOnly bool, input json.RawMessage, planning bool) (refuse, ask string) {
 	for _, r := range p.disallow {
 		if r.denies(name, input) {
-			return fmt.Sprintf("The call of %s was refused by the rule %s of --disallowed-tools; do not retry it.", name, r)
+			return fmt.Sprintf("The call of %s was refused by the rule %s of --disallowed-tools; do not retry it.", name, r), ""
 		}
 	}
 	if isFreeTool(name) {
-		return ""
+		return "", ""
 	}
 	if planning && !readOnly {
 		return fmt.Sprintf("Plan mode: %s may change things, and only read-only tools run until the plan is approved. "+
-			"Explore with read-only tools, then present the plan with exit_plan_mode.", name)
+			"Explore with read-only tools, then present the plan with exit_plan_mode.", name), ""
 	}
 	if readOnly || p.mode == BypassPermissions || (p.mode == AcceptEdits && isEditTool(name)) {
-		return ""
+		return "", ""
 	}
 	for _, r := range p.allow {
 		if r.matches(name, input) {
-			return ""
+			return "", ""
 		}
 	}
-	return fmt.Sprintf("The call of %s needs permission, and no one can be asked in this run (permission mode %s). "+
-		"The user may allow it with --allowed-tools (for example %q) or --permission-mode.", name, p.mode, example(name))
+	return "", fmt.Sprintf("The call of %s needs permission, and no one can be asked in this run (permission mode %s). "+
+		"The user may allow it with --allowed-tools (for example %q), --permission-mode, or a PreToolUse hook that answers allow.",
+		name, p.mode, example(name))
 }
 
 func example(name string) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/indusagi/induscode/deck/cards"
 	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/transcript"
 )
 
@@ -133,7 +134,7 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 	c.emit(AssistantMessage{Message: resp.Message, Usage: resp.Usage, Cost: resp.Cost, Model: model.String(), Stop: resp.Stop})
 	uses := resp.Message.ToolUses()
 	if len(uses) > 0 {
-		results := provider.RunToolUses(ctx, c.sess.Box(), uses, provider.RunOptions{Check: c.check})
+		results := provider.RunToolUses(ctx, permitted{c}, uses, provider.RunOptions{Check: c.check})
 		c.afterTools(uses, results)
 		tm := provider.Message{Role: provider.User, Blocks: results}
 		c.messages = append(c.messages, tm)
@@ -144,15 +145,26 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 		return nil, err
 	}
 	*unsaved = nil
-	c.dispatch(ctx, addons.TurnEnd, addons.LifecyclePayload{Session: c.SessionID()})
+	answered := len(uses) == 0 && resp.Stop != provider.StopMaxTokens
+	c.dispatch(ctx, addons.TurnEnd, addons.LifecyclePayload{Session: c.SessionID(), Stopping: answered})
 	c.emit(TurnEnded{N: n})
-	if len(uses) == 0 {
-		if resp.Stop == provider.StopMaxTokens {
-			return nil, fmt.Errorf("the answer was cut off at the output limit (%d tokens)", req.MaxTokens)
-		}
-		return &resp.Message, nil
+	switch {
+	case len(uses) > 0:
+		return nil, nil
+	case resp.Stop == provider.StopMaxTokens:
+		return nil, fmt.Errorf("the answer was cut off at the output limit (%d tokens)", req.MaxTokens)
+	case c.hasPending():
+		// A message came while the agent was stopping (a Stop hook's
+		// reason, an addon's send_message): it answers that too.
+		return nil, nil
 	}
-	return nil, nil
+	return &resp.Message, nil
+}
+
+func (c *Conductor) hasPending() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pending) > 0
 }
 
 // takePending adds the texts of send_message to the conversation.
@@ -254,9 +266,37 @@ func (c *Conductor) openModel(id string) (provider.Client, provider.ModelID, err
 	return provider.Open(id, c.opts.Provider)
 }
 
-// check is asked before each known tool runs.
+// check is asked before each known tool runs. A call that needs
+// permission is refused here unless a tool:before gate (a PreToolUse
+// hook) may allow it; then [permitted] leaves the verdict to the gates.
 func (c *Conductor) check(call provider.Call) string {
-	return c.perm.refusal(call.Use.Name, call.Tool.Spec().ReadOnly, call.Use.Input, c.planning)
+	refuse, ask := c.perm.refusal(call.Use.Name, call.Tool.Spec().ReadOnly, call.Use.Input, c.planning)
+	if ask != "" && !c.gated(call.Use.Name) {
+		return ask
+	}
+	return refuse
+}
+
+// gated reports whether tool:before gates see the calls of the tool.
+func (c *Conductor) gated(name string) bool {
+	b := c.sess.Addons()
+	return b != nil && b.Dispatch.HasTool(addons.ToolBefore, name)
+}
+
+// permitted runs calls through the session's Box; a call that needs
+// permission runs only if a tool:before gate allows it outright.
+type permitted struct{ c *Conductor }
+
+func (p permitted) Lookup(name string) (tool.Tool, bool) { return p.c.sess.Box().Lookup(name) }
+
+func (p permitted) Run(ctx context.Context, name string, input json.RawMessage) tool.Result {
+	box := p.c.sess.Box()
+	if t, ok := box.Lookup(name); ok {
+		if _, ask := p.c.perm.refusal(name, t.Spec().ReadOnly, input, p.c.planning); ask != "" {
+			ctx = addons.NeedPermission(ctx, ask)
+		}
+	}
+	return box.Run(ctx, name, input)
 }
 
 // afterTools follows plan mode: a successful enter_plan_mode starts it;
@@ -266,6 +306,9 @@ func (c *Conductor) afterTools(uses, results []provider.Block) {
 	for i, u := range uses {
 		r := &results[i]
 		if r.IsError {
+			if strings.HasPrefix(r.Text, addons.PermissionRefused) {
+				r.Failure = provider.Refused
+			}
 			continue
 		}
 		switch u.Name {

@@ -30,6 +30,9 @@ type Input struct {
 	// Trigger is what started a compaction (PreCompact): "auto" near the
 	// context window, "manual" when asked for.
 	Trigger string `json:"trigger,omitempty"`
+	// StopHookActive (Stop) is true when the agent is already going on
+	// because a Stop hook asked it to, so a hook can avoid a loop.
+	StopHookActive *bool `json:"stop_hook_active,omitempty"`
 }
 
 // Output is the JSON reply a hook may print on stdout when it exits 0.
@@ -45,7 +48,8 @@ type Output struct {
 	// SystemMessage is shown to the user.
 	SystemMessage string `json:"systemMessage,omitempty"`
 	// Decision is the older form: "approve" or "block" (PreToolUse),
-	// "block" (PostToolUse, UserPromptSubmit), with Reason.
+	// "block" (PostToolUse, UserPromptSubmit, and Stop, where it keeps
+	// the agent going with Reason as its next input), with Reason.
 	Decision string `json:"decision,omitempty"`
 	Reason   string `json:"reason,omitempty"`
 
@@ -60,8 +64,9 @@ type SpecificOutput struct {
 	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 	// UpdatedInput (PreToolUse) replaces the call's arguments.
 	UpdatedInput json.RawMessage `json:"updatedInput,omitempty"`
-	// AdditionalContext (PostToolUse, UserPromptSubmit) is added to the
-	// result, or to the prompt, the model sees.
+	// AdditionalContext (PostToolUse, UserPromptSubmit, SessionStart) is
+	// added to the result, the prompt, or the session's first prompt the
+	// model sees.
 	AdditionalContext string `json:"additionalContext,omitempty"`
 }
 
@@ -72,6 +77,14 @@ const (
 	Ask   = "ask"
 	Defer = "defer"
 )
+
+// specific returns the event-specific part of a reply, nil when none.
+func (o *Output) specific() *SpecificOutput {
+	if o == nil {
+		return nil
+	}
+	return o.HookSpecificOutput
+}
 
 // stopped reports whether the reply asks to stop, with its reason.
 func (o *Output) stopped() (bool, string) {

@@ -13,14 +13,18 @@
 // of Claude Code's .claude/settings.json and the user's ~/.claude/settings.json
 // ([ParseSettings], registered as
 // one addon by [Addon]). Either way they map onto the addons runtime:
-// PreToolUse is a tool:before gate, followed at once by a tool:before
-// transform that applies updatedInput (a gate can refuse but not rewrite;
-// registered back to back, nothing runs between the hook's verdict and
-// its rewrite); PostToolUse is a tool:after transform that adds a hook's
-// feedback to the result the model sees; SessionStart and SessionEnd are
-// observers; UserPromptSubmit is an input:submit gate followed by a
-// transform that adds its additionalContext to the prompt; PreCompact is a
-// compact:before gate.
+// PreToolUse is a tool:before gate (its "allow" is the gate's Allow: a
+// host with no one to ask runs the call), followed at once by a
+// tool:before transform that applies updatedInput (a gate can refuse but
+// not rewrite; registered back to back, nothing runs between the hook's
+// verdict and its rewrite); PostToolUse is a tool:after transform that
+// adds a hook's feedback to the result the model sees; SessionStart and
+// SessionEnd are observers (SessionStart's additionalContext goes to the
+// model through the send_message handle); UserPromptSubmit is an
+// input:submit gate followed by a transform that adds its
+// additionalContext to the prompt; PreCompact is a compact:before gate;
+// Stop is a turn:end observer that acts only where the agent stops, and
+// keeps it going by sending the block's reason (send_message).
 //
 // The hooks of one event run in parallel, each with its timeout (default
 // 60 s), through a [Runner]: the session's shell engine, so each runs as

@@ -26,8 +26,11 @@ func (s *Set) Register(api addons.API) {
 	}
 	for _, e := range []addons.Event{addons.SessionStart, addons.SessionEnd} {
 		if s.has(e) {
-			api.On(e, addons.Observer(s.observer(e)))
+			api.On(e, addons.Observer(s.observer(e, api.Handles())))
 		}
+	}
+	if s.has(addons.TurnEnd) {
+		api.On(addons.TurnEnd, addons.Observer(s.atStop(api.Handles())))
 	}
 	if s.has(addons.InputSubmit) {
 		api.On(addons.InputSubmit, addons.Gater(s.beforePrompt))
@@ -112,7 +115,7 @@ func (s *Set) beforeTool(ctx context.Context, p addons.Payload) addons.Decision 
 	if ctx.Err() != nil {
 		return addons.Decision{Stop: true, Reason: fmt.Sprintf("the call was cancelled while its PreToolUse hooks ran (%v)", context.Cause(ctx))}
 	}
-	var deny, ask []string
+	var deny, ask, allow []string
 	var updated json.RawMessage
 	var rewriters []string
 	for _, r := range results {
@@ -158,6 +161,8 @@ func (s *Set) beforeTool(ctx context.Context, p addons.Payload) addons.Decision 
 				why = fmt.Sprintf("the PreToolUse hook %q wants the user to confirm this call", r.hook.Command)
 			}
 			ask = append(ask, why)
+		case Allow:
+			allow = append(allow, cmp.Or(why, fmt.Sprintf("allowed by the PreToolUse hook %q", r.hook.Command)))
 		}
 		if spec != nil && len(spec.UpdatedInput) > 0 {
 			updated = spec.UpdatedInput
@@ -179,6 +184,9 @@ func (s *Set) beforeTool(ctx context.Context, p addons.Payload) addons.Decision 
 			s.report(results[0].hook, "%d hooks (%s) rewrote the input of one %s call; the last one's rewrite is used", len(rewriters), strings.Join(rewriters, ", "), tp.Name)
 		}
 		s.pending.put(pendingKey(tp.Name, tp.Args), updated)
+	}
+	if len(allow) > 0 {
+		return addons.Decision{Allow: true, Reason: strings.Join(allow, "; ")}
 	}
 	return addons.Decision{}
 }
@@ -254,8 +262,10 @@ func (s *Set) afterTool(ctx context.Context, p addons.Payload) addons.Payload {
 }
 
 // observer runs the hooks of a session event. They cannot stop the
-// session: exit 2 and continue false are reported to the user.
-func (s *Set) observer(e addons.Event) func(context.Context, addons.Payload) {
+// session: exit 2 and continue false are reported to the user. The
+// additionalContext of a SessionStart hook goes to the model with the
+// first prompt, through the send_message handle.
+func (s *Set) observer(e addons.Event, h *addons.Handles) func(context.Context, addons.Payload) {
 	return func(ctx context.Context, _ addons.Payload) {
 		in := s.input()
 		if e == addons.SessionStart {
@@ -271,7 +281,66 @@ func (s *Set) observer(e addons.Event) func(context.Context, addons.Payload) {
 				s.report(r.hook, "exited 2 (a session hook blocks nothing): %s", blockReason(r))
 			} else if stop, why := r.reply.stopped(); r.reply != nil && stop {
 				s.report(r.hook, "asked to stop (a session hook stops nothing): %s", why)
+			} else if spec := r.reply.specific(); e == addons.SessionStart && spec != nil && spec.AdditionalContext != "" {
+				s.send(ctx, h, r.hook, spec.AdditionalContext)
 			}
+		}
+	}
+}
+
+// send hands text to the model through the send_message handle.
+func (s *Set) send(ctx context.Context, h *addons.Handles, hook *Hook, text string) {
+	if h == nil || h.SendMessage == nil {
+		s.report(hook, "has something for the model, and this host has no conversation to add it to: %s", excerpt([]byte(text)))
+		return
+	}
+	if err := h.SendMessage(ctx, text); err != nil {
+		s.report(hook, "its message for the model was not taken: %v", err)
+	}
+}
+
+// atStop runs the Stop hooks at the turn:end where the agent stops.
+// Exit 2 or a "block" keeps the agent going, with the reason as its next
+// input (sent through the send_message handle); continue false lets it
+// stop. stop_hook_active tells the hooks that the agent is already going
+// on because of one of them.
+func (s *Set) atStop(h *addons.Handles) func(context.Context, addons.Payload) {
+	return func(ctx context.Context, p addons.Payload) {
+		lp, ok := p.(addons.LifecyclePayload)
+		if !ok || !lp.Stopping {
+			return
+		}
+		in := s.input()
+		active := s.stopActive.Load()
+		in.StopHookActive = &active
+		var goOn []string
+		var hook *Hook
+		for _, r := range s.runAll(ctx, s.selectHooks(addons.TurnEnd, ""), in) {
+			if s.failed(r) {
+				continue
+			}
+			switch {
+			case r.code == 2:
+				goOn, hook = append(goOn, blockReason(r)), r.hook
+			case r.reply == nil:
+			default:
+				if stop, why := r.reply.stopped(); stop {
+					s.report(r.hook, "asked to stop: %s", cmp.Or(why, "no reason given"))
+					s.stopActive.Store(false)
+					return
+				}
+				if r.reply.Decision == "block" {
+					if r.reply.Reason == "" {
+						s.report(r.hook, "blocked the stop without a reason, which gives the agent nothing to go on with; it stops")
+						continue
+					}
+					goOn, hook = append(goOn, r.reply.Reason), r.hook
+				}
+			}
+		}
+		s.stopActive.Store(len(goOn) > 0)
+		if len(goOn) > 0 {
+			s.send(ctx, h, hook, "Stop hook: "+strings.Join(goOn, "\n\n"))
 		}
 	}
 }

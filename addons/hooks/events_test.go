@@ -411,3 +411,69 @@ func TestNoRunner(t *testing.T) {
 		t.Errorf("result %q, faults %q", res.PlainText(), log.text())
 	}
 }
+
+// A PreToolUse hook's allow permits a call that needs the user's
+// permission where no one can be asked; without it, or with a deny
+// beside it, the call is refused with the host's text.
+func TestPreToolUseAllowGivesPermission(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, command string
+		runs          bool
+	}{
+		{"allow", `echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`, true},
+		{"older approve", `echo '{"decision":"approve"}'`, true},
+		{"no verdict", `exit 0`, false},
+		{"defer", `echo '{"hookSpecificOutput":{"permissionDecision":"defer"}}'`, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, nil, mustHook(t, "PreToolUse", "Bash", tt.command, 0))
+			ctx := addons.NeedPermission(context.Background(), "ask the user first")
+			res := r.call(ctx, "bash", `{"command":"ls"}`)
+			if ran := r.ran.Load() == 1; ran != tt.runs {
+				t.Fatalf("tool ran: %v, want %v (%q)", ran, tt.runs, res.PlainText())
+			}
+			if !tt.runs && (!res.IsError || !strings.HasPrefix(res.PlainText(), addons.PermissionRefused+"bash: ask the user first")) {
+				t.Errorf("refusal %q", res.PlainText())
+			}
+		})
+	}
+}
+
+// A Stop hook acts only where the agent stops: a block sends its reason
+// on (send_message) and the next stop says stop_hook_active; exit 2 does
+// the same with stderr; a hook that lets it stop sends nothing.
+func TestStopHookKeepsTheAgentGoing(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil, mustHook(t, "Stop", "",
+		`cat >> stop.jsonl; echo >> stop.jsonl; n=$(wc -l < stop.jsonl); `+
+			`if [ "$n" = 1 ]; then echo '{"decision":"block","reason":"run the tests first"}'; `+
+			`elif [ "$n" = 2 ]; then echo "and lint" >&2; exit 2; fi`, 0))
+	d := r.bundle.Dispatch
+	d.Dispatch(context.Background(), addons.TurnEnd, addons.LifecyclePayload{Session: "s"})
+	if fileExists(filepath.Join(r.dir, "stop.jsonl")) {
+		t.Fatal("the Stop hook ran at a turn:end where the agent goes on")
+	}
+	for range 3 {
+		d.Dispatch(context.Background(), addons.TurnEnd, addons.LifecyclePayload{Session: "s", Stopping: true})
+	}
+	if got := r.messages(); len(got) != 2 || got[0] != "Stop hook: run the tests first" || got[1] != "Stop hook: and lint" {
+		t.Errorf("sent %q", got)
+	}
+	lines := strings.Split(strings.TrimSpace(readFile(t, filepath.Join(r.dir, "stop.jsonl"))), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"hook_event_name":"Stop"`) || !strings.Contains(lines[0], `"stop_hook_active":false`) ||
+		!strings.Contains(lines[1], `"stop_hook_active":true`) || !strings.Contains(lines[2], `"stop_hook_active":true`) {
+		t.Errorf("requests:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// A SessionStart hook's additionalContext is sent to the model.
+func TestSessionStartContextIsSent(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, nil, mustHook(t, "SessionStart", "", `echo '{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"the build uses make"}}'`, 0))
+	r.bundle.Dispatch.Dispatch(context.Background(), addons.SessionStart, addons.LifecyclePayload{})
+	if got := r.messages(); len(got) != 1 || got[0] != "the build uses make" {
+		t.Errorf("sent %q; faults %s", got, r.faults.text())
+	}
+}

@@ -30,6 +30,14 @@ type rig struct {
 	bundle *addons.Bundle
 	ran    atomic.Int32
 	args   atomic.Value // json.RawMessage of the last run
+	mu     sync.Mutex
+	sent   []string // what the hooks sent through send_message
+}
+
+func (r *rig) messages() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.sent...)
 }
 
 type faultLog struct {
@@ -65,7 +73,13 @@ func newRig(t *testing.T, files map[string]string, hooks ...Hook) *rig {
 	}
 	eng := shell.NewEngine(t.TempDir())
 	t.Cleanup(func() { eng.Close() })
-	h := addons.NewHost(addons.HostOptions{})
+	send := func(_ context.Context, text string) error {
+		r.mu.Lock()
+		r.sent = append(r.sent, text)
+		r.mu.Unlock()
+		return nil
+	}
+	h := addons.NewHost(addons.HostOptions{Handles: &addons.Handles{SendMessage: send}})
 	h.LoadAddon(Addon("guard", hooks, Options{Dir: r.dir, SessionID: "s-1", Runner: eng, Report: r.faults.add}))
 	r.bundle = h.Bundle()
 	return r

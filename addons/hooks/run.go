@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/indusagi/induscode/addons"
@@ -49,6 +50,8 @@ type Set struct {
 	// pending carries updatedInput from the tool:before gate to the
 	// transform registered right after it, by tool and arguments.
 	pending pendingInputs
+	// stopActive says the agent goes on because a Stop hook asked it to.
+	stopActive atomic.Bool
 }
 
 // NewSet returns the hooks of addon, ready to run.

@@ -25,7 +25,7 @@ const settingsSample = `{
         {"type": "prompt", "prompt": "review it"}
       ]}
     ],
-    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+    "Notification": [{"hooks": [{"type": "command", "command": "say done"}]}],
     "SessionStart": [{"hooks": [{"type": "command", "command": "echo hi", "timeout": 0.5}]}]
   }
 }`
@@ -60,7 +60,7 @@ func TestParseSettings(t *testing.T) {
 	for _, w := range []string{
 		`settings.json:11: hooks.PreToolUse[1].matcher: "Edit|(Write" is not a valid regular expression`,
 		`settings.json:16: hooks.PostToolUse[0].hooks[1] has type "prompt"; only "command" hooks run here`,
-		`settings.json:19: hooks of event Stop are not run: "Stop" is not a hook event`,
+		`settings.json:19: hooks of event Notification are not run: "Notification" is not a hook event`,
 	} {
 		if !strings.Contains(all, w) {
 			t.Errorf("faults\n%s\nlack %q", all, w)

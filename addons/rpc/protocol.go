@@ -253,7 +253,8 @@ type (
 		Result *tool.Result    `json:"result,omitempty"`
 	}
 	wireLifecycle struct {
-		Session string `json:"session"`
+		Session  string `json:"session"`
+		Stopping bool   `json:"stopping,omitempty"`
 	}
 	wireChat struct {
 		Params json.RawMessage `json:"params"`
@@ -295,7 +296,7 @@ func encodePayload(p addons.Payload) (json.RawMessage, error) {
 		}
 		v = wireTool{Tool: p.Name, Args: args, Result: p.Result}
 	case addons.LifecyclePayload:
-		v = wireLifecycle{Session: p.Session}
+		v = wireLifecycle{Session: p.Session, Stopping: p.Stopping}
 	case addons.ChatPayload:
 		v = wireChat{Params: nullable(p.Params)}
 	case addons.MessagePayload:
@@ -338,7 +339,7 @@ func decodePayload(e addons.Event, raw json.RawMessage) (addons.Payload, error) 
 		if err := json.Unmarshal(raw, &w); err != nil {
 			return bad(err)
 		}
-		return addons.LifecyclePayload{Session: w.Session}, nil
+		return addons.LifecyclePayload{Session: w.Session, Stopping: w.Stopping}, nil
 	case addons.ChatParams:
 		var w wireChat
 		if err := json.Unmarshal(raw, &w); err != nil {

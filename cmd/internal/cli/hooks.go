@@ -23,7 +23,7 @@ reason; exit 0 may print a JSON reply (permissionDecision, updatedInput, ...).
 They come from [[hook]] tables of an addon's manifest.toml:
 
   [[hook]]
-  event = "PreToolUse"       # PostToolUse, SessionStart, SessionEnd, UserPromptSubmit
+  event = "PreToolUse"       # PostToolUse, SessionStart, SessionEnd, UserPromptSubmit, PreCompact, Stop
   matcher = "bash"           # "" or "*": every tool; "edit|write"; a regex
   command = "\"$INDUSR_ADDON_DIR/check.sh\""
   timeout = 10               # seconds, default 60
