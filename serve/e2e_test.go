@@ -72,16 +72,9 @@ func TestAgentWorkflow(t *testing.T) {
 			// read in a later call of the same session.
 			out = mustSucceed(t, "process start", call(t, cs, "process", map[string]any{"action": "start", "command": "echo ready; sleep 30"}))
 			id := processID(t, out)
-			deadline := time.Now().Add(10 * time.Second)
-			for {
-				out = mustSucceed(t, "process output", call(t, cs, "process", map[string]any{"action": "output", "id": id}))
-				if strings.Contains(out, "ready") {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the background process's output never showed 'ready': %q", out)
-				}
-				time.Sleep(50 * time.Millisecond)
+			out = mustSucceed(t, "process wait", call(t, cs, "process", map[string]any{"action": "wait", "id": id, "pattern": "ready", "timeout_ms": 60000}))
+			if !strings.Contains(out, "--- stdout: 1 new line ---\nready") {
+				t.Fatalf("the background process's output never showed 'ready': %q", out)
 			}
 		})
 	}

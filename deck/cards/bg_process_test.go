@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 
@@ -37,31 +36,34 @@ func TestBgProcessStartPollStopList(t *testing.T) {
 		t.Fatalf("spec %+v", s)
 	}
 
-	r := run(t, card, env, map[string]any{"action": "start", "command": "echo tick-$((1+1)); sleep 300"})
+	r := run(t, card, env, map[string]any{"action": "start", "command": "echo tick-$((1+1))"})
 	m := regexp.MustCompile(`^Started (p\d+) \(pid \d+\).*\nRead its new output with bg-process action=poll id=p1; stop it with action=stop id=p1\.`).FindStringSubmatch(text(r))
-	if r.IsError || m == nil {
-		t.Fatalf("start:\n%s", text(r))
+	if r.IsError || m == nil || strings.Contains(text(r), "tick-2") {
+		t.Fatalf("start (the output is left for the first poll):\n%s", text(r))
 	}
 	id := m[1]
-	var polled string
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(polled, "tick-2"); {
-		if time.Now().After(deadline) {
-			t.Fatalf("poll never showed the output:\n%s", polled)
-		}
-		polled += text(run(t, card, env, map[string]any{"action": "poll", "id": id}))
-		time.Sleep(20 * time.Millisecond)
+	p, err := shell.EngineOf(env).Lookup(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.Done() // its output is complete
+	if polled := text(run(t, card, env, map[string]any{"action": "poll", "id": id})); !strings.Contains(polled, "--- stdout: 1 new line ---\ntick-2") {
+		t.Fatalf("poll never showed the output:\n%s", polled)
 	}
 	if again := text(run(t, card, env, map[string]any{"action": "poll", "id": id})); !strings.HasSuffix(again, "No new output.") {
 		t.Errorf("a second poll repeated output:\n%s", again)
 	}
-	// The process tool of the same session sees the same table.
-	if out := text(run(t, shell.ProcessTool(), env, map[string]any{"action": "list"})); !strings.Contains(out, "\np1\trunning\t-\t") {
-		t.Errorf("process list does not show the card's process:\n%s", out)
+	if r := run(t, card, env, map[string]any{"action": "start", "command": "sleep 300"}); r.IsError || !strings.HasPrefix(text(r), "Started p2 ") {
+		t.Fatalf("second start:\n%s", text(r))
 	}
-	if out := text(run(t, card, env, map[string]any{"action": "stop", "id": id})); !strings.Contains(out, "stopped with SIGTERM") {
+	// The process tool of the same session sees the same table.
+	if out := text(run(t, shell.ProcessTool(), env, map[string]any{"action": "list"})); !strings.Contains(out, "\np1\texited\t0\t") || !strings.Contains(out, "\np2\trunning\t-\t") {
+		t.Errorf("process list does not show the card's processes:\n%s", out)
+	}
+	if out := text(run(t, card, env, map[string]any{"action": "stop", "id": "p2"})); !strings.Contains(out, "stopped with SIGTERM") {
 		t.Errorf("stop:\n%s", out)
 	}
-	if out := text(run(t, card, env, map[string]any{"action": "list"})); !strings.Contains(out, "\np1\tstopped\t143\t") {
+	if out := text(run(t, card, env, map[string]any{"action": "list"})); !strings.Contains(out, "\np2\tstopped\t143\t") {
 		t.Errorf("list after stop:\n%s", out)
 	}
 	if r := run(t, card, env, map[string]any{"action": "output"}); !r.IsError || !strings.Contains(text(r), "field action") {

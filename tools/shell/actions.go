@@ -53,32 +53,41 @@ func (e *Engine) startIn(ctx context.Context, dir, command string, o StartOption
 	if yield > 0 {
 		waitFor(ctx, p, yield)
 	}
-	var sb strings.Builder
-	if p.Running() {
-		fmt.Fprintf(&sb, "Started %s (pid %d): %s\n", p.ID, p.PID(), command)
-		if p.term != nil {
-			cols, rows := p.term.scr.Size()
-			fmt.Fprintf(&sb, "It runs in a %dx%d terminal.\n", cols, rows)
-		}
-		if yield > 0 {
-			fmt.Fprintf(&sb, "Still running after %s.\n", seconds(yield))
-		}
-		fmt.Fprintf(&sb, "Read its new output with %s action=%s id=%s; stop it with action=%s id=%s.",
-			v.Tool, v.Output, p.ID, v.Stop, p.ID)
-		if v.Input != "" {
-			fmt.Fprintf(&sb, " Type into it with action=%s id=%s text=... (or keys), and add pattern to wait for its prompt.", v.Input, p.ID)
-		}
-		// A terminal's first output (a prompt) is left for the first read
-		// unless the call waited: a wait for the prompt then finds it
-		// however fast the program was.
-		if p.term == nil || yield > 0 {
-			if out := p.renderNew(nil, MaxModelChars, false); out != "" {
-				sb.WriteString("\n" + out)
-			}
-		}
-		return withStatus(tool.Text(sb.String()), p, "")
+	return startReport(p, yield, v)
+}
+
+// startReport is what a start that waited yield says about p. A start
+// that did not wait reads no output: what the process printed in the
+// moments since it was spawned would land in the start result or in the
+// first read by chance, and a stream could even be split between the
+// two (stdout shown by start, stderr by the read). Left unread, all of
+// it is in the first read, as the start result promises. A start that
+// waited shows what came in meanwhile, and the whole report once the
+// command finished.
+func startReport(p *Proc, yield time.Duration, v Verbs) tool.Result {
+	if yield > 0 && !p.Running() {
+		return withStatus(tool.Text(p.report(nil, false)), p, "")
 	}
-	return withStatus(tool.Text(p.report(nil, false)), p, "")
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Started %s (pid %d): %s\n", p.ID, p.PID(), p.Command)
+	if p.term != nil {
+		cols, rows := p.term.scr.Size()
+		fmt.Fprintf(&sb, "It runs in a %dx%d terminal.\n", cols, rows)
+	}
+	if yield > 0 {
+		fmt.Fprintf(&sb, "Still running after %s.\n", seconds(yield))
+	}
+	fmt.Fprintf(&sb, "Read its new output with %s action=%s id=%s; stop it with action=%s id=%s.",
+		v.Tool, v.Output, p.ID, v.Stop, p.ID)
+	if v.Input != "" {
+		fmt.Fprintf(&sb, " Type into it with action=%s id=%s text=... (or keys), and add pattern to wait for its prompt.", v.Input, p.ID)
+	}
+	if yield > 0 {
+		if out := p.renderNew(nil, MaxModelChars, false); out != "" {
+			sb.WriteString("\n" + out)
+		}
+	}
+	return withStatus(tool.Text(sb.String()), p, "")
 }
 
 // withStatus adds the JSON block every action about one process ends

@@ -37,19 +37,11 @@ func startBg(t *testing.T, env *tool.Env, command string) (id string, pid int) {
 		t.Fatalf("start said:\n%s", out)
 	}
 	fmt.Sscan(m[2], &pid)
-	// The start may already have shown the first output; waitOutput
-	// counts it.
-	startOutputs.Store(startKey{env, m[1]}, out)
+	if strings.Contains(out, "\n--- ") {
+		t.Fatalf("a start that did not wait showed output, which the first read would then miss:\n%s", out)
+	}
 	return m[1], pid
 }
-
-type startKey struct {
-	env *tool.Env
-	id  string
-}
-
-// startOutputs holds what each startBg's start result showed.
-var startOutputs sync.Map
 
 // Output returns only what is new since the last read.
 func TestProcessOutputReturnsOnlyNewLines(t *testing.T) {
@@ -79,6 +71,28 @@ func TestProcessOutputReturnsOnlyNewLines(t *testing.T) {
 	}
 	if out := proc(t, env, map[string]any{"action": "output", "id": id}); !strings.HasSuffix(out, "No new output.") {
 		t.Errorf("third read:\n%s", out)
+	}
+}
+
+// A start that did not wait reports no output, however fast the process
+// printed: all of it, stdout and stderr, is in the first read. (Output
+// that raced into the start result left the first read with stderr only.)
+func TestStartWithoutWaitLeavesOutputToFirstRead(t *testing.T) {
+	t.Parallel()
+	env := session(t)
+	e := EngineOf(env)
+	p, err := e.Start(`echo first; echo oops >&2`, env.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.Done() // everything it printed is in, as on a loaded machine
+	r := startReport(p, 0, processVerbs)
+	if got := text(r); !strings.HasPrefix(got, "Started "+p.ID+" ") || strings.Contains(got, "\n---") {
+		t.Fatalf("start report:\n%s", got)
+	}
+	out := proc(t, env, map[string]any{"action": "output", "id": p.ID})
+	if !strings.Contains(out, "--- stdout: 1 new line ---\nfirst") || !strings.Contains(out, "--- stderr: 1 new line ---\noops") {
+		t.Fatalf("first read:\n%s", out)
 	}
 }
 
@@ -148,27 +162,36 @@ func TestOutputReadableWhileCaptureFileStalls(t *testing.T) {
 	<-p.Done()
 }
 
-// waitOutput reads until a line of output (not the header, which repeats
-// the command) contains want, failing after a while. It returns all the
+// waitOutput waits with the wait action until a line of output (not the
+// header, which repeats the command) contains want. It returns all the
 // output it read.
 func waitOutput(t *testing.T, env *tool.Env, id, want string) string {
 	t.Helper()
 	var all strings.Builder
-	if out, ok := startOutputs.LoadAndDelete(startKey{env, id}); ok {
-		_, body, _ := strings.Cut(out.(string), "\n")
-		all.WriteString(body)
-	}
-	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(all.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never saw %q; got:\n%s", want, all.String())
+		r := call(t, ProcessTool(), env, map[string]any{"action": "wait", "id": id, "pattern": regexp.QuoteMeta(want), "timeout_ms": 60000})
+		if r.IsError {
+			t.Fatalf("wait: %s", text(r))
 		}
-		out := proc(t, env, map[string]any{"action": "output", "id": id})
-		_, body, _ := strings.Cut(out, "\n")
+		_, body, _ := strings.Cut(text(r), "\n")
 		all.WriteString(body + "\n")
-		time.Sleep(20 * time.Millisecond)
+		if reason := waitReason(t, r); reason != "pattern" && !strings.Contains(all.String(), want) {
+			t.Fatalf("the wait for %q ended by %s; got:\n%s", want, reason, all.String())
+		}
 	}
 	return all.String()
+}
+
+// waitReason is why a wait action's result says it ended.
+func waitReason(t *testing.T, r tool.Result) string {
+	t.Helper()
+	var st struct {
+		Reason string `json:"reason"`
+	}
+	if len(r.Blocks) < 2 || json.Unmarshal(r.Blocks[len(r.Blocks)-1].JSON, &st) != nil {
+		t.Fatalf("a wait result without its status block: %+v", r)
+	}
+	return st.Reason
 }
 
 // waitLines waits until process id has written n lines to stdout.
@@ -178,16 +201,7 @@ func waitLines(t *testing.T, env *tool.Env, id string, n int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, lines, _ := p.out.stats(); lines >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never wrote %d lines", id, n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	awaitLines(t, p, n, 0)
 }
 
 func TestProcessFilter(t *testing.T) {
@@ -200,12 +214,7 @@ func TestProcessFilter(t *testing.T) {
 	if !strings.Contains(out, "--- stdout: 20 new lines ---\n1\n2\n") {
 		t.Errorf("start after yield should carry the output:\n%s", out)
 	}
-	// The lines come only after start has returned, so that its report
-	// cannot take them (on a loaded machine start can be slow).
-	id, _ := startBg(t, env, "while [ ! -e go ]; do sleep 0.02; done; seq 1 20; sleep 300")
-	if err := os.WriteFile(filepath.Join(env.Dir, "go"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	id, _ := startBg(t, env, "seq 1 20; sleep 300")
 	waitLines(t, env, id, 20)
 	out = proc(t, env, map[string]any{"action": "output", "id": id, "filter": `^1\d$`})
 	if !strings.Contains(out, "--- stdout: 10 of 20 new lines match ^1\\d$ ---\n10\n11\n") || strings.Contains(out, "\n9\n") {
