@@ -109,6 +109,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	var h http.Handler
 	if o.EventStreams {
 		s.pollAfter.Store(int64(o.PollAfter))
+		cancels := newCancelFilter(mcp.NewMemoryEventStore(nil))
 		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 			SessionTimeout:      timeout,
 			MaxRequestBodyBytes: maxBody,
@@ -120,9 +121,9 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			// middle of a long call reconnects with Last-Event-ID and gets
 			// the rest (progress, the result) instead of losing the call.
 			// The store keeps the SDK's default of 10 MiB of recent events.
-			EventStore: mcp.NewMemoryEventStore(nil),
+			EventStore: cancels,
 		})
-		h = s.sessionVersion(h)
+		h = s.sessionVersion(cancels.wrap(h))
 	} else {
 		h = newJSONHTTP(s.mcp, s.log, timeout)
 	}

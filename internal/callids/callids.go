@@ -10,6 +10,9 @@
 // the client cancelled (MCP: the receiver of notifications/cancelled does
 // not respond, so their answers are dropped) and when no call is left to
 // answer (stdio holds the end of its input back until then).
+//
+// The SDK's event streams keep the client's ids themselves; [Cancels]
+// is the cancel part of the book for them.
 package callids
 
 import (

@@ -140,3 +140,29 @@ func FuzzIDRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+// The answer of a cancelled call is dropped at both steps of a transport
+// that stores it before it streams it; an answer that was not cancelled,
+// and the answer of a new call reusing the id, go out.
+func TestCancelsDropOnlyCancelledAnswers(t *testing.T) {
+	var c Cancels
+	id := json.RawMessage(`"a"`)
+	if c.Cancel(id) {
+		t.Error("a cancellation of a call not in flight was booked")
+	}
+	c.Take(id)
+	c.Take(json.RawMessage(`1`))
+	if !c.Cancel(json.RawMessage(` "a"`)) {
+		t.Fatal("the cancellation of a call in flight was not booked")
+	}
+	if !c.Answer(id, false) || !c.Answer(id, true) {
+		t.Error("the cancelled call's answer went out")
+	}
+	if c.Answer(json.RawMessage(`1`), false) || c.Answer(json.RawMessage(`1`), true) {
+		t.Error("an answer that was not cancelled was dropped")
+	}
+	c.Take(id)
+	if c.Answer(id, false) {
+		t.Error("a new call reusing a cancelled id lost its answer")
+	}
+}
