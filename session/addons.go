@@ -51,7 +51,10 @@ func (s *Session) loadAddons(ctx context.Context) {
 	// loader.
 	var h *addons.Host
 	procs := rpc.NewLoader(rpc.Options{Workspace: s.dir, Fallback: loader, Report: func(f *addons.Fault) { h.Report(f) },
-		Sandbox: func(file string, g *addons.SandboxDecl) *jail.Policy { return s.grantPolicy(GrantOf(g), file) }})
+		// The grant approved with the process, not the one loaded.
+		Sandbox: func(file string, _ *addons.SandboxDecl) *jail.Policy {
+			return s.grantPolicy(approved.grantOf(file), file)
+		}})
 	s.addonProcs = procs
 	h = addons.NewHost(addons.HostOptions{Loader: approved.Loader(procs, loader), Handles: handles, Log: s.opts.Framework.Log})
 	h.OnFault(func(f *addons.Fault) { s.warn(f.Error()) })

@@ -52,8 +52,13 @@ type Unit struct {
 	// an addon process's folder), relative to the workspace; a file named
 	// but absent is left out here and still covered.
 	Files []string `json:"files,omitempty"`
-	// Approved says the user approved exactly this declaration and these
-	// files.
+	// Grant is what the unit may reach when a sandbox mode is on: its
+	// addon's [sandbox] table (Claude Code's hooks have none: the least).
+	// It is part of the approval: a widened grant needs a new one. Nil
+	// for a server.
+	Grant *Grant `json:"grant,omitempty"`
+	// Approved says the user approved exactly this declaration, these
+	// files and this grant.
 	Approved bool `json:"approved"`
 
 	items []approval.Item
@@ -273,6 +278,21 @@ func (g *Group) Why() string {
 
 // ErrRefusedFolder marks an addon folder that leads out of the workspace.
 var ErrRefusedFolder = errors.New("an addon folder that leads out of the workspace is never loaded")
+
+// grantOf is the grant of the addon whose manifest is file, as read with
+// its approval (the least when the manifest declares no unit), so what
+// runs is confined by the grant the user approved, not by one written
+// since.
+func (a *Approvals) grantOf(file string) Grant {
+	if g := a.Group(AddonHooks); g != nil {
+		for _, u := range g.Units {
+			if u.Grant != nil && (u.process == file || u.hook != nil && u.hook.File == file) {
+				return *u.Grant
+			}
+		}
+	}
+	return Grant{}
+}
 
 // Hook is the command hook a unit of kind "hook" is, nil for others.
 func (u *Unit) Hook() *hooks.Hook { return u.hook }

@@ -116,6 +116,10 @@ func (a *Approvals) readAddons(tree *approval.Tree, g *Group) {
 		}
 		return true
 	}
+	grants := map[string]Grant{}
+	for _, mg := range addons.ManifestGrants(d) {
+		grants[mg.File] = GrantOf(mg.Sandbox)
+	}
 	byFile := addons.ManifestHooks(context.Background(), d)
 	for _, f := range slices.Sorted(maps.Keys(byFile)) {
 		if !inside(f) {
@@ -127,7 +131,9 @@ func (a *Approvals) readAddons(tree *approval.Tree, g *Group) {
 		}
 		g.Files = append(g.Files, f)
 		for _, h := range hs {
-			g.Units = append(g.Units, a.hookUnit(tree, AddonHooks, h))
+			u := a.hookUnit(tree, AddonHooks, h)
+			u.addGrant(a.Root, f, grants[f])
+			g.Units = append(g.Units, u)
 		}
 	}
 	procs := addons.ManifestProcesses(d)
@@ -138,7 +144,9 @@ func (a *Approvals) readAddons(tree *approval.Tree, g *Group) {
 		if !slices.Contains(g.Files, f) {
 			g.Files = append(g.Files, f)
 		}
-		g.Units = append(g.Units, a.processUnit(tree, f, procs[f]))
+		u := a.processUnit(tree, f, procs[f])
+		u.addGrant(a.Root, f, grants[f])
+		g.Units = append(g.Units, u)
 	}
 }
 
@@ -150,8 +158,20 @@ func (a *Approvals) readClaude(tree *approval.Tree, g *Group) {
 		if !slices.Contains(g.Files, h.File) {
 			g.Files = append(g.Files, h.File)
 		}
-		g.Units = append(g.Units, a.hookUnit(tree, ClaudeHooks, h))
+		u := a.hookUnit(tree, ClaudeHooks, h)
+		u.Grant = &Grant{}
+		u.Shows = append(u.Shows, "sandbox: "+u.Grant.String()+" (Claude Code's hooks have no grants)")
+		g.Units = append(g.Units, u)
 	}
+}
+
+// addGrant shows the grant of the manifest file (which declares u) and
+// makes it part of what u's approval covers: one item per manifest, so a
+// changed grant is one change, named by its file.
+func (u *Unit) addGrant(root, file string, g Grant) {
+	u.Grant = &g
+	u.Shows = append(u.Shows, "sandbox: "+g.String())
+	u.items = append(u.items, approval.Decl("sandbox grant "+rel(root, file), fmt.Sprintf("%q %q %t", g.Read, g.Write, g.Network)))
 }
 
 // hookUnit is the unit of one command hook: its declaration and the

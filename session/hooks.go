@@ -37,21 +37,24 @@ func (s *Session) sessionHooks(runner hooks.Runner) (o hooks.Options, a *Approva
 		id = ulid.Make().String()
 	}
 	o = hooks.Options{Dir: s.dir, SessionID: id, Runner: runner, Report: func(f *addons.Fault) { s.warn(f.Error()) }}
+	a = s.hookApprovals()
 	if s.sandbox.mode.Canon() != jail.Off {
-		byFile := map[string]Grant{}
-		for _, g := range addons.ManifestGrants(addons.Discovery{Workspace: s.dir}) {
-			byFile[g.File] = GrantOf(g.Sandbox)
-		}
 		// A hook of Claude Code's settings has no grants: the least.
 		o.Sandbox = func(h *hooks.Hook) *jail.Policy {
 			if !h.Claude {
-				return s.grantPolicy(byFile[h.File], h.File)
+				return s.grantPolicy(a.grantOf(h.File), h.File)
 			}
 			p := s.grantPolicy(Grant{}, h.File)
 			p.Widen = "Claude Code's hooks have no grants; to widen them, declare the hook as a [[hook]] of an addon whose [sandbox] table grants what it needs, or run with --sandbox off"
 			return p
 		}
 	}
+	return o, a
+}
+
+// hookApprovals reads the approvals of the hook groups the session
+// wants (nothing approved when they could not be read).
+func (s *Session) hookApprovals() *Approvals {
 	var groups []string
 	if !s.opts.NoAddons {
 		groups = append(groups, AddonHooks)
@@ -60,7 +63,7 @@ func (s *Session) sessionHooks(runner hooks.Runner) (o hooks.Options, a *Approva
 		groups = append(groups, ClaudeHooks)
 	}
 	if len(groups) == 0 {
-		return o, &Approvals{Root: s.dir}
+		return &Approvals{Root: s.dir}
 	}
 	a, err := ReadApprovals(Options{Dir: s.dir, Approvals: s.opts.Approvals, TrustHooks: s.opts.TrustHooks}, groups...)
 	if err != nil {
@@ -68,10 +71,10 @@ func (s *Session) sessionHooks(runner hooks.Runner) (o hooks.Options, a *Approva
 		if a == nil {
 			a = &Approvals{Root: s.dir}
 		}
-		return o, a // what was read, nothing approved
+		return a // what was read, nothing approved
 	}
 	a.warnPending(s.warn)
-	return o, a
+	return a
 }
 
 // userClaudeHooks are the hooks of the user's own Claude Code settings

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -205,5 +206,59 @@ func TestSandboxedMCPServer(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "sub", "mcp-inside")); err != nil {
 		t.Errorf("the sandboxed MCP server could not write inside the workspace: %v", err)
+	}
+}
+
+// A grant is part of a hook's approval: once the manifest widens it
+// (here from nothing to the folder sub), the hook does not run until the
+// user approves it again, and the change is named. Without that, a
+// repository could widen an approved hook's reach behind the user's back.
+func TestWidenedGrantNeedsApproval(t *testing.T) {
+	needLandlock(t)
+	t.Parallel()
+	manifest := "id = \"probe\"\n[[hook]]\nevent = \"PreToolUse\"\nmatcher = \"bash\"\ncommand = 'touch sub/hook-made; exit 0'\n"
+	proc := "id = \"worker\"\n[process]\ncommand = [\"true\"]\n[sandbox]\nread = [\"~/.cache\"]\n"
+	file := ".indus/addons/probe/manifest.toml"
+	dir, store := hookWorkspace(t, map[string]string{file: manifest, ".indus/addons/worker/manifest.toml": proc, "sub/keep": ""})
+	opts := Options{Dir: dir, Approvals: store, Sandbox: "workspace-write"}
+	a, err := Approve(opts, AddonHooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range a.Group(AddonHooks).Units {
+		want := map[string]string{"hook": "sandbox: write nothing; no network", "process": "sandbox: write nothing; read ~/.cache; no network"}[u.Kind]
+		if u.Grant == nil || !slices.Contains(u.Shows, want) {
+			t.Fatalf("the %s's unit does not show its grant (%q): %q", u.Kind, want, u.Shows)
+		}
+	}
+	widened := manifest + "[sandbox]\nwrite = [\"sub\"]\nnetwork = true\n"
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(widened), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err = ReadApprovals(opts, AddonHooks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := a.Group(AddonHooks)
+	if g.Approved || !strings.Contains(g.Why(), "changed: sandbox grant "+file) {
+		t.Errorf("after widening the grant: approved %v, why %q; want a change of the grant", g.Approved, g.Why())
+	}
+	for _, u := range g.Units {
+		if u.Kind == "hook" && (u.Approved || !slices.Contains(u.Shows, "sandbox: write sub; network")) {
+			t.Errorf("%s %s: approved %v, shows %q; want it pending, showing the new grant", u.Kind, u.Name, u.Approved, u.Shows)
+		}
+	}
+	if _, _, warns := runBash(t, opts, "echo ran"); !strings.Contains(warns, "changed since your approval") {
+		t.Errorf("warnings %q; want the hook named as changed", warns)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub/hook-made")); err == nil {
+		t.Fatal("the hook ran with a grant the user never approved")
+	}
+	if _, err := Approve(opts, AddonHooks); err != nil {
+		t.Fatal(err)
+	}
+	runBash(t, opts, "echo ran")
+	if _, err := os.Stat(filepath.Join(dir, "sub/hook-made")); err != nil {
+		t.Fatalf("approved again, the hook did not write the folder it was granted: %v", err)
 	}
 }

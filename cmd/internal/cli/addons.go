@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -72,6 +73,16 @@ type grantRow struct {
 	Addon addons.ID     `json:"addon"`
 	File  string        `json:"file"`
 	Grant session.Grant `json:"grant"`
+	// Env are the variables its [process] may see (its env list).
+	Env []string `json:"env,omitempty"`
+}
+
+// String is the grant with the process's variables, as a user reads it.
+func (g grantRow) String() string {
+	if len(g.Env) == 0 {
+		return g.Grant.String()
+	}
+	return g.Grant.String() + "; env " + strings.Join(g.Env, ", ")
 }
 
 type addonCommandRow struct {
@@ -113,8 +124,13 @@ func loadAddons(ctx context.Context, opts *options) (addonReport, error) {
 	procs.Close() // a process started to declare itself is not needed here
 	r.Processes = append([]rpc.Status{}, procs.Statuses()...)
 	r.Grants = []grantRow{}
+	procDecls := addons.ManifestProcesses(addons.Discovery{Workspace: dir})
 	for _, g := range addons.ManifestGrants(addons.Discovery{Workspace: dir}) {
-		r.Grants = append(r.Grants, grantRow{Addon: g.ID, File: relToWork(opts, g.File), Grant: session.GrantOf(g.Sandbox)})
+		row := grantRow{Addon: g.ID, File: relToWork(opts, g.File), Grant: session.GrantOf(g.Sandbox)}
+		if p := procDecls[g.File]; p != nil {
+			row.Env = p.Env
+		}
+		r.Grants = append(r.Grants, row)
 	}
 	profiles, faults := addons.DiscoverProfiles(dir)
 	r.Agents = append(r.Agents, profiles...)
@@ -211,7 +227,7 @@ func writeAddons(w io.Writer, r addonReport) error {
 	if len(r.Grants) > 0 {
 		fmt.Fprintln(tw, "\nSANDBOX GRANT\tADDON\tFILE")
 		for _, g := range r.Grants {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", g.Grant, g.Addon, g.File)
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", g, g.Addon, g.File)
 		}
 	}
 	if len(r.Agents) > 0 {
