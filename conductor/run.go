@@ -128,8 +128,10 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 	c.usage, c.cost = c.usage.Add(resp.Usage), c.cost+resp.Cost
 	c.messages = append(c.messages, resp.Message)
 	*unsaved = append(*unsaved, resp.Message)
-	if raw, err := json.Marshal(resp.Message); err == nil {
-		c.dispatch(ctx, addons.ChatMessage, addons.MessagePayload{Message: raw})
+	if c.has(addons.ChatMessage) {
+		if raw, err := json.Marshal(resp.Message); err == nil {
+			c.dispatch(ctx, addons.ChatMessage, addons.MessagePayload{Message: raw})
+		}
 	}
 	c.emit(AssistantMessage{Message: resp.Message, Usage: resp.Usage, Cost: resp.Cost, Model: model.String(), Stop: resp.Stop})
 	uses := resp.Message.ToolUses()

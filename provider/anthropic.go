@@ -10,7 +10,10 @@ import (
 )
 
 // anthropicClient speaks the Messages API through anthropic-sdk-go.
-type anthropicClient struct{ c anthropic.Client }
+type anthropicClient struct {
+	c     anthropic.Client
+	tools toolCache[anthropic.ToolUnionParam]
+}
 
 func newAnthropic(cn conn) *anthropicClient {
 	opts := []option.RequestOption{option.WithAPIKey(cn.key), option.WithMaxRetries(0)}
@@ -24,7 +27,11 @@ func newAnthropic(cn conn) *anthropicClient {
 }
 
 func (a *anthropicClient) Stream(ctx context.Context, req Request, on func(Delta)) (*Response, error) {
-	params, err := AnthropicParams(req)
+	tools, err := a.tools.get(req.Tools, AnthropicTools)
+	if err != nil {
+		return nil, err
+	}
+	params, err := anthropicParams(req, tools)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +79,14 @@ func emitAnthropic(ev anthropic.MessageStreamEventUnion, on func(Delta)) {
 // system prompt and the last tool definition carry cache breakpoints, so
 // the prefix every turn repeats is read from the prompt cache.
 func AnthropicParams(req Request) (anthropic.MessageNewParams, error) {
+	tools, err := AnthropicTools(req.Tools)
+	if err != nil {
+		return anthropic.MessageNewParams{}, err
+	}
+	return anthropicParams(req, tools)
+}
+
+func anthropicParams(req Request, tools []anthropic.ToolUnionParam) (anthropic.MessageNewParams, error) {
 	p := anthropic.MessageNewParams{
 		Model:     anthropic.Model(req.Model),
 		MaxTokens: req.MaxTokens,
@@ -81,10 +96,6 @@ func AnthropicParams(req Request) (anthropic.MessageNewParams, error) {
 	}
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
-	}
-	tools, err := AnthropicTools(req.Tools)
-	if err != nil {
-		return p, err
 	}
 	p.Tools = tools
 	// Temperature is not sent: this API version's Messages parameters
@@ -117,25 +128,39 @@ func AnthropicParams(req Request) (anthropic.MessageNewParams, error) {
 func AnthropicTools(defs []ToolDef) ([]anthropic.ToolUnionParam, error) {
 	out := make([]anthropic.ToolUnionParam, 0, len(defs))
 	for i, d := range defs {
-		var schema struct {
-			Properties any      `json:"properties"`
-			Required   []string `json:"required"`
+		// The schema's parts stay JSON text: decoding them into Go values
+		// only for the SDK to encode them again is most of the cost of a
+		// request with a dozen tools.
+		var parts map[string]json.RawMessage
+		var required []string
+		if len(d.InputSchema) > 0 {
+			if err := json.Unmarshal(d.InputSchema, &parts); err != nil {
+				return nil, fmt.Errorf("tool %s: input schema: %w", d.Name, err)
+			}
+			if r, ok := parts["required"]; ok {
+				if err := json.Unmarshal(r, &required); err != nil {
+					return nil, fmt.Errorf("tool %s: input schema: required: %w", d.Name, err)
+				}
+			}
+		}
+		var props any
+		if p, ok := parts["properties"]; ok {
+			props = p
 		}
 		var extra map[string]any
-		if len(d.InputSchema) > 0 {
-			if err := json.Unmarshal(d.InputSchema, &schema); err != nil {
-				return nil, fmt.Errorf("tool %s: input schema: %w", d.Name, err)
+		for k, v := range parts {
+			switch k {
+			case "type", "properties", "required":
+				continue
 			}
-			if err := json.Unmarshal(d.InputSchema, &extra); err != nil {
-				return nil, fmt.Errorf("tool %s: input schema: %w", d.Name, err)
+			if extra == nil {
+				extra = make(map[string]any, len(parts))
 			}
-			for _, k := range []string{"type", "properties", "required"} {
-				delete(extra, k)
-			}
+			extra[k] = v
 		}
 		t := &anthropic.ToolParam{
 			Name:        d.Name,
-			InputSchema: anthropic.ToolInputSchemaParam{Properties: schema.Properties, Required: schema.Required, ExtraFields: extra},
+			InputSchema: anthropic.ToolInputSchemaParam{Properties: props, Required: required, ExtraFields: extra},
 		}
 		if d.Description != "" {
 			t.Description = anthropic.String(d.Description)

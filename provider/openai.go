@@ -12,7 +12,10 @@ import (
 
 // openaiClient speaks Chat Completions through openai-go, to OpenAI or any
 // server that speaks the same API at its base URL.
-type openaiClient struct{ c openai.Client }
+type openaiClient struct {
+	c     openai.Client
+	tools toolCache[openai.ChatCompletionToolUnionParam]
+}
 
 func newOpenAI(cn conn) *openaiClient {
 	opts := []option.RequestOption{option.WithAPIKey(cn.key), option.WithMaxRetries(0)}
@@ -26,7 +29,11 @@ func newOpenAI(cn conn) *openaiClient {
 }
 
 func (o *openaiClient) Stream(ctx context.Context, req Request, on func(Delta)) (*Response, error) {
-	params, err := OpenAIParams(req)
+	tools, err := o.tools.get(req.Tools, OpenAITools)
+	if err != nil {
+		return nil, err
+	}
+	params, err := openAIParams(req, tools)
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +165,14 @@ func (a *chatAccumulator) response() *Response {
 // the system prompt is the first message, each tool_result block its own
 // tool message, and streaming asks for the usage chunk.
 func OpenAIParams(req Request) (openai.ChatCompletionNewParams, error) {
+	tools, err := OpenAITools(req.Tools)
+	if err != nil {
+		return openai.ChatCompletionNewParams{}, err
+	}
+	return openAIParams(req, tools)
+}
+
+func openAIParams(req Request, tools []openai.ChatCompletionToolUnionParam) (openai.ChatCompletionNewParams, error) {
 	p := openai.ChatCompletionNewParams{
 		Model:         shared.ChatModel(req.Model),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
@@ -173,10 +188,6 @@ func OpenAIParams(req Request) (openai.ChatCompletionNewParams, error) {
 	}
 	if req.System != "" {
 		p.Messages = append(p.Messages, openai.SystemMessage(req.System))
-	}
-	tools, err := OpenAITools(req.Tools)
-	if err != nil {
-		return p, err
 	}
 	p.Tools = tools
 	for _, m := range req.Messages {
