@@ -89,6 +89,7 @@ func runStarter(jobs <-chan func()) {
 // which never unlocks it: no Go code runs on a confined thread again,
 // and the runtime starts no thread from a locked one.
 func startConfined(cmd *exec.Cmd, apply func() error) (done func(), err error) {
+	pidfdChecked()
 	errc := make(chan error, 1)
 	reaped := make(chan struct{})
 	go func() {
@@ -111,6 +112,17 @@ func startConfined(cmd *exec.Cmd, apply func() error) (done func(), err error) {
 	var once sync.Once
 	return func() { once.Do(func() { noteReaped(pid); close(reaped) }) }, nil
 }
+
+// pidfdChecked makes package os run, unconfined, its one check of
+// whether process file descriptors work, which it does on the first start
+// or lookup of a process, by signalling this process: from a confined
+// thread, which kernels before 6.15 do not let signal the rest of its own
+// process, the check would fail and os would do without them for good.
+var pidfdChecked = sync.OnceFunc(func() {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Release()
+	}
+})
 
 func pidAlive(pid int) bool { return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
 
