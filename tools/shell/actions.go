@@ -287,44 +287,16 @@ func renderStream(s *stream, u unread, re *regexp.Regexp, budget int) string {
 	if len(u.pending) > 0 {
 		texts = append(texts, string(u.pending))
 	}
-	total := len(texts)
-	if re != nil {
-		kept := texts[:0]
-		for _, t := range texts {
-			if re.MatchString(t) {
-				kept = append(kept, t)
-			}
-		}
-		texts = kept
-	}
-	// Keep the newest lines that fit in the budget.
-	start, size := len(texts), 0
-	for start > 0 && size+len(texts[start-1])+1 <= budget {
-		start--
-		size += len(texts[start]) + 1
-	}
+	shown, matched, total := fitLines(texts, re, budget)
 	var sb strings.Builder
-	switch {
-	case re != nil:
-		fmt.Fprintf(&sb, "--- %s: %d of %d new lines match %s ---\n", s.name, len(texts), total, re)
-	default:
-		fmt.Fprintf(&sb, "--- %s: %d new %s ---\n", s.name, total, plural(total, "line", "lines"))
-	}
-	capture := s.capturePath
-	if capture == "" {
-		capture = "(no capture file)"
-	}
-	if u.dropped > 0 {
-		fmt.Fprintf(&sb, "[%d earlier lines left memory before they were read; all output is in %s]\n", u.dropped, capture)
-	}
-	if start > 0 {
-		fmt.Fprintf(&sb, "[%d older new lines not shown to stay within %d characters; all output is in %s]\n", start, budget, capture)
-	}
-	for _, t := range texts[start:] {
+	lineHeader(&sb, s.name, matched, total, re)
+	capture := s.captureName()
+	lineNotices(&sb, u.dropped, matched-len(shown), budget, "all output is in "+capture)
+	for _, t := range shown {
 		sb.WriteString(t)
 		sb.WriteByte('\n')
 	}
-	if n := len(texts); len(u.pending) > 0 && n > start && texts[n-1] == string(u.pending) {
+	if n := len(shown); len(u.pending) > 0 && n > 0 && shown[n-1] == string(u.pending) {
 		sb.WriteString("[the last line is unfinished; the rest follows in a later read]\n")
 	}
 	outBytes, _, err := s.stats()
@@ -335,6 +307,50 @@ func renderStream(s *stream, u unread, re *regexp.Regexp, budget int) string {
 		fmt.Fprintf(&sb, "[%s]\n", note)
 	}
 	return strings.TrimSuffix(strings.ToValidUTF8(sb.String(), "\uFFFD"), "\n")
+}
+
+// fitLines keeps the lines re matches (all with no re) and of them the
+// newest that fit in budget characters. It returns those to show, how
+// many matched, and how many there were. It reuses texts' array.
+func fitLines(texts []string, re *regexp.Regexp, budget int) (shown []string, matched, total int) {
+	total = len(texts)
+	if re != nil {
+		kept := texts[:0]
+		for _, t := range texts {
+			if re.MatchString(t) {
+				kept = append(kept, t)
+			}
+		}
+		texts = kept
+	}
+	start, size := len(texts), 0
+	for start > 0 && size+len(texts[start-1])+1 <= budget {
+		start--
+		size += len(texts[start]) + 1
+	}
+	return texts[start:], len(texts), total
+}
+
+// lineHeader writes the header of a stream's new lines: how many there
+// are, or how many of them match re.
+func lineHeader(sb *strings.Builder, name string, matched, total int, re *regexp.Regexp) {
+	if re != nil {
+		fmt.Fprintf(sb, "--- %s: %d of %d new lines match %s ---\n", name, matched, total, re)
+		return
+	}
+	fmt.Fprintf(sb, "--- %s: %d new %s ---\n", name, total, plural(total, "line", "lines"))
+}
+
+// lineNotices says which new lines a read does not show: those that left
+// memory before it, and the older ones over its budget; where says where
+// they can be found.
+func lineNotices(sb *strings.Builder, dropped int64, hidden, budget int, where string) {
+	if dropped > 0 {
+		fmt.Fprintf(sb, "[%d earlier lines left memory before they were read; %s]\n", dropped, where)
+	}
+	if hidden > 0 {
+		fmt.Fprintf(sb, "[%d older new lines not shown to stay within %d characters; %s]\n", hidden, budget, where)
+	}
 }
 
 func plural(n int, one, many string) string {

@@ -267,6 +267,14 @@ func (s *stream) since(c cursor, limit int) string {
 	return string(b)
 }
 
+// captureName is the capture file's path for notices.
+func (s *stream) captureName() string {
+	if s.capturePath == "" {
+		return "(no capture file)"
+	}
+	return s.capturePath
+}
+
 // readPos returns the model's read position.
 func (s *stream) readPos() cursor {
 	s.mu.Lock()

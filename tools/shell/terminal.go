@@ -78,42 +78,16 @@ func (t *terminal) renderNew(re *regexp.Regexp, budget int, raw bool) string {
 		return ""
 	}
 	lines := strings.Split(d.Text, "\n")
-	total := len(lines)
-	if re != nil {
-		kept := lines[:0]
-		for _, l := range lines {
-			if re.MatchString(l) {
-				kept = append(kept, l)
-			}
-		}
-		lines = kept
-	}
-	start, size := len(lines), 0
-	for start > 0 && size+len(lines[start-1])+1 <= budget {
-		start--
-		size += len(lines[start]) + 1
-	}
+	shown, matched, total := fitLines(lines, re, budget)
 	var sb strings.Builder
-	cols, rows := t.scr.Size()
-	switch {
-	case d.FullScreen:
+	if d.FullScreen {
+		cols, rows := t.scr.Size()
 		fmt.Fprintf(&sb, "--- screen (%dx%d, a full-screen program) ---\n", cols, rows)
-	case re != nil:
-		fmt.Fprintf(&sb, "--- terminal: %d of %d new lines match %s ---\n", len(lines), total, re)
-	default:
-		fmt.Fprintf(&sb, "--- terminal: %d new %s ---\n", total, plural(total, "line", "lines"))
+	} else {
+		lineHeader(&sb, "terminal", matched, total, re)
 	}
-	capture := t.raw.capturePath
-	if capture == "" {
-		capture = "(no capture file)"
-	}
-	if d.Dropped > 0 {
-		fmt.Fprintf(&sb, "[%d earlier lines left memory before they were read; the raw output is in %s]\n", d.Dropped, capture)
-	}
-	if start > 0 {
-		fmt.Fprintf(&sb, "[%d older new lines not shown to stay within %d characters; the raw output is in %s]\n", start, budget, capture)
-	}
-	sb.WriteString(strings.Join(lines[start:], "\n"))
+	lineNotices(&sb, d.Dropped, matched-len(shown), budget, "the raw output is in "+t.raw.captureName())
+	sb.WriteString(strings.Join(shown, "\n"))
 	return strings.ToValidUTF8(sb.String(), "\uFFFD")
 }
 
