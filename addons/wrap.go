@@ -18,18 +18,20 @@ func Refusal(addon ID, toolName, reason string) tool.Result {
 	return tool.Errorf("addon %s blocked the call of %s: %s. The tool did not run; do not retry it unchanged.", addon, toolName, reason)
 }
 
-// permissionKey carries the refusal of a call that needs the user's
+// permissionKey carries the decision of a call that needs the user's
 // permission (see NeedPermission).
 type permissionKey struct{}
 
-// NeedPermission returns ctx for a call that needs the user's permission
-// when no one can be asked: the call runs only if a tool:before gate
-// allows it outright (Decision.Allow, a PreToolUse hook's "allow");
-// otherwise it is refused with PermissionRefusal(refuse). A host sets it
-// only on calls of a tool [Dispatcher.HasTool] says has tool:before
-// subscribers, and refuses the others itself.
-func NeedPermission(ctx context.Context, refuse string) context.Context {
-	return context.WithValue(ctx, permissionKey{}, refuse)
+// NeedPermission returns ctx for a call that needs the user's
+// permission: once the tool:before gates have let it through, the call
+// runs if one of them allowed it outright (Decision.Allow, a PreToolUse
+// hook's "allow"); otherwise decide is asked (a host asks the user, or
+// refuses when no one can be asked) and a non-empty answer refuses the
+// call with PermissionRefusal. A host sets it only on calls of a tool
+// [Dispatcher.HasTool] says has tool:before subscribers, and decides the
+// others itself.
+func NeedPermission(ctx context.Context, decide func(context.Context) (refuse string)) context.Context {
+	return context.WithValue(ctx, permissionKey{}, decide)
 }
 
 // PermissionRefusal is the result of a call that needed permission no
@@ -88,9 +90,9 @@ func (g *guarded) Run(ctx context.Context, input json.RawMessage, env *tool.Env)
 	// Handlers and interceptors see and may rewrite the whole result, so
 	// the tool inside must not stream part of it past them.
 	ctx = tool.WithTextStream(ctx, nil)
-	need, _ := ctx.Value(permissionKey{}).(string)
-	if need != "" {
-		ctx = context.WithValue(ctx, permissionKey{}, "") // not for the calls this one makes
+	decide, _ := ctx.Value(permissionKey{}).(func(context.Context) string)
+	if decide != nil {
+		ctx = context.WithValue(ctx, permissionKey{}, nil) // not for the calls this one makes
 	}
 	if len(g.before) > 0 {
 		out := g.d.run(ctx, ToolBefore, ToolPayload{Name: name, Args: input}, g.before)
@@ -98,12 +100,14 @@ func (g *guarded) Run(ctx context.Context, input json.RawMessage, env *tool.Env)
 			return Refusal(out.Stop.Addon, name, out.Stop.Reason)
 		}
 		if out.Allowed != "" {
-			need = ""
+			decide = nil
 		}
 		input = out.Payload.(ToolPayload).Args
 	}
-	if need != "" {
-		return PermissionRefusal(name, need)
+	if decide != nil {
+		if why := decide(ctx); why != "" {
+			return PermissionRefusal(name, why)
+		}
 	}
 	var cr CallResult
 	if len(g.chain.stages) > 0 {

@@ -3,8 +3,10 @@ package conductor
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -53,6 +55,28 @@ type Options struct {
 	// OnEvent receives the run's events on the goroutine of Run; nil
 	// drops them.
 	OnEvent func(Event)
+	// Ask, when set, is asked about a call that needs the user's
+	// permission and that no rule or hook decided (a terminal UI shows
+	// the question); it blocks the call until answered. Nil means no one
+	// can be asked: the call is refused with a result that says how to
+	// allow it.
+	Ask func(ctx context.Context, q Question) Answer
+}
+
+// Question is a call that needs the user's permission.
+type Question struct {
+	Tool  string
+	Input json.RawMessage
+	// Why is the permission mode's reason, as the model would read it if
+	// the call were refused.
+	Why string
+}
+
+// Answer is the user's answer to a [Question].
+type Answer struct {
+	Allow bool
+	// Reason, for a refusal, is told to the model.
+	Reason string
 }
 
 // OptionError is an option the caller must fix: a mode, a rule, a model
@@ -161,6 +185,56 @@ func (c *Conductor) openTranscript() error {
 	}
 	c.messages = transcript.Messages(lines)
 	return nil
+}
+
+// Child opens a conversation of its own beside c: a subagent with its
+// own deck, briefing, transcript and events, run on the caller's
+// goroutine. What o leaves unset is c's: the workspace and session
+// settings (o.Session.Profile and o.Session.Tools choose the child's
+// tools; a zero Session is c's whole), the provider settings, the model,
+// the permission mode and rules, and Ask. The child keeps no transcript
+// unless o.Resume names one. A Run of the child under a context that
+// carries the parent's checkpoint node (a tool call of the parent's run)
+// adds its changes to that node, so a rewind of the parent's prompt
+// undoes the child's work too. The caller closes the child.
+func (c *Conductor) Child(ctx context.Context, o Options) (*Conductor, error) {
+	p := c.opts
+	if o.Session.Dir == "" {
+		so := p.Session
+		so.Dir = c.sess.Dir()
+		so.Name = "" // the parent's named state is the parent's
+		so.Profile, so.Tools, so.NoTools = o.Session.Profile, o.Session.Tools, o.Session.NoTools
+		if o.Session.Addons != nil {
+			so.Addons = o.Session.Addons
+		}
+		o.Session = so
+	}
+	if reflect.ValueOf(o.Provider).IsZero() {
+		o.Provider = p.Provider
+	}
+	if o.Model == "" && o.Client == nil {
+		o.Model, o.Client = c.Model().String(), c.sharedClient()
+	}
+	if o.Mode == "" {
+		o.Mode = c.perm.mode
+	}
+	if o.Allowed == nil && o.Disallowed == nil {
+		o.Allowed, o.Disallowed = p.Allowed, p.Disallowed
+	}
+	if o.Ask == nil {
+		o.Ask = p.Ask
+	}
+	if o.Resume == "" {
+		o.Ephemeral = true
+	}
+	return Open(ctx, o)
+}
+
+// sharedClient is the client of c's model, for a child of the same model.
+func (c *Conductor) sharedClient() provider.Client {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.client
 }
 
 // Session is the conductor's session.

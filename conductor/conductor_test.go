@@ -367,3 +367,65 @@ func TestMessageAtStopKeepsTheAgentGoing(t *testing.T) {
 		t.Errorf("the second call lacks the answer and the message: %s", body)
 	}
 }
+
+// A caller that can ask the user (a terminal UI) answers the calls that
+// need permission: yes runs the call, no refuses it with the reason.
+func TestAskLetsTheUserDecide(t *testing.T) {
+	dir := t.TempDir()
+	srv := fakemodel.Start(t,
+		fakemodel.Call("bash", `{"command":"touch yes"}`, "bash", `{"command":"touch no"}`),
+		fakemodel.Say("done"))
+	var asked []string
+	c := open(t, dir, srv, conductor.Options{Ask: func(_ context.Context, q conductor.Question) conductor.Answer {
+		var in struct{ Command string }
+		json.Unmarshal(q.Input, &in)
+		asked = append(asked, q.Tool+" "+in.Command)
+		return conductor.Answer{Allow: in.Command == "touch yes", Reason: "not that one"}
+	}})
+	if res, err := c.Run(context.Background(), "touch both"); err != nil || res.IsError {
+		t.Fatal(res, err)
+	}
+	if strings.Join(asked, ",") != "bash touch yes,bash touch no" {
+		t.Errorf("asked %q", asked)
+	}
+	for name, want := range map[string]bool{"yes": true, "no": false} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
+			t.Errorf("file %s exists: %v, want %v", name, err == nil, want)
+		}
+	}
+	if body := string(srv.Requests()[1].Body); !strings.Contains(body, "The user refused the call: not that one") {
+		t.Errorf("the refusal did not reach the model: %s", body)
+	}
+}
+
+// A child conversation has its own deck and conversation, shares the
+// parent's model, and adds its changes to the checkpoint node of the
+// parent's prompt when run under it.
+func TestChildRunsItsOwnConversation(t *testing.T) {
+	dir := t.TempDir()
+	srv := fakemodel.Start(t, fakemodel.Call("write", `{"path":"child.txt","content":"c"}`), fakemodel.Say("child done"))
+	parent := open(t, dir, srv, conductor.Options{})
+	child, err := parent.Child(context.Background(), conductor.Options{Mode: conductor.AcceptEdits, AppendSystem: "You are the reviewer."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer child.Close()
+	if child.SessionID() != "" || child.Model() != parent.Model() {
+		t.Errorf("child: transcript %q, model %s", child.SessionID(), child.Model())
+	}
+	node := checkpoint.NewNode()
+	res, err := child.Run(checkpoint.WithNode(context.Background(), node), "write child.txt")
+	if err != nil || res.IsError || res.Text != "child done" || res.Node != node {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if len(parent.Messages()) != 0 || len(child.Messages()) != 4 {
+		t.Errorf("parent has %d messages, child %d", len(parent.Messages()), len(child.Messages()))
+	}
+	if !strings.Contains(string(srv.Requests()[0].Body), "You are the reviewer.") {
+		t.Errorf("the child's briefing lacks its prompt")
+	}
+	nodes, err := checkpoint.ForWorkspace(dir).Nodes()
+	if err != nil || len(nodes) != 1 || nodes[0].ID != node {
+		t.Fatalf("nodes %+v %v", nodes, err)
+	}
+}

@@ -8,12 +8,45 @@
 // of turn:start, context:build, chat:params, the model's stream,
 // chat:message, the tool calls through the session's Box (tool:before and
 // tool:after fire there) and turn:end, compacting near the model's context
-// window (compact:before, compact:build). Everything the prompt's tools
-// change is one checkpoint node, so a rewind undoes the prompt as a whole.
+// window (compact:before, compact:build). The turn:end of a turn without
+// tool calls says the agent stops there; a message sent then (a Stop
+// hook's reason, an addon's send_message) is answered before Run returns.
+// Everything the prompt's tools change is one checkpoint node, so a
+// rewind undoes the prompt as a whole.
 //
-// The library prints nothing: a caller that shows the run (the -p front
-// end, a terminal UI) receives typed [Event] values as they happen, and
-// gets a [Result] at the end. Permission modes and allow/deny rules in
-// Claude Code's syntax decide which calls run when no one can be asked;
-// plan mode keeps the agent to read-only tools until its plan is approved.
+// The library prints nothing. Permission modes and allow/deny rules in
+// Claude Code's syntax decide which calls run; plan mode keeps the agent
+// to read-only tools until its plan is approved. A call the rules leave
+// open runs when a tool:before gate allows it (a PreToolUse hook's
+// allow), else when the user allows it through [Options.Ask]; with no Ask
+// it is refused with a result that says how to allow it.
+//
+// # Callers
+//
+// The -p front end, a terminal UI and subagents drive the same API:
+//
+//   - Turns: [Open] a conductor, call [Conductor.Begin] once, then
+//     [Conductor.Run] per prompt on a goroutine of the caller's; cancel
+//     its context to interrupt (the turn's tool processes are killed).
+//     [Conductor.Compact], [Conductor.SetModel], [Conductor.SetThinking]
+//     and [Conductor.SendMessage] are the commands a UI offers between
+//     or during runs.
+//   - Events: [Options.OnEvent] receives typed [Event] values on Run's
+//     goroutine as they happen: [Delta] (text, thinking and the start of
+//     each tool use, streamed), [AssistantMessage] (the whole message,
+//     with the tool uses about to run), [ToolResults] (their results, in
+//     order), [TurnStarted]/[TurnEnded], [Compacted] and [Notice]. A UI
+//     forwards them to its own loop (a Bubble Tea program's Send) and
+//     renders from there; the callback must not block for long.
+//   - Questions: [Options.Ask] is called, on Run's goroutine, for a call
+//     that needs the user's permission; a UI shows the [Question] and
+//     blocks until the user answers. -p leaves it nil.
+//   - Subagents: [Conductor.Child] opens a conversation of its own with
+//     another deck (an agent profile's tool list or deck.Profile), its
+//     own briefing ([Options.AppendSystem] carries the profile's prompt)
+//     and events, sharing the parent's workspace, model client and
+//     permissions. A tool that runs one (the task card in process) calls
+//     Run on the child under its own call's context, so the child's
+//     changes join the parent prompt's checkpoint node and a cancelled
+//     parent cancels the child.
 package conductor

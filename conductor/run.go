@@ -51,6 +51,9 @@ type Result struct {
 func (c *Conductor) Run(ctx context.Context, prompt string) (*Result, error) {
 	start := time.Now()
 	res := &Result{Node: checkpoint.NewNode()}
+	if node, ok := checkpoint.NodeFrom(ctx); ok && node != "" {
+		res.Node = node // a child's changes are part of its parent's prompt
+	}
 	done := func(sub Subtype, text string, err error) (*Result, error) {
 		res.Subtype, res.Text, res.Err = sub, text, err
 		res.IsError = sub != Success
@@ -268,14 +271,10 @@ func (c *Conductor) openModel(id string) (provider.Client, provider.ModelID, err
 	return provider.Open(id, c.opts.Provider)
 }
 
-// check is asked before each known tool runs. A call that needs
-// permission is refused here unless a tool:before gate (a PreToolUse
-// hook) may allow it; then [permitted] leaves the verdict to the gates.
+// check is asked before each known tool runs: a deny rule or plan mode
+// refuses the call here; the permission a call needs is for [permitted].
 func (c *Conductor) check(call provider.Call) string {
-	refuse, ask := c.perm.refusal(call.Use.Name, call.Tool.Spec().ReadOnly, call.Use.Input, c.planning)
-	if ask != "" && !c.gated(call.Use.Name) {
-		return ask
-	}
+	refuse, _ := c.perm.refusal(call.Use.Name, call.Tool.Spec().ReadOnly, call.Use.Input, c.planning)
 	return refuse
 }
 
@@ -285,20 +284,49 @@ func (c *Conductor) gated(name string) bool {
 	return b != nil && b.Dispatch.HasTool(addons.ToolBefore, name)
 }
 
-// permitted runs calls through the session's Box; a call that needs
-// permission runs only if a tool:before gate allows it outright.
+// permitted runs calls through the session's Box. A call that needs
+// permission runs when a tool:before gate allows it outright (a
+// PreToolUse hook's allow), else when the user, if one can be asked
+// (Options.Ask), allows it; otherwise it is refused.
 type permitted struct{ c *Conductor }
 
 func (p permitted) Lookup(name string) (tool.Tool, bool) { return p.c.sess.Box().Lookup(name) }
 
 func (p permitted) Run(ctx context.Context, name string, input json.RawMessage) tool.Result {
 	box := p.c.sess.Box()
-	if t, ok := box.Lookup(name); ok {
-		if _, ask := p.c.perm.refusal(name, t.Spec().ReadOnly, input, p.c.planning); ask != "" {
-			ctx = addons.NeedPermission(ctx, ask)
-		}
+	t, ok := box.Lookup(name)
+	if !ok {
+		return box.Run(ctx, name, input)
+	}
+	_, why := p.c.perm.refusal(name, t.Spec().ReadOnly, input, p.c.planning)
+	if why == "" {
+		return box.Run(ctx, name, input)
+	}
+	decide := func(ctx context.Context) string { return p.c.ask(ctx, Question{Tool: name, Input: input, Why: why}) }
+	if p.c.gated(name) {
+		// The gates speak first: a hook's deny refuses, its allow runs
+		// the call without asking.
+		return box.Run(addons.NeedPermission(ctx, decide), name, input)
+	}
+	if refuse := decide(ctx); refuse != "" {
+		return addons.PermissionRefusal(name, refuse)
 	}
 	return box.Run(ctx, name, input)
+}
+
+// ask puts q to the user, when one can be asked: the refusal, or "".
+func (c *Conductor) ask(ctx context.Context, q Question) string {
+	if c.opts.Ask == nil {
+		return q.Why
+	}
+	a := c.opts.Ask(ctx, q)
+	switch {
+	case a.Allow:
+		return ""
+	case a.Reason != "":
+		return "The user refused the call: " + a.Reason
+	}
+	return "The user refused the call of " + q.Tool + "; do not retry it unchanged."
 }
 
 // afterTools follows plan mode: a successful enter_plan_mode starts it;

@@ -429,7 +429,7 @@ func TestPreToolUseAllowGivesPermission(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := newRig(t, nil, mustHook(t, "PreToolUse", "Bash", tt.command, 0))
-			ctx := addons.NeedPermission(context.Background(), "ask the user first")
+			ctx := addons.NeedPermission(context.Background(), func(context.Context) string { return "ask the user first" })
 			res := r.call(ctx, "bash", `{"command":"ls"}`)
 			if ran := r.ran.Load() == 1; ran != tt.runs {
 				t.Fatalf("tool ran: %v, want %v (%q)", ran, tt.runs, res.PlainText())
