@@ -3,12 +3,11 @@ package cards
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/checklist"
 )
 
 // TodoState is where a todo item stands.
@@ -53,19 +52,6 @@ const (
 // TodoWeights returns every TodoWeight; each call returns a new slice.
 func TodoWeights() []TodoWeight { return []TodoWeight{WeightLow, WeightNormal, WeightHigh} }
 
-// maxTodos bounds the list so a runaway model cannot grow session memory;
-// it matches the checklist's bound.
-const maxTodos = 200
-
-// maxTodoBytes bounds an item's content (one line a person reads), and
-// maxTodoListBytes the text of the whole list, so that a server holding
-// many sessions cannot be filled through their lists. Both match the
-// checklist's bounds.
-const (
-	maxTodoBytes     = 2000
-	maxTodoListBytes = 64 << 10
-)
-
 // TodoItem is one entry of the todo card's list.
 type TodoItem struct {
 	Content string     `json:"content" jsonschema:"What the item is about."`
@@ -74,23 +60,18 @@ type TodoItem struct {
 }
 
 // TodoLedger is the list of one session. It is not the checklist of
-// todo_read and todo_set: the two never see each other's items.
-type TodoLedger struct {
-	mu    sync.Mutex
-	items []TodoItem
-}
+// todo_read and todo_set: the two never see each other's items, though
+// they keep the same bounds through one implementation.
+type TodoLedger struct{ checklist.Board[TodoItem] }
 
-// Items returns a copy of the list.
-func (l *TodoLedger) Items() []TodoItem {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.items)
-}
-
-func (l *TodoLedger) set(items []TodoItem) {
-	l.mu.Lock()
-	l.items = slices.Clone(items)
-	l.mu.Unlock()
+// todoRules are the card's bounds and words.
+var todoRules = checklist.Rules[TodoItem]{
+	Array: "items",
+	Texts: func(it TodoItem) []checklist.Text {
+		return []checklist.Text{{Name: "content", Value: it.Content, Hint: "say what the item is"}}
+	},
+	Full:  "todo holds at most %d items, got %d; merge items or drop finished ones",
+	Heavy: "its text is over the limit of %d bytes at items[%d]; shorten the items, or merge or drop finished ones",
 }
 
 type todoKey struct{}
@@ -136,26 +117,15 @@ func runTodo(_ context.Context, in todoInput, env *tool.Env) tool.Result {
 		if in.Items == nil {
 			return tool.Errorf("todo action=set needs items: the whole list (send [] to clear it)")
 		}
-		if len(in.Items) > maxTodos {
-			return tool.Errorf("todo holds at most %d items, got %d; merge items or drop finished ones", maxTodos, len(in.Items))
-		}
-		total := 0
-		for i := range in.Items {
-			it := &in.Items[i]
-			if strings.TrimSpace(it.Content) == "" {
-				return tool.Errorf("todo list not changed: items[%d].content is empty; say what the item is", i)
-			}
-			if len(it.Content) > maxTodoBytes {
-				return tool.Errorf("todo list not changed: items[%d].content is %d bytes, over the limit of %d; say it in one or two sentences and keep details in a file", i, len(it.Content), maxTodoBytes)
-			}
-			if total += len(it.Content); total > maxTodoListBytes {
-				return tool.Errorf("todo list not changed: its text is over the limit of %d bytes at items[%d]; shorten the items, or merge or drop finished ones", maxTodoListBytes, i)
-			}
+		err := ledger.Replace(in.Items, todoRules, func(_ int, it *TodoItem) error {
 			if it.Weight == "" {
 				it.Weight = WeightNormal
 			}
+			return nil
+		})
+		if err != nil {
+			return tool.Errorf("todo list not changed: %v", err)
 		}
-		ledger.set(in.Items)
 		return todoResult(fmt.Sprintf("Todo list replaced (%d items).\n%s", len(in.Items), RenderTodos(in.Items)), in.Items)
 	}
 	return tool.Errorf("todo: unknown action %q; use read or set", in.Action)
@@ -173,15 +143,11 @@ func todoResult(text string, items []TodoItem) tool.Result {
 // RenderTodos draws the list one line per item: the state's glyph, the
 // content, and the weight when it is not normal.
 func RenderTodos(items []TodoItem) string {
-	if len(items) == 0 {
-		return "The todo list is empty."
-	}
-	lines := make([]string, len(items))
-	for i, it := range items {
-		lines[i] = it.State.glyph() + " " + it.Content
+	return checklist.RenderItems(items, "The todo list is empty.", func(it TodoItem) string {
+		line := it.State.glyph() + " " + it.Content
 		if it.Weight != "" && it.Weight != WeightNormal {
-			lines[i] += " (" + string(it.Weight) + ")"
+			line += " (" + string(it.Weight) + ")"
 		}
-	}
-	return strings.Join(lines, "\n")
+		return line
+	})
 }

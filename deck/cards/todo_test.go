@@ -51,15 +51,15 @@ func TestTodoRejects(t *testing.T) {
 	env := tool.NewEnv(t.TempDir())
 	card := Todo()
 	run(t, card, env, map[string]any{"action": "set", "items": []map[string]any{{"content": "keep", "state": "pending"}}})
-	many := make([]map[string]any, maxTodos+1)
+	many := make([]map[string]any, checklist.MaxItems+1)
 	for i := range many {
 		many[i] = map[string]any{"content": "x", "state": "pending"}
 	}
-	long := []map[string]any{{"content": strings.Repeat("x", maxTodoBytes+1), "state": "pending"}}
+	long := []map[string]any{{"content": strings.Repeat("x", checklist.MaxItemBytes+1), "state": "pending"}}
 	// 200 items each under the item bound, together over the list's bound.
-	heavy := make([]map[string]any, maxTodos)
+	heavy := make([]map[string]any, checklist.MaxItems)
 	for i := range heavy {
-		heavy[i] = map[string]any{"content": strings.Repeat("y", maxTodoBytes), "state": "pending"}
+		heavy[i] = map[string]any{"content": strings.Repeat("y", checklist.MaxItemBytes), "state": "pending"}
 	}
 	for _, tc := range []struct {
 		name string

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -51,49 +50,12 @@ type Item struct {
 }
 
 // List is the checklist of one session.
-type List struct {
-	mu    sync.Mutex
-	items []Item
-}
-
-// Items returns a copy of the list.
-func (l *List) Items() []Item {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.items)
-}
+type List struct{ Board[Item] }
 
 // Set validates items and replaces the list with them.
 func (l *List) Set(items []Item) error {
-	if err := validate(items); err != nil {
-		return err
-	}
-	l.mu.Lock()
-	l.items = slices.Clone(items)
-	l.mu.Unlock()
-	return nil
-}
-
-func validate(items []Item) error {
-	if len(items) > MaxItems {
-		return fmt.Errorf("the checklist holds at most %d items, got %d; merge or drop finished ones", MaxItems, len(items))
-	}
-	active, total := -1, 0
-	for i, it := range items {
-		if strings.TrimSpace(it.Content) == "" {
-			return fmt.Errorf("todos[%d].content is empty; say what needs doing", i)
-		}
-		if strings.TrimSpace(it.ActiveForm) == "" {
-			return fmt.Errorf("todos[%d].activeForm is empty; give the task in the present continuous (\"Running the tests\")", i)
-		}
-		for _, f := range []struct{ name, text string }{{"content", it.Content}, {"activeForm", it.ActiveForm}} {
-			if len(f.text) > MaxItemBytes {
-				return fmt.Errorf("todos[%d].%s is %d bytes, over the limit of %d; say it in one or two sentences and keep details in a file", i, f.name, len(f.text), MaxItemBytes)
-			}
-		}
-		if total += len(it.Content) + len(it.ActiveForm); total > MaxBytes {
-			return fmt.Errorf("the checklist's text is over the limit of %d bytes at todos[%d]; shorten the items, or merge or drop finished ones", MaxBytes, i)
-		}
+	active := -1
+	return l.Replace(items, rules, func(i int, it *Item) error {
 		if !slices.Contains(Statuses(), it.Status) {
 			return fmt.Errorf("todos[%d].status %q is not one of pending, in_progress, completed", i, it.Status)
 		}
@@ -103,8 +65,22 @@ func validate(items []Item) error {
 			}
 			active = i
 		}
-	}
-	return nil
+		return nil
+	})
+}
+
+// rules are the checklist's bounds and words; Set adds a known status
+// and at most one item in progress.
+var rules = Rules[Item]{
+	Array: "todos",
+	Texts: func(it Item) []Text {
+		return []Text{
+			{"content", it.Content, "say what needs doing"},
+			{"activeForm", it.ActiveForm, "give the task in the present continuous (\"Running the tests\")"},
+		}
+	},
+	Full:  "the checklist holds at most %d items, got %d; merge or drop finished ones",
+	Heavy: "the checklist's text is over the limit of %d bytes at todos[%d]; shorten the items, or merge or drop finished ones",
 }
 
 // sessionKey finds the session's List in its tool.Env.
@@ -118,24 +94,15 @@ func Of(env *tool.Env) *List {
 // Render draws the list for the model: one line per item with a glyph for
 // its status, in list order.
 func Render(items []Item) string {
-	if len(items) == 0 {
-		return "The checklist is empty."
-	}
-	var sb strings.Builder
-	for i, it := range items {
-		if i > 0 {
-			sb.WriteByte('\n')
-		}
+	return RenderItems(items, "The checklist is empty.", func(it Item) string {
 		switch it.Status {
 		case Completed:
-			sb.WriteString("[x] " + it.Content)
+			return "[x] " + it.Content
 		case InProgress:
-			sb.WriteString("[~] " + it.ActiveForm)
-		default:
-			sb.WriteString("[ ] " + it.Content)
+			return "[~] " + it.ActiveForm
 		}
-	}
-	return sb.String()
+		return "[ ] " + it.Content
+	})
 }
 
 func summary(items []Item) string {
