@@ -53,14 +53,14 @@ func (b *Bundle) Wrap(t tool.Tool) tool.Tool {
 	if b == nil || t == nil {
 		return t
 	}
-	spec := t.Spec()
+	name := tool.NameOf(t)
 	g := &guarded{
 		inner:  t,
-		spec:   spec,
+		name:   name,
 		d:      b.Dispatch,
-		before: b.Dispatch.subsFor(ToolBefore, spec.Name),
-		after:  b.Dispatch.subsFor(ToolAfter, spec.Name),
-		chain:  b.Chain.For(spec.Name),
+		before: b.Dispatch.subsFor(ToolBefore, name),
+		after:  b.Dispatch.subsFor(ToolAfter, name),
+		chain:  b.Chain.For(name),
 	}
 	if len(g.before) == 0 && len(g.after) == 0 && len(g.chain.stages) == 0 {
 		return t
@@ -71,7 +71,7 @@ func (b *Bundle) Wrap(t tool.Tool) tool.Tool {
 // guarded is a tool with the addons' boundary around it.
 type guarded struct {
 	inner  tool.Tool
-	spec   tool.Spec
+	name   string
 	d      *Dispatcher
 	before []Subscription
 	after  []Subscription
@@ -86,7 +86,7 @@ func (g *guarded) Spec() tool.Spec { return g.inner.Spec() }
 var calls atomic.Uint64
 
 func (g *guarded) Run(ctx context.Context, input json.RawMessage, env *tool.Env) tool.Result {
-	name := g.spec.Name
+	name := g.name
 	// Handlers and interceptors see and may rewrite the whole result, so
 	// the tool inside must not stream part of it past them.
 	ctx = tool.WithTextStream(ctx, nil)

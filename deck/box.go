@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"slices"
 	"strings"
+	"sync"
 
 	"github.com/indusagi/induscode/tool"
 )
@@ -15,42 +15,67 @@ import (
 // concurrent use; every failure of the call machinery comes back as an
 // IsError result, never as a panic or a Go error.
 type Box struct {
-	tools  []tool.Tool
-	specs  []tool.Spec
+	tools  []tool.Tool // the tools by name, first of each name, in order
 	byName map[string]tool.Tool
-	env    *tool.Env
-	log    *slog.Logger
+	// specs are built on first use: a box made to run one call does not
+	// pay for describing every tool (see tool.New).
+	specsOnce sync.Once
+	specs     []tool.Spec
+	env       *tool.Env
+	log       *slog.Logger
 }
 
 // Box returns a runner over the deck's current tools. Later changes to the
 // deck do not affect it. When two tools share a name the first wins.
 func (d *Deck) Box() *Box {
 	b := &Box{
-		tools:  slices.Clone(d.tools),
+		tools:  make([]tool.Tool, 0, len(d.tools)),
 		byName: make(map[string]tool.Tool, len(d.tools)),
 		env:    d.env,
 		log:    d.setup.Framework.log(),
 	}
-	for _, t := range b.tools {
-		s := t.Spec()
-		if _, dup := b.byName[s.Name]; dup {
+	for _, t := range d.tools {
+		name := tool.NameOf(t)
+		if _, dup := b.byName[name]; dup {
 			continue
 		}
-		b.byName[s.Name] = t
-		b.specs = append(b.specs, s)
+		b.byName[name] = t
+		b.tools = append(b.tools, t)
 	}
 	return b
+}
+
+// described returns the specs of the box's tools, built once.
+func (b *Box) described() []tool.Spec {
+	b.specsOnce.Do(func() {
+		b.specs = make([]tool.Spec, len(b.tools))
+		for i, t := range b.tools {
+			b.specs[i] = t.Spec()
+		}
+	})
+	return b.specs
 }
 
 // Specs returns the specs of the box's tools in deck order. The slice and
 // each schema are copies: a caller that changes them (to adapt a schema
 // for one model API, say) changes neither this box nor any other.
 func (b *Box) Specs() []tool.Spec {
-	out := make([]tool.Spec, len(b.specs))
-	for i, s := range b.specs {
+	specs := b.described()
+	out := make([]tool.Spec, len(specs))
+	for i, s := range specs {
 		out[i] = tool.CloneSpec(s)
 	}
 	return out
+}
+
+// Names returns the names of the box's tools in deck order, without
+// describing them (cheaper than Specs when a name is all a caller needs).
+func (b *Box) Names() []string {
+	names := make([]string, len(b.tools))
+	for i, t := range b.tools {
+		names[i] = tool.NameOf(t)
+	}
+	return names
 }
 
 // Env returns the session environment of the box.
@@ -90,10 +115,7 @@ func (b *Box) Run(ctx context.Context, name string, input json.RawMessage) tool.
 }
 
 func (b *Box) unknown(name string) tool.Result {
-	names := make([]string, len(b.specs))
-	for i, s := range b.specs {
-		names[i] = s.Name
-	}
+	names := b.Names()
 	if len(names) == 0 {
 		return tool.Errorf("unknown tool %q: this session has no tools", name)
 	}

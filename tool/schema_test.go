@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -112,16 +113,52 @@ func TestWithSchemaMistakesAreErrors(t *testing.T) {
 		{"explicit schema too", tool.Spec{Name: "x", InputSchema: tool.EmptyObjectSchema()}, []tool.Option{tunedSchema}, "Spec.InputSchema is set too"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := tool.New(tc.spec, runTuned, tc.opts...)
+			tl, err := tool.New(tc.spec, runTuned, tc.opts...)
 			if tc.want == "" {
 				if err != nil {
 					t.Errorf("NotNull on a plain string property: %v, want no change and no error", err)
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `"x"`) {
+			if err == nil {
+				// A mistake inside the edit shows once the schema is
+				// built: on first use, in the schema and in every call.
+				spec := tl.Spec()
+				res := tl.Run(t.Context(), json.RawMessage(`{}`), tool.NewEnv(t.TempDir()))
+				if !strings.Contains(string(spec.InputSchema), `"not":{}`) || !strings.Contains(string(spec.InputSchema), strings.ReplaceAll(tc.want, `"`, `\"`)) {
+					t.Errorf("schema = %s, want one that refuses every input and names %q", spec.InputSchema, tc.want)
+				}
+				if !res.IsError || !strings.Contains(res.PlainText(), tc.want) || !strings.Contains(res.PlainText(), "tool x") {
+					t.Errorf("call = %q, want an error naming the tool and %q", res.PlainText(), tc.want)
+				}
+				return
+			}
+			if !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), `"x"`) {
 				t.Errorf("err = %v, want one naming the tool and %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// New leaves the inference of a schema to the tool's first use, so that a
+// process that builds every tool to call one pays for one schema; the
+// schema is then built once, however many copies are asked for.
+func TestSchemaIsInferredOnFirstUse(t *testing.T) {
+	t.Parallel()
+	var edits atomic.Int32
+	opt := tool.WithSchema(func(s *jsonschema.Schema) { edits.Add(1); tool.SetDefault(s, "limit", 3) })
+	tl, err := tool.New(tool.Spec{Name: "lazy"}, runTuned, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := edits.Load(); n != 0 {
+		t.Fatalf("New built the schema (%d edits ran); want it built on first use", n)
+	}
+	a, b := tl.Spec(), tl.Spec()
+	if n := edits.Load(); n != 1 || !bytes.Equal(a.InputSchema, b.InputSchema) || !strings.Contains(string(a.InputSchema), `"default":3`) {
+		t.Errorf("after two Specs: %d edits, schemas %s and %s; want one edit and the default", n, a.InputSchema, b.InputSchema)
+	}
+	if _, err := tool.New(tool.Spec{Name: "scalar"}, func(context.Context, string, *tool.Env) tool.Result { return tool.Text("") }); err == nil || !strings.Contains(err.Error(), "must be a struct") {
+		t.Errorf("New with a string input: %v, want the struct rule", err)
 	}
 }

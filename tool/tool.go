@@ -102,14 +102,23 @@ var _ Tool = (*Func)(nil)
 // changes the schema it was given does not change f.
 func (f *Func) Spec() Spec { return f.S.clone() }
 
-// NameOf returns t.Spec().Name without copying the spec when t can say
-// its name directly (tools built by [New] and [Func] can): deck building
-// and grafting look names up often, and a Spec is a copy of its schema.
+// NameOf returns t.Spec().Name without copying the spec, and without
+// building an inferred schema, when t can say its name directly: tools
+// built by [New] and [Func] can, and so can a wrapper that runs another
+// tool under its name and says which (an Unwrap() Tool method, as the
+// deck's checkpoints and guards have). Deck building and grafting look
+// names up often.
 func NameOf(t Tool) string {
-	if n, ok := t.(namer); ok {
-		return n.toolName()
+	for {
+		switch v := t.(type) {
+		case namer:
+			return v.toolName()
+		case interface{ Unwrap() Tool }:
+			t = v.Unwrap()
+			continue
+		}
+		return t.Spec().Name
 	}
-	return t.Spec().Name
 }
 
 // namer is how this package's tools give their name without a copy.

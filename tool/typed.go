@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,14 @@ import (
 // validated against the schema before the handler runs; invalid input is an
 // IsError result that names the offending field and shows what was expected,
 // so the model can correct its call.
+//
+// An inferred schema is built when the tool is first described or called,
+// not by New: a process that provisions every tool to call one (a one-shot
+// command) would otherwise pay for the inference of all of them. New still
+// refuses an input type that is not a struct; should inference fail later
+// (a field type JSON Schema cannot describe, a WithSchema edit that
+// panics), the tool's schema refuses every input, says why in its
+// description, and every call is an error naming the fault.
 func New[In any](spec Spec, run func(ctx context.Context, in In, env *Env) Result, opts ...Option) (Tool, error) {
 	if err := CheckName(spec.Name); err != nil {
 		return nil, err
@@ -30,19 +39,41 @@ func New[In any](spec Spec, run func(ctx context.Context, in In, env *Env) Resul
 	for _, o := range opts {
 		o(&b)
 	}
-	raw, err := wireSchema[In](spec.InputSchema, b.edits)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: %w", spec.Name, err)
+	t := &typed[In]{spec: spec, run: run}
+	if len(spec.InputSchema) == 0 {
+		if len(b.edits) > 1 {
+			return nil, fmt.Errorf("tool %q: more than one WithSchema option: put every adjustment in one", spec.Name)
+		}
+		if k := structKind(reflect.TypeFor[In]()); k != reflect.Struct {
+			return nil, fmt.Errorf("tool %q: tool input must be a struct (schema type object), got a %s", spec.Name, k)
+		}
+		var e *schemaEdit
+		if len(b.edits) == 1 {
+			e = b.edits[0]
+		}
+		t.infer = func() (json.RawMessage, error) { return inferSchema[In](e) }
+	} else {
+		raw, err := wireSchema[In](spec.InputSchema, b.edits)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: %w", spec.Name, err)
+		}
+		t.spec.InputSchema = raw
 	}
-	spec.InputSchema = raw
 	// The schema is kept, not copied (tools are built for every session,
 	// and inferred schemas are cached per process); nothing changes it.
 	// Nobody else can: Spec hands out copies.
-	t := &typed[In]{spec: spec, run: run}
 	if b.changes != nil {
 		return &changer[In]{typed: t, paths: b.changes}, nil
 	}
 	return t, nil
+}
+
+// structKind is the kind of t, or of what t points to.
+func structKind(t reflect.Type) reflect.Kind {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind()
 }
 
 // wireSchema returns the schema a tool shows: explicit (checked to be an
@@ -114,21 +145,55 @@ func Must(t Tool, err error) Tool {
 }
 
 type typed[In any] struct {
-	spec Spec
+	spec Spec // InputSchema set by wire when inferred
 	run  func(context.Context, In, *Env) Result
+
+	// infer builds the inferred schema on first use; nil when the
+	// schema was given.
+	infer    func() (json.RawMessage, error)
+	wireOnce sync.Once
+	wireErr  error
 
 	once      sync.Once
 	schema    *jsonschema.Resolved
 	schemaErr error
 }
 
+// wire returns the tool's input schema, inferring it on first use.
+func (t *typed[In]) wire() (json.RawMessage, error) {
+	t.wireOnce.Do(func() {
+		if t.infer != nil {
+			t.spec.InputSchema, t.wireErr = t.infer()
+			t.infer = nil
+		}
+	})
+	return t.spec.InputSchema, t.wireErr
+}
+
 // Spec returns a copy: typed tools are often one value per process, shared
 // by every deck, and their schema also drives validation.
-func (t *typed[In]) Spec() Spec { return t.spec.clone() }
+func (t *typed[In]) Spec() Spec {
+	if _, err := t.wire(); err != nil {
+		s := t.spec
+		s.InputSchema = refusingSchema(err)
+		return s.clone()
+	}
+	return t.spec.clone()
+}
+
+// refusingSchema is the schema of a tool whose own schema could not be
+// built: it admits no input, and its description names the fault.
+func refusingSchema(err error) json.RawMessage {
+	desc, _ := json.Marshal("This tool cannot describe its input (" + err.Error() + "); it is broken and refuses every call.")
+	return json.RawMessage(`{"type":"object","description":` + string(desc) + `,"not":{}}`)
+}
 
 func (t *typed[In]) toolName() string { return t.spec.Name }
 
 func (t *typed[In]) Run(ctx context.Context, input json.RawMessage, env *Env) Result {
+	if _, err := t.wire(); err != nil {
+		return Errorf("tool %s cannot describe its input: %v. This is a bug in the tool, not in your input.", t.spec.Name, err)
+	}
 	t.once.Do(func() { t.schema, t.schemaErr = resolve(t.spec.InputSchema) })
 	if t.schemaErr != nil {
 		return Errorf("tool %s cannot check its input: %v. This is a bug in the tool's schema, not in your input.", t.spec.Name, t.schemaErr)

@@ -128,7 +128,8 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	)
 	workers := walk.Workers(0)
 	xs := make([]extractor, workers)
-	visit := func(w int, path string) {
+	visit := func(w int, f walk.File) {
+		path := f.Path
 		x := &xs[w]
 		data, s, ok := readFile(path, &x.buf)
 		var tris []uint32

@@ -17,7 +17,7 @@ func BenchmarkWalk(b *testing.B) {
 	for b.Loop() {
 		var n atomic.Int64
 		var stats Stats
-		Walk(b.Context(), Config{Root: root, Visit: func(int, string) { n.Add(1) }}, &stats)
+		Walk(b.Context(), Config{Root: root, Visit: func(int, File) { n.Add(1) }}, &stats)
 		b.ReportMetric(float64(n.Load()), "files")
 	}
 }

@@ -141,9 +141,9 @@ func walked(t testing.TB, root string, f Filter) []string {
 	var mu = make(chan struct{}, 1)
 	var got []string
 	var stats Stats
-	Walk(t.Context(), Config{Root: root, Filter: f, Visit: func(_ int, p string) {
+	Walk(t.Context(), Config{Root: root, Filter: f, Visit: func(_ int, f File) {
 		mu <- struct{}{}
-		got = append(got, filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator))))
+		got = append(got, filepath.ToSlash(strings.TrimPrefix(f.Path, root+string(filepath.Separator))))
 		<-mu
 	}}, &stats)
 	slices.Sort(got)
@@ -317,7 +317,7 @@ func TestWalkUnreadableDirectory(t *testing.T) {
 	}
 	t.Cleanup(func() { os.Chmod(shut, 0o755) })
 	var stats Stats
-	Walk(t.Context(), Config{Root: root, Visit: func(int, string) {}}, &stats)
+	Walk(t.Context(), Config{Root: root, Visit: func(int, File) {}}, &stats)
 	if stats.Unreadable() != 1 {
 		t.Errorf("unreadable = %d, want 1", stats.Unreadable())
 	}

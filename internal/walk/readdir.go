@@ -5,8 +5,14 @@ package walk
 import "os"
 
 // readDir lists a directory without sorting it (the walk does not need
-// order) and without a stat per entry where the OS reports types.
-func readDir(dir, prefix string) ([]dirEntry, error) {
+// order) and without a stat per entry where the OS reports types. It
+// keeps no directory open.
+func readDir(dir, prefix string, _ *dirBudget) ([]dirEntry, *openDir, error) {
+	ents, err := readEntries(dir, prefix)
+	return ents, nil, err
+}
+
+func readEntries(dir, prefix string) ([]dirEntry, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err

@@ -13,13 +13,23 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 
 // readDir lists a directory with getdents64, keeping the kernel's type of
 // each entry so that no entry needs a stat (os.ReadDir sorts the names and
-// goes through os.File, neither of which the walk needs).
-func readDir(dir, prefix string) ([]dirEntry, error) {
+// goes through os.File, neither of which the walk needs). When budget
+// allows, the directory stays open for its files (see File): the returned
+// openDir, whose holds the caller sets.
+func readDir(dir, prefix string, budget *dirBudget) ([]dirEntry, *openDir, error) {
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY, 0)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+		return nil, nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	defer syscall.Close(fd)
+	ents, err := readEntries(fd, dir, prefix)
+	if err != nil || !budget.take() {
+		syscall.Close(fd)
+		return ents, nil, err
+	}
+	return ents, &openDir{fd: fd, budget: budget}, nil
+}
+
+func readEntries(fd int, dir, prefix string) ([]dirEntry, error) {
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp

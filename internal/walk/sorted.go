@@ -12,23 +12,37 @@ import (
 // cfg.Filter admit, in the byte order of their paths relative to the root
 // ("a-b" before "a/c", as a sort of the whole list would put them), one at
 // a time: memory holds the directories on the current path, never the
-// whole list. cfg.Visit and cfg.Workers are not used. The sequence ends
+// whole list. cfg.Visit and cfg.Workers are not used; with cfg.ByName the
+// consumer must use or release each File (see File). The sequence ends
 // early when ctx ends or the consumer stops; directories that cannot be
 // listed are counted in stats and skipped.
 //
 // Listing is depth-first from one goroutine (the consumer's), which costs
 // a getdents call and a sort per directory, a small share of a search that
 // reads every file.
-func Sorted(ctx context.Context, cfg Config, stats *Stats) iter.Seq[string] {
-	return func(yield func(string) bool) {
+func Sorted(ctx context.Context, cfg Config, stats *Stats) iter.Seq[File] {
+	return func(yield func(File) bool) {
 		// Each level of the stack is one directory's admitted entries,
 		// sorted, with the index of the next one to take.
 		type level struct {
 			kids []walkItem
 			next int
 		}
+		var budget *dirBudget
+		if cfg.ByName {
+			budget = new(dirBudget)
+		}
 		root := walkItem{path: cfg.Root, rules: ancestorRules(cfg.Root), dir: true}
-		stack := []level{{kids: sortedKids(cfg, root, stats)}}
+		stack := []level{{kids: sortedKids(cfg, root, stats, budget)}}
+		// The files not yet yielded when the walk ends early hold their
+		// directories open.
+		defer func() {
+			for _, l := range stack {
+				for _, it := range l.kids[l.next:] {
+					it.odir.release()
+				}
+			}
+		}()
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
 			if top.next == len(top.kids) {
@@ -39,7 +53,7 @@ func Sorted(ctx context.Context, cfg Config, stats *Stats) iter.Seq[string] {
 			top.kids[top.next] = walkItem{}
 			top.next++
 			if !it.dir {
-				if !yield(it.path) {
+				if !yield(fileOf(it)) {
 					return
 				}
 				continue
@@ -47,7 +61,7 @@ func Sorted(ctx context.Context, cfg Config, stats *Stats) iter.Seq[string] {
 			if ctx.Err() != nil {
 				return
 			}
-			stack = append(stack, level{kids: sortedKids(cfg, it, stats)})
+			stack = append(stack, level{kids: sortedKids(cfg, it, stats, budget)})
 		}
 	}
 }
@@ -55,8 +69,8 @@ func Sorted(ctx context.Context, cfg Config, stats *Stats) iter.Seq[string] {
 // sortedKids lists one directory and orders its admitted entries so that
 // the depth-first walk yields paths in byte order: a directory sorts as
 // its name followed by '/', which is how every path below it begins.
-func sortedKids(cfg Config, it walkItem, stats *Stats) []walkItem {
-	kids := listDir(cfg, it, nil, stats)
+func sortedKids(cfg Config, it walkItem, stats *Stats, budget *dirBudget) []walkItem {
+	kids := listDir(cfg, it, nil, stats, budget)
 	prefix := len(it.path) + 1
 	if it.path == string(os.PathSeparator) {
 		prefix = 1

@@ -30,8 +30,8 @@ func TestSortedIsPathOrder(t *testing.T) {
 	})
 	var got []string
 	var stats Stats
-	for p := range Sorted(t.Context(), Config{Root: root}, &stats) {
-		got = append(got, filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator))))
+	for f := range Sorted(t.Context(), Config{Root: root}, &stats) {
+		got = append(got, filepath.ToSlash(strings.TrimPrefix(f.Path, root+string(filepath.Separator))))
 	}
 	want := walked(t, root, Filter{}) // every admitted file, sorted whole
 	if !slices.Equal(got, want) {
@@ -47,8 +47,8 @@ func TestSortedAgreesWithWalkOnGoroot(t *testing.T) {
 	root := filepath.Join(runtime.GOROOT(), "src", "net")
 	var got []string
 	var stats Stats
-	for p := range Sorted(t.Context(), Config{Root: root}, &stats) {
-		got = append(got, p)
+	for f := range Sorted(t.Context(), Config{Root: root}, &stats) {
+		got = append(got, f.Path)
 	}
 	want := walked(t, root, Filter{})
 	for i := range want {

@@ -33,6 +33,7 @@ type walkItem struct {
 	path  string     // absolute
 	rules *rulesNode // the rules of the directory that holds it
 	dir   bool
+	odir  *openDir // a file's directory, kept open (Config.ByName)
 }
 
 // Config says what to walk and what to do with each file.
@@ -42,9 +43,13 @@ type Config struct {
 	// Visit is called for each regular file, from one of the workers;
 	// worker is in [0, Workers(cfg.Workers)) so per-worker state needs
 	// no lock. Sorted does not call it.
-	Visit func(worker int, path string)
+	Visit func(worker int, f File)
 	// Workers is the parallelism; 0 means one per available CPU.
 	Workers int
+	// ByName keeps each directory open until its files are used, for a
+	// consumer that opens or stats every file (see File); it must then use
+	// or release each File it is given.
+	ByName bool
 }
 
 // Stats reports what went wrong along the way. A directory that cannot
@@ -103,6 +108,16 @@ func Walk(ctx context.Context, cfg Config, stats *Stats) {
 	stop := context.AfterFunc(ctx, q.abort)
 	defer stop()
 	defer q.narrow()
+	var budget *dirBudget
+	if cfg.ByName {
+		budget = new(dirBudget)
+		// Files left on the stack by an aborted walk were never visited.
+		defer func() {
+			for _, it := range q.items {
+				it.odir.release()
+			}
+		}()
+	}
 	var wg sync.WaitGroup
 	for w := range n {
 		wg.Add(1)
@@ -116,9 +131,9 @@ func Walk(ctx context.Context, cfg Config, stats *Stats) {
 				}
 				kids = kids[:0]
 				if it.dir {
-					kids = listDir(cfg, it, kids, stats)
+					kids = listDir(cfg, it, kids, stats, budget)
 				} else {
-					cfg.Visit(w, it.path)
+					cfg.Visit(w, fileOf(it))
 				}
 				q.finish(kids)
 			}
@@ -191,16 +206,17 @@ func (q *workQueue) abort() {
 // listDir reads one directory and appends the entries to descend into or
 // visit. Version-control directories, symlinks (not followed, as ripgrep
 // and fd do by default), special files and ignored entries are dropped.
-func listDir(cfg Config, it walkItem, kids []walkItem, stats *Stats) []walkItem {
+func listDir(cfg Config, it walkItem, kids []walkItem, stats *Stats, budget *dirBudget) []walkItem {
 	prefix := it.path + string(os.PathSeparator)
 	if it.path == string(os.PathSeparator) {
 		prefix = it.path
 	}
-	ents, err := readDir(it.path, prefix)
+	ents, odir, err := readDir(it.path, prefix, budget)
 	if err != nil {
 		stats.Fail(err)
 		return kids
 	}
+	first := len(kids)
 	var hasGit, hasGitIgnore, hasDotIgnore bool
 	for i := range ents {
 		switch ents[i].name {
@@ -254,6 +270,7 @@ func listDir(cfg Config, it walkItem, kids []walkItem, stats *Stats) []walkItem 
 		}
 		kids = append(kids, walkItem{path: abs, rules: node, dir: isDir})
 	}
+	odir.hold(kids[first:])
 	return kids
 }
 

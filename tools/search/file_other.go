@@ -6,13 +6,16 @@ import (
 	"errors"
 	"io"
 	"os"
+
+	"github.com/indusagi/induscode/internal/walk"
 )
 
 // rawFile is a file opened for one sequential read.
 type rawFile struct{ f *os.File }
 
-func openRead(path string) (rawFile, error) {
-	f, err := os.Open(path)
+func openRead(wf walk.File) (rawFile, error) {
+	wf.Release()
+	f, err := os.Open(wf.Path)
 	if err != nil {
 		return rawFile{}, err
 	}

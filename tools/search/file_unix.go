@@ -5,6 +5,8 @@ package search
 import (
 	"io/fs"
 	"syscall"
+
+	"github.com/indusagi/induscode/internal/walk"
 )
 
 // rawFile is a file opened for one sequential read. On Unix it is a bare
@@ -13,20 +15,15 @@ import (
 // files pays for on every one.
 type rawFile struct{ fd int }
 
-// openRead opens path read-only. O_NONBLOCK keeps a FIFO that replaced a
+// openRead opens f read-only. O_NONBLOCK keeps a FIFO that replaced a
 // regular file after the walk listed it from blocking the open; it has no
 // effect on reads of regular files.
-func openRead(path string) (rawFile, error) {
-	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return rawFile{}, &fs.PathError{Op: "open", Path: path, Err: err}
-		}
-		return rawFile{fd: fd}, nil
+func openRead(f walk.File) (rawFile, error) {
+	fd, err := f.OpenFD(syscall.O_RDONLY | syscall.O_CLOEXEC | syscall.O_NONBLOCK)
+	if err != nil {
+		return rawFile{}, err
 	}
+	return rawFile{fd: fd}, nil
 }
 
 // Read reads into p; 0 bytes and a nil error mean end of file.

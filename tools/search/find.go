@@ -141,13 +141,14 @@ func runFind(ctx context.Context, in findInput, env *tool.Env, o Options) tool.R
 			},
 			NeedRel: np.anchored,
 		},
-		Visit: func(w int, p string) {
-			fi, err := os.Lstat(p)
+		Visit: func(w int, f walk.File) {
+			mtime, err := f.ModTime()
 			if err != nil {
 				return // gone since the directory was listed
 			}
-			per[w] = append(per[w], found{path: p, mtime: fi.ModTime()})
+			per[w] = append(per[w], found{path: f.Path, mtime: mtime})
 		},
+		ByName: true,
 	}
 	walk.Walk(bctx, cfg, &stats)
 	if ctx.Err() != nil {

@@ -248,8 +248,9 @@ func runGrep(ctx context.Context, in GrepInput, env *tool.Env, o Options) tool.R
 	}
 	scanners := make([]*scanner, workers)
 	hits := make([][]fileHit, workers)
-	visit := func(w int, path string) {
-		if bctx.Err() != nil || p.skipped(path) {
+	visit := func(w int, f walk.File) {
+		if bctx.Err() != nil || p.skipped(f.Path) {
+			f.Release()
 			return
 		}
 		sc := scanners[w]
@@ -258,7 +259,7 @@ func runGrep(ctx context.Context, in GrepInput, env *tool.Env, o Options) tool.R
 			scanners[w] = sc
 		}
 		var h fileHit
-		ok, err := sc.scanFile(bctx, path, &h)
+		ok, err := sc.scanFile(bctx, f, &h)
 		switch {
 		case errors.Is(err, errBinary):
 			binary.Add(1)
@@ -271,9 +272,9 @@ func runGrep(ctx context.Context, in GrepInput, env *tool.Env, o Options) tool.R
 		}
 	}
 	if p.isFile {
-		visit(0, p.root)
+		visit(0, walk.FileAt(p.root))
 	} else {
-		walk.Walk(bctx, walk.Config{Root: p.root, Filter: p.filter, Visit: visit, Workers: workers}, &stats)
+		walk.Walk(bctx, walk.Config{Root: p.root, Filter: p.filter, Visit: visit, Workers: workers, ByName: true}, &stats)
 	}
 	if ctx.Err() != nil {
 		return tool.Errorf("grep was cancelled before it finished (%v)", context.Cause(ctx))

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/indusagi/induscode/internal/linematch"
+	"github.com/indusagi/induscode/internal/walk"
 )
 
 // outputMode is what grep reports.
@@ -109,17 +110,18 @@ func newScanner(q *linematch.Query, opts scanOptions) *scanner {
 	return &scanner{q: q, m: q.Matcher(), opts: opts, buf: make([]byte, opts.bufSize)}
 }
 
-// scanFile searches one file. It reports whether the file matched; hit
+// scanFile searches one file, and releases it (see walk.File). It
+// reports whether the file matched; hit
 // is filled when it did. errBinary and errTooLarge say why a file was
 // skipped; other errors are I/O failures.
-func (s *scanner) scanFile(ctx context.Context, path string, hit *fileHit) (bool, error) {
-	f, err := openRead(path)
+func (s *scanner) scanFile(ctx context.Context, file walk.File, hit *fileHit) (bool, error) {
+	f, err := openRead(file)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
 	defer s.shrink()
-	*hit = fileHit{path: path}
+	*hit = fileHit{path: file.Path}
 	s.hit, s.shown, s.owed, s.lineNo, s.lnPos = hit, 0, 0, 1, 0
 	s.nlines, s.stopped, s.readErr, s.inLong = 0, false, nil, false
 	if s.q.Multiline() {

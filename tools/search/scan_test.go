@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/indusagi/induscode/internal/walk"
 )
 
 // naiveContent is the reference for content mode: split the whole file
@@ -78,7 +80,7 @@ func TestScanChunkBoundaries(t *testing.T) {
 				name := fmt.Sprintf("%s/B%dA%d/buf%d", pattern, ctx[0], ctx[1], size)
 				sc := newScanner(q, scanOptions{mode: modeContent, before: ctx[0], after: ctx[1], bufSize: size})
 				var hit fileHit
-				ok, err := sc.scanFile(t.Context(), path, &hit)
+				ok, err := sc.scanFile(t.Context(), walk.FileAt(path), &hit)
 				if err != nil || ok != (len(want) > 0) {
 					t.Fatalf("%s: ok=%v err=%v", name, ok, err)
 				}
@@ -87,7 +89,7 @@ func TestScanChunkBoundaries(t *testing.T) {
 				}
 				// count mode agrees with the number of matching lines
 				sc = newScanner(q, scanOptions{mode: modeCount, bufSize: size})
-				if _, err := sc.scanFile(t.Context(), path, &hit); err != nil {
+				if _, err := sc.scanFile(t.Context(), walk.FileAt(path), &hit); err != nil {
 					t.Fatal(err)
 				}
 				if n := len(naiveContent(q.Regexp(), data, 0, 0)); hit.count != n {
@@ -105,7 +107,7 @@ func TestScanKeepLimit(t *testing.T) {
 	q, _ := compileQuery("hit", false, false, false)
 	sc := newScanner(q, scanOptions{mode: modeContent, keep: 10, bufSize: 64})
 	var hit fileHit
-	if _, err := sc.scanFile(t.Context(), path, &hit); err != nil {
+	if _, err := sc.scanFile(t.Context(), walk.FileAt(path), &hit); err != nil {
 		t.Fatal(err)
 	}
 	if !hit.cut || len(hit.lines) != 11 || hit.lines[10].num != 21 {
@@ -137,13 +139,13 @@ func TestScanBinaryAndEdges(t *testing.T) {
 			path := writeFile(t, dir, strings.ReplaceAll(tt.name, " ", "_"), tt.data)
 			sc := newScanner(q, scanOptions{mode: tt.mode, bufSize: 64})
 			var hit fileHit
-			ok, err := sc.scanFile(t.Context(), path, &hit)
+			ok, err := sc.scanFile(t.Context(), walk.FileAt(path), &hit)
 			if ok != tt.ok || !errors.Is(err, tt.err) {
 				t.Fatalf("ok=%v err=%v, want %v %v", ok, err, tt.ok, tt.err)
 			}
 		})
 	}
-	if _, err := newScanner(q, scanOptions{}).scanFile(t.Context(), filepath.Join(dir, "missing"), &fileHit{}); err == nil {
+	if _, err := newScanner(q, scanOptions{}).scanFile(t.Context(), walk.FileAt(filepath.Join(dir, "missing")), &fileHit{}); err == nil {
 		t.Error("a missing file must be an error")
 	}
 }
@@ -157,7 +159,7 @@ func TestScanLongLine(t *testing.T) {
 	// The buffer grows to hold the line.
 	sc := newScanner(q, scanOptions{mode: modeContent, bufSize: 16, maxLine: 4096})
 	var hit fileHit
-	if _, err := sc.scanFile(t.Context(), path, &hit); err != nil {
+	if _, err := sc.scanFile(t.Context(), walk.FileAt(path), &hit); err != nil {
 		t.Fatal(err)
 	}
 	if len(hit.lines) != 2 || hit.lines[0].num != 2 || hit.lines[1].num != 3 {
@@ -176,7 +178,7 @@ func TestScanLongLine(t *testing.T) {
 	for _, mode := range []outputMode{modeCount, modeContent} {
 		for _, p := range []string{path, path2} {
 			sc = newScanner(q, scanOptions{mode: mode, before: 2, after: 2, bufSize: 16, maxLine: 64})
-			if _, err := sc.scanFile(t.Context(), p, &hit); err != nil || hit.count != 2 || sc.split != 1 {
+			if _, err := sc.scanFile(t.Context(), walk.FileAt(p), &hit); err != nil || hit.count != 2 || sc.split != 1 {
 				t.Fatalf("pieces, %v, %s: count=%d split=%d err=%v; want 2 lines, 1 split", mode, filepath.Base(p), hit.count, sc.split, err)
 			}
 			var matched []int
@@ -202,7 +204,7 @@ func TestScanMultiline(t *testing.T) {
 	}
 	sc := newScanner(q, scanOptions{mode: modeContent, after: 1})
 	var hit fileHit
-	if ok, err := sc.scanFile(t.Context(), path, &hit); !ok || err != nil {
+	if ok, err := sc.scanFile(t.Context(), walk.FileAt(path), &hit); !ok || err != nil {
 		t.Fatalf("ok=%v err=%v", ok, err)
 	}
 	want := []shownLine{{4, "func b() {", true}, {5, "}", true}, {6, "var x", false}}
@@ -211,7 +213,7 @@ func TestScanMultiline(t *testing.T) {
 	}
 	q, _ = compileQuery(`return.}`, false, false, true)
 	sc = newScanner(q, scanOptions{mode: modeCount})
-	if ok, _ := sc.scanFile(t.Context(), path, &hit); !ok || hit.count != 2 {
+	if ok, _ := sc.scanFile(t.Context(), walk.FileAt(path), &hit); !ok || hit.count != 2 {
 		t.Errorf("dot matches a line break in multiline mode: ok=%v count=%d", ok, hit.count)
 	}
 }

@@ -125,7 +125,7 @@ func newStreamRun(ctx context.Context, env *tool.Env, p *grepPlan, o Options, em
 // slot is one batch of the window: consecutive files in path order.
 type slot struct {
 	r      *streamRun
-	paths  []string // absolute
+	files  []walk.File
 	rels   []string // paths as shown, made when a file's first line is emitted
 	cur    int      // index in paths of the file being scanned
 	mu     sync.Mutex
@@ -170,7 +170,7 @@ func (r *streamRun) deliver(sl *slot, i, num int, text []byte, match bool) bool 
 		r.matches++
 	}
 	if sl.rels[i] == "" {
-		sl.rels[i] = r.env.Rel(sl.paths[i])
+		sl.rels[i] = r.env.Rel(sl.files[i].Path)
 	}
 	r.line = Line{Path: sl.rels[i], Num: num, Text: text, Match: match}
 	if err := r.emit(r.line); err != nil {
@@ -186,15 +186,17 @@ func (r *streamRun) scan(sc *scanner, sl *slot) {
 	defer close(sl.done)
 	sc.sink = sl
 	var hit fileHit
-	for i, path := range sl.paths {
+	for i, f := range sl.files {
 		if r.ctx.Err() != nil {
+			release(sl.files[i:])
 			return
 		}
 		sl.cur = i
-		if r.p.skipped(path) {
+		if r.p.skipped(f.Path) {
+			f.Release()
 			continue
 		}
-		ok, err := sc.scanFile(r.ctx, path, &hit)
+		ok, err := sc.scanFile(r.ctx, f, &hit)
 		if ok {
 			sl.matched++
 		}
@@ -256,12 +258,13 @@ func (r *streamRun) produce(order, jobs, free chan *slot) {
 	var sl *slot
 	size := 1 // of the next batch
 	send := func() bool {
-		sl.rels = slices.Grow(sl.rels[:0], len(sl.paths))[:len(sl.paths)]
+		sl.rels = slices.Grow(sl.rels[:0], len(sl.files))[:len(sl.files)]
 		clear(sl.rels)
 		sl.head, sl.done = make(chan struct{}), make(chan struct{})
 		select {
 		case order <- sl:
 		case <-r.ctx.Done():
+			release(sl.files)
 			return false
 		}
 		jobs <- sl // workers drain jobs to the end, so this cannot block for ever
@@ -269,41 +272,54 @@ func (r *streamRun) produce(order, jobs, free chan *slot) {
 		size = min(2*size, maxBatch)
 		return true
 	}
-	add := func(path string) bool {
+	add := func(f walk.File) bool {
 		if sl == nil {
 			select {
 			case sl = <-free:
 				sl.lines.reset()
-				sl.paths, sl.matched = sl.paths[:0], 0
+				clear(sl.files)
+				sl.files, sl.matched = sl.files[:0], 0
 				sl.direct.Store(false)
 			default:
 				sl = &slot{r: r}
 			}
 		}
-		sl.paths = append(sl.paths, path)
-		return len(sl.paths) < size || send()
+		sl.files = append(sl.files, f)
+		return len(sl.files) < size || send()
 	}
 	defer func() {
-		if sl != nil && r.ctx.Err() == nil {
+		if sl == nil {
+			return
+		}
+		if r.ctx.Err() == nil {
 			send()
+		} else {
+			release(sl.files)
 		}
 	}()
 	if r.p.isFile {
-		add(r.p.root)
+		add(walk.FileAt(r.p.root))
 		return
 	}
-	cfg := walk.Config{Root: r.p.root, Filter: r.p.filter}
+	cfg := walk.Config{Root: r.p.root, Filter: r.p.filter, ByName: true}
 	n := 0
-	for path := range walk.Sorted(r.ctx, cfg, &r.stats) {
+	for f := range walk.Sorted(r.ctx, cfg, &r.stats) {
 		if n++; n == walk.WideAfter {
 			// As a parallel walk does: the workers want every
 			// processor a calm server holds back (package procs). run
 			// ends it once they are done.
 			r.endWide = procs.Wide()
 		}
-		if !add(path) {
+		if !add(f) {
 			return
 		}
+	}
+}
+
+// release gives up files that will not be searched (see walk.File).
+func release(files []walk.File) {
+	for _, f := range files {
+		f.Release()
 	}
 }
 

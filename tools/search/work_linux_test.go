@@ -2,6 +2,7 @@ package search
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -104,4 +105,41 @@ func procIO(t *testing.T) map[string]int64 {
 		out[k] = n
 	}
 	return out
+}
+
+// Every search closes what it opened, whether it runs to the end, stops
+// at a failed write, or is cancelled: the walk keeps directories open for
+// the files still to be searched (walk.File), and each must be released.
+// Not parallel: the descriptor table is the whole process's.
+func TestGrepClosesWhatItOpens(t *testing.T) {
+	root := streamTree(t)
+	env := tool.NewEnv(root)
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
+	}
+	before := fds()
+	g := GrepTool(Options{Workers: 2})
+	for _, mode := range []string{"content", "files_with_matches", "count"} {
+		in := []byte(`{"pattern":"hit","output_mode":"` + mode + `","head_limit":0}`)
+		if res := g.Run(tool.WithTextStream(t.Context(), &countingWriter{}), in, env); res.IsError {
+			t.Fatalf("%s: %s", mode, res.PlainText())
+		}
+		if n := fds(); n != before {
+			t.Errorf("%s search: %d descriptors open after it, %d before", mode, n, before)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		g.Run(tool.WithTextStream(ctx, &countingWriter{}), in, env)
+		if n := fds(); n != before {
+			t.Errorf("cancelled %s search: %d descriptors open after it, %d before", mode, n, before)
+		}
+	}
+	g.Run(tool.WithTextStream(t.Context(), failingWriter{}), []byte(`{"pattern":"hit","output_mode":"content","head_limit":0}`), env)
+	if n := fds(); n != before {
+		t.Errorf("search stopped by a failed write: %d descriptors open after it, %d before", n, before)
+	}
 }

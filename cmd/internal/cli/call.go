@@ -104,14 +104,6 @@ the 64 MiB limit of one line).`,
 	return cmd
 }
 
-func specNames(box *deck.Box) []string {
-	var names []string
-	for _, s := range box.Specs() {
-		names = append(names, s.Name)
-	}
-	return names
-}
-
 // readInput returns the call's JSON input: the argument, stdin for "-",
 // or {} when there is none. Input that is not JSON is a usage error.
 func readInput(args []string, stdin io.Reader) (json.RawMessage, error) {
@@ -168,7 +160,7 @@ func mountFor(opts *options, name string) (session.Mount, []string, error) {
 }
 
 func runOne(ctx context.Context, box *deck.Box, timeout time.Duration, want string, input json.RawMessage, stdout, stderr io.Writer, asJSON bool) error {
-	names := specNames(box)
+	names := box.Names()
 	name, ok := session.MatchName(want, names)
 	if !ok {
 		if len(names) == 0 {
@@ -325,7 +317,7 @@ func parseBatchLine(raw []byte) (batchCall, error) {
 
 func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin io.Reader, stdout io.Writer) error {
 	enc := json.NewEncoder(stdout)
-	names := specNames(box)
+	names := box.Names()
 	calls, failed := 0, 0
 	emit := func(line int, name string, res tool.Result) error {
 		calls++
