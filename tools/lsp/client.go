@@ -356,6 +356,11 @@ func (c *client) call(ctx context.Context, method string, params, result any) er
 		if !c.alive() {
 			return c.failure("exited", err)
 		}
+		if ctx.Err() != nil {
+			// A large workspace can keep a server loading past the
+			// wait; it goes on loading, so the next question is faster.
+			return fmt.Errorf("the %s language server did not answer %s in time (%v); it may still be loading the workspace: ask again in a moment", c.lang, method, context.Cause(ctx))
+		}
 		return fmt.Errorf("the %s language server answered %s with an error: %w", c.lang, method, err)
 	}
 	return nil

@@ -23,7 +23,7 @@ const testTimeout = 60 * time.Second
 
 // gopls finds the Go language server the test command installs (on PATH,
 // or in GOPATH/bin where go install puts it).
-func gopls(t *testing.T) string {
+func gopls(t testing.TB) string {
 	t.Helper()
 	if p, err := exec.LookPath("gopls"); err == nil {
 		return p
@@ -49,7 +49,7 @@ type rig struct {
 	edit  tool.Tool
 }
 
-func newRig(t *testing.T, lang string, srv Server, files_ map[string]string) *rig {
+func newRig(t testing.TB, lang string, srv Server, files_ map[string]string) *rig {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range files_ {
@@ -68,7 +68,7 @@ func newRig(t *testing.T, lang string, srv Server, files_ map[string]string) *ri
 	return &rig{dir: dir, env: env, m: m, read: files.ReadTool(), write: Diagnose(files.WriteTool()), edit: Diagnose(files.EditTool())}
 }
 
-func (r *rig) run(t *testing.T, tl tool.Tool, input any) tool.Result {
+func (r *rig) run(t testing.TB, tl tool.Tool, input any) tool.Result {
 	t.Helper()
 	b, err := json.Marshal(input)
 	if err != nil {
@@ -84,7 +84,7 @@ func (r *rig) symbols(t *testing.T, in SymbolsInput) tool.Result {
 
 // editAndDiagnose reads path, replaces old with new, and returns the
 // edit's text.
-func (r *rig) editAndDiagnose(t *testing.T, path, old, new string) string {
+func (r *rig) editAndDiagnose(t testing.TB, path, old, new string) string {
 	t.Helper()
 	if res := r.run(t, r.read, map[string]any{"path": path}); res.IsError {
 		t.Fatalf("read %s: %s", path, res.PlainText())
