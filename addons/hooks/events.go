@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -118,18 +119,12 @@ func (s *Set) beforeTool(ctx context.Context, p addons.Payload) addons.Decision 
 	var deny, ask, allow []string
 	var updated json.RawMessage
 	var rewriters []string
-	for _, r := range results {
-		if s.failed(r) {
-			continue
-		}
-		if r.code == 2 {
-			deny = append(deny, blockReason(r))
+	for r, blocked := range s.answers(results) {
+		if blocked != "" {
+			deny = append(deny, blocked)
 			continue
 		}
 		o := r.reply
-		if o == nil {
-			continue
-		}
 		if stop, why := o.stopped(); stop {
 			if why == "" {
 				why = fmt.Sprintf("the PreToolUse hook %q asked to stop", r.hook.Command)
@@ -191,6 +186,29 @@ func (s *Set) beforeTool(ctx context.Context, p addons.Payload) addons.Decision 
 	return addons.Decision{}
 }
 
+// answers yields what the hooks that ran said: for one that exited 2 the
+// reason it blocks with (never empty), for one that replied its reply (a
+// result with a non-nil reply and no reason). A hook that failed is
+// reported and left out, and so is one that exited 0 in silence.
+func (s *Set) answers(results []result) iter.Seq2[result, string] {
+	return func(yield func(result, string) bool) {
+		for _, r := range results {
+			if s.failed(r) {
+				continue
+			}
+			if r.code == 2 {
+				if !yield(r, blockReason(r)) {
+					return
+				}
+				continue
+			}
+			if r.reply != nil && !yield(r, "") {
+				return
+			}
+		}
+	}
+}
+
 // rewriteInput applies the updatedInput beforeTool left for this call.
 func (s *Set) rewriteInput(_ context.Context, p addons.Payload) addons.Payload {
 	tp, ok := p.(addons.ToolPayload)
@@ -224,18 +242,12 @@ func (s *Set) afterTool(ctx context.Context, p addons.Payload) addons.Payload {
 	in := s.input()
 	in.ToolName, in.ToolInput, in.ToolResponse = tp.Name, tp.Args, resp
 	var notes []string
-	for _, r := range s.runAll(ctx, hooks, in) {
-		if s.failed(r) {
-			continue
-		}
-		if r.code == 2 {
-			notes = append(notes, blockReason(r))
+	for r, blocked := range s.answers(s.runAll(ctx, hooks, in)) {
+		if blocked != "" {
+			notes = append(notes, blocked)
 			continue
 		}
 		o := r.reply
-		if o == nil {
-			continue
-		}
 		if stop, why := o.stopped(); stop {
 			if why == "" {
 				why = "the hook asked to stop"
@@ -315,14 +327,10 @@ func (s *Set) atStop(h *addons.Handles) func(context.Context, addons.Payload) {
 		in.StopHookActive = &active
 		var goOn []string
 		var hook *Hook
-		for _, r := range s.runAll(ctx, s.selectHooks(addons.TurnEnd, ""), in) {
-			if s.failed(r) {
-				continue
-			}
+		for r, blocked := range s.answers(s.runAll(ctx, s.selectHooks(addons.TurnEnd, ""), in)) {
 			switch {
-			case r.code == 2:
-				goOn, hook = append(goOn, blockReason(r)), r.hook
-			case r.reply == nil:
+			case blocked != "":
+				goOn, hook = append(goOn, blocked), r.hook
 			default:
 				if stop, why := r.reply.stopped(); stop {
 					s.report(r.hook, "asked to stop: %s", cmp.Or(why, "no reason given"))
@@ -355,14 +363,10 @@ func (s *Set) beforePrompt(ctx context.Context, p addons.Payload) addons.Decisio
 	in := s.input()
 	in.Prompt = ip.Text
 	var deny, context []string
-	for _, r := range s.runAll(ctx, s.selectHooks(addons.InputSubmit, ""), in) {
-		if s.failed(r) {
-			continue
-		}
+	for r, blocked := range s.answers(s.runAll(ctx, s.selectHooks(addons.InputSubmit, ""), in)) {
 		switch {
-		case r.code == 2:
-			deny = append(deny, blockReason(r))
-		case r.reply == nil:
+		case blocked != "":
+			deny = append(deny, blocked)
 		case r.reply.Decision == "block":
 			deny = append(deny, cmp.Or(r.reply.Reason, fmt.Sprintf("blocked by the UserPromptSubmit hook %q", r.hook.Command)))
 		default:
@@ -414,14 +418,10 @@ func (s *Set) beforeCompact(ctx context.Context, p addons.Payload) addons.Decisi
 		in.Trigger = "manual"
 	}
 	var deny []string
-	for _, r := range s.runAll(ctx, s.selectHooks(addons.CompactBefore, ""), in) {
-		if s.failed(r) {
-			continue
-		}
+	for r, blocked := range s.answers(s.runAll(ctx, s.selectHooks(addons.CompactBefore, ""), in)) {
 		switch {
-		case r.code == 2:
-			deny = append(deny, blockReason(r))
-		case r.reply == nil:
+		case blocked != "":
+			deny = append(deny, blocked)
 		case r.reply.Decision == "block":
 			deny = append(deny, cmp.Or(r.reply.Reason, fmt.Sprintf("blocked by the PreCompact hook %q", r.hook.Command)))
 		default:
