@@ -26,9 +26,11 @@
 //     provisioning and the Box that runs calls by name).
 //   - bridge/ledger (the event-sourced enrollment ledger) and bridge (MCP
 //     config discovery, the fleet of mounted servers, grafted tools).
-//   - addons and addons/policy: addon discovery, Tier-0 manifests, the
-//     event dispatcher and the interceptor chain folded around every tool;
-//     the addons' policy and path hygiene. intent: typed Go intents as tools.
+//   - addons, addons/manifest and addons/policy: addon discovery, the event
+//     dispatcher and the interceptor chain folded around every tool; the
+//     manifest.toml language and its Tier-0 loader; the addons' policy and
+//     path hygiene. agents: subagent profiles and the crew. intent: typed
+//     Go intents as tools.
 //   - session: the one boot path (Open/Close) that the CLI, the MCP server
 //     and Go programs share.
 //   - serve: the deck as an MCP server over stdio or Streamable HTTP.

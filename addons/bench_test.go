@@ -30,21 +30,21 @@ func noopBox(tb testing.TB, b *Bundle) *deck.Box {
 	return d.Box()
 }
 
-// benchBundle is the measure: ten interceptors around every tool
-// (each with an enter and an exit stage that continue) and five
-// manifest gates on tool:before that name other tools.
+// benchBundle is the measure: ten interceptors around every tool (each
+// with an enter and an exit stage that continue) and five gates on
+// tool:before that name other tools, registered as a manifest's [[gate]]
+// tables are.
 func benchBundle(tb testing.TB) *Bundle {
 	tb.Helper()
-	src := "id = \"gates\"\n"
-	for i := range 5 {
-		src += fmt.Sprintf("[[gate]]\nevent = \"tool:before\"\nmatch-tool = \"other%d\"\nreason = \"r\"\n", i)
-	}
-	d, err := ParseManifest("bench.toml", []byte(src))
-	if err != nil {
-		tb.Fatal(err)
-	}
 	h := NewHost(HostOptions{})
-	h.LoadAddon(d.Addon())
+	h.LoadAddon(&Addon{ID: "gates", Register: func(api API) error {
+		for i := range 5 {
+			name := fmt.Sprintf("other%d", i)
+			api.OnTool(ToolBefore, name, Gater(func(context.Context, Payload) Decision { return Decision{Stop: true, Reason: "r"} }))
+			DescribeGate(api, GateInfo{Event: ToolBefore, Tool: name, Reason: "r"})
+		}
+		return nil
+	}})
 	h.LoadAddon(&Addon{ID: "stages", Register: func(api API) error {
 		for range 10 {
 			api.InterceptTool(AnyTool(),

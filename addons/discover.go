@@ -63,7 +63,7 @@ func Discover(dir string) []string {
 			continue
 		}
 		if !info.IsDir() {
-			if isModule(name) {
+			if IsModule(name) {
 				out = append(out, p)
 			}
 			continue
@@ -76,7 +76,9 @@ func Discover(dir string) []string {
 	return out
 }
 
-func isModule(name string) bool { return slices.Contains(moduleExts, filepath.Ext(name)) }
+// IsModule reports whether name is a bare module file (.ts, .js, ...),
+// which no loader runs as it is.
+func IsModule(name string) bool { return slices.Contains(moduleExts, filepath.Ext(name)) }
 
 // folderEntry is what a folder contributes: itself when it holds a
 // manifest, else its package entry, else its index.* file.

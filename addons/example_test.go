@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/manifest"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -25,7 +26,7 @@ match-tool = "bash"
 reason = "no shell in this repository"
 `), 0o644)
 
-	host := addons.NewHost(addons.HostOptions{})
+	host := addons.NewHost(addons.HostOptions{Loader: manifest.Loader{}})
 	host.OnFault(func(f *addons.Fault) { fmt.Println("fault:", f) })
 	bundle := host.LoadAll(context.Background(), addons.Discovery{Workspace: ws})
 

@@ -24,7 +24,9 @@ type Loader interface {
 
 // HostOptions configure a [Host].
 type HostOptions struct {
-	// Loader reads addons; nil means the Tier-0 [ManifestLoader].
+	// Loader reads addons from their paths (package addons/manifest has
+	// the Tier-0 loader, addons/rpc the Tier-1 one); nil loads only the
+	// in-process addons of [Host.LoadAddon] and refuses every path.
 	Loader Loader
 	// Handles are threaded into every surface and command; nil means none.
 	Handles *Handles
@@ -73,7 +75,7 @@ type Host struct {
 func NewHost(o HostOptions) *Host {
 	h := &Host{loader: o.Loader, handles: o.Handles, reserved: o.Reserved, faults: &faults{log: o.Log}}
 	if h.loader == nil {
-		h.loader = ManifestLoader{}
+		h.loader = noLoader{}
 	}
 	if h.handles == nil {
 		h.handles = &Handles{}
@@ -377,4 +379,20 @@ func (s *surface) Manifest() Manifest {
 func (s *surface) describeGate(g GateInfo) {
 	g.Addon = s.id
 	s.m.Gates = append(s.m.Gates, g)
+}
+
+// DescribeGate records, for listings, a gate a loader registered on api
+// from a declaration (a manifest's [[gate]]); on a surface that is not
+// the host's it does nothing.
+func DescribeGate(api API, g GateInfo) {
+	if r, ok := api.(interface{ describeGate(GateInfo) }); ok {
+		r.describeGate(g)
+	}
+}
+
+// noLoader is the loader of a host given none: it refuses every path.
+type noLoader struct{}
+
+func (noLoader) Load(_ context.Context, path string) (*Addon, error) {
+	return nil, &Fault{Kind: LoadFault, File: path, Msg: "this host was given no loader for addon folders; pass one in HostOptions.Loader (such as manifest.Loader)"}
 }

@@ -40,10 +40,12 @@ func (h *loopHost) compact(ctx context.Context) {
 }
 
 func TestLoopEventsThroughATestHost(t *testing.T) {
-	d, err := ParseManifest("m", []byte("id = \"quiet\"\n[[gate]]\nevent = \"compact:before\"\nreason = \"keep the transcript\"\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	quiet := &Addon{ID: "quiet", Register: func(api API) error {
+		api.On(CompactBefore, Gater(func(context.Context, Payload) Decision {
+			return Decision{Stop: true, Reason: "keep the transcript"}
+		}))
+		return nil
+	}}
 	var turns []string
 	goAddon := &Addon{ID: "tuner", Register: func(api API) error {
 		api.On(InputSubmit, Gater(func(_ context.Context, p Payload) Decision {
@@ -60,7 +62,7 @@ func TestLoopEventsThroughATestHost(t *testing.T) {
 		api.On(ChatMessage, Observer(func(_ context.Context, p Payload) { turns = append(turns, string(p.(MessagePayload).Message)) }))
 		return nil
 	}}
-	h := NewHost(HostOptions{Loader: scripted{"/q": d.Addon()}})
+	h := NewHost(HostOptions{Loader: scripted{"/q": quiet}})
 	h.LoadOne(context.Background(), Source{Path: "/q", ID: "q"})
 	h.LoadAddon(goAddon)
 	host := &loopHost{d: h.Bundle().Dispatch}

@@ -6,6 +6,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestMain fails the package when a test leaves a goroutine behind (the
-// crew runs teammates on goroutines and starts processes).
+// TestMain fails the package when a test leaves a goroutine behind (a
+// dispatcher or chain that outlives its call).
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

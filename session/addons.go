@@ -9,6 +9,7 @@ import (
 
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/hooks"
+	"github.com/indusagi/induscode/addons/manifest"
 	"github.com/indusagi/induscode/addons/rpc"
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tool"
@@ -45,14 +46,14 @@ func (s *Session) loadAddons(ctx context.Context) {
 		},
 	}
 	hopts, approved := s.sessionHooks(shell.EngineOf(env))
-	loader := addons.ManifestLoader{Hooks: approved.hookBinder(hopts)}
+	loader := manifest.Loader{Hooks: approved.hookBinder(hopts)}
 	// Tier-1 ([process]) addons, whose processes the session stops at
 	// Close, start only once approved; other manifests go to the Tier-0
 	// loader.
 	var h *addons.Host
 	procs := rpc.NewLoader(rpc.Options{Workspace: s.dir, Fallback: loader, Report: func(f *addons.Fault) { h.Report(f) },
 		// The grant approved with the process, not the one loaded.
-		Sandbox: func(file string, _ *addons.SandboxDecl) *jail.Policy {
+		Sandbox: func(file string, _ *manifest.SandboxDecl) *jail.Policy {
 			return s.grantPolicy(approved.grantOf(file), file)
 		}})
 	s.addonProcs = procs

@@ -14,6 +14,7 @@ import (
 
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/hooks"
+	"github.com/indusagi/induscode/addons/manifest"
 	"github.com/indusagi/induscode/approval"
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/workspace"
@@ -117,10 +118,10 @@ func (a *Approvals) readAddons(tree *approval.Tree, g *Group) {
 		return true
 	}
 	grants := map[string]Grant{}
-	for _, mg := range addons.ManifestGrants(d) {
+	for _, mg := range manifest.Grants(d) {
 		grants[mg.File] = GrantOf(mg.Sandbox)
 	}
-	byFile := addons.ManifestHooks(context.Background(), d)
+	byFile := manifest.Hooks(context.Background(), d)
 	for _, f := range slices.Sorted(maps.Keys(byFile)) {
 		if !inside(f) {
 			continue
@@ -136,7 +137,7 @@ func (a *Approvals) readAddons(tree *approval.Tree, g *Group) {
 			g.Units = append(g.Units, u)
 		}
 	}
-	procs := addons.ManifestProcesses(d)
+	procs := manifest.Processes(d)
 	for _, f := range slices.Sorted(maps.Keys(procs)) {
 		if !inside(f) {
 			continue
@@ -205,7 +206,7 @@ func (a *Approvals) hookUnit(tree *approval.Tree, group string, h hooks.Hook) *U
 
 // processUnit is the unit of one [process] addon: its table and its
 // whole folder, and any other workspace file its command names.
-func (a *Approvals) processUnit(tree *approval.Tree, file string, p *addons.ProcessDecl) *Unit {
+func (a *Approvals) processUnit(tree *approval.Tree, file string, p *manifest.ProcessDecl) *Unit {
 	dir := filepath.Dir(file)
 	u := &Unit{Group: AddonHooks, Kind: "process", Name: rel(a.Root, dir), Where: fmt.Sprintf("%s:%d", rel(a.Root, file), p.Line), process: file}
 	u.Shows = append(u.Shows, "command: "+shellLine(p.Command))

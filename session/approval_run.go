@@ -12,6 +12,7 @@ import (
 
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/hooks"
+	"github.com/indusagi/induscode/addons/manifest"
 	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -89,7 +90,7 @@ func (l gatedLoader) Load(ctx context.Context, path string) (*addons.Addon, erro
 	if err, ok := l.a.refused[path]; ok {
 		return nil, refusedFault(path, err)
 	}
-	if !addons.IsProcessAddon(path) {
+	if !manifest.IsProcess(path) {
 		return l.tier0.Load(ctx, path)
 	}
 	g := l.a.Group(AddonHooks)
@@ -133,8 +134,8 @@ func (a *Approvals) hookRuns(group string, h hooks.Hook) bool {
 // hookBinder binds the approved [[hook]] tables of a manifest, run with o;
 // the others are left out (said once by warnPending, and held by the
 // guards when they can block).
-func (a *Approvals) hookBinder(o hooks.Options) addons.HookBinder {
-	return func(api addons.API, file string, decls []addons.HookDecl) error {
+func (a *Approvals) hookBinder(o hooks.Options) manifest.HookBinder {
+	return func(api addons.API, file string, decls []manifest.HookDecl) error {
 		hs, err := hooks.FromDecls(file, decls)
 		if err != nil {
 			return err

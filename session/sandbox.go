@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/manifest"
 	"github.com/indusagi/induscode/addons/policy"
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tools/shell"
@@ -111,7 +112,7 @@ func (s *Session) grantPolicy(g Grant, from string) *jail.Policy {
 }
 
 // GrantOf is the grant of a [sandbox] table (nil: the least).
-func GrantOf(d *addons.SandboxDecl) Grant {
+func GrantOf(d *manifest.SandboxDecl) Grant {
 	if d == nil {
 		return Grant{}
 	}
@@ -131,7 +132,7 @@ func (s *Session) workspaceGrants() map[addons.ID]fileGrant {
 	if s.opts.NoAddons {
 		return out
 	}
-	for _, g := range addons.ManifestGrants(addons.Discovery{Workspace: s.dir}) {
+	for _, g := range manifest.Grants(addons.Discovery{Workspace: s.dir}) {
 		out[g.ID] = fileGrant{GrantOf(g.Sandbox), g.File}
 	}
 	return out

@@ -2,13 +2,14 @@ package hooks
 
 import (
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/manifest"
 )
 
-// Binder returns the addons.HookBinder that registers a manifest's
+// Binder returns the manifest.HookBinder that registers a manifest's
 // [[hook]] tables on its addon, run with o. Give it to
-// addons.ManifestLoader.Hooks.
-func Binder(o Options) addons.HookBinder {
-	return func(api addons.API, file string, decls []addons.HookDecl) error {
+// manifest.Loader.Hooks.
+func Binder(o Options) manifest.HookBinder {
+	return func(api addons.API, file string, decls []manifest.HookDecl) error {
 		hooks, err := FromDecls(file, decls)
 		if err != nil {
 			return err

@@ -9,7 +9,7 @@
 // any other exit is an error shown to the user that blocks nothing.
 //
 // Hooks come from two places: [[hook]] tables of an addon's manifest.toml
-// (see addons.HookDecl, registered through [Binder]) and the hooks section
+// (see manifest.HookDecl, registered through [Binder]) and the hooks section
 // of Claude Code's .claude/settings.json and the user's ~/.claude/settings.json
 // ([ParseSettings], registered as
 // one addon by [Addon]). Either way they map onto the addons runtime:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/manifest"
 )
 
 // DefaultTimeout is how long a hook may run when it names no timeout:
@@ -48,7 +49,7 @@ type Hook struct {
 // New checks a hook and compiles its matcher. event is a Claude Code name
 // or ours (PreToolUse or tool:before); timeout 0 means DefaultTimeout.
 func New(event, matcher, command string, timeout time.Duration) (Hook, error) {
-	name, e, err := addons.HookEvent(event)
+	name, e, err := manifest.HookEvent(event)
 	if err != nil {
 		return Hook{}, err
 	}
@@ -67,8 +68,8 @@ func New(event, matcher, command string, timeout time.Duration) (Hook, error) {
 
 // FromDecls turns the checked [[hook]] tables of the manifest file into
 // hooks. A table that does not check out (the manifest was not parsed by
-// addons.ParseManifest) is returned as an error naming its line.
-func FromDecls(file string, decls []addons.HookDecl) ([]Hook, error) {
+// manifest.Parse) is returned as an error naming its line.
+func FromDecls(file string, decls []manifest.HookDecl) ([]Hook, error) {
 	out := make([]Hook, 0, len(decls))
 	for _, d := range decls {
 		h, err := New(d.Event, d.Matcher, d.Command, time.Duration(d.Timeout)*time.Second)
@@ -123,7 +124,7 @@ type matcher struct {
 var plainMatcher = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
 
 func compileMatcher(m string) (matcher, error) {
-	if err := addons.CheckHookMatcher(m); err != nil {
+	if err := manifest.CheckHookMatcher(m); err != nil {
 		return matcher{}, err
 	}
 	switch {

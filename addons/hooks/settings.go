@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/manifest"
 )
 
 // SettingsFiles are the Claude Code settings of a project that may hold
@@ -103,7 +104,7 @@ func ParseSettings(file string, data []byte) ([]Hook, []*addons.Fault) {
 	var faults []*addons.Fault
 	for _, event := range events {
 		at := "/hooks/" + event
-		if _, _, err := addons.HookEvent(event); err != nil {
+		if _, _, err := manifest.HookEvent(event); err != nil {
 			faults = append(faults, fault(lines[at], "hooks of event %s are not run: %v", event, err))
 			continue
 		}
@@ -119,7 +120,7 @@ func ParseSettings(file string, data []byte) ([]Hook, []*addons.Fault) {
 				faults = append(faults, fault(lines[gat], "hooks.%s[%d] must be {\"matcher\": \"…\", \"hooks\": […]}: %v", event, gi, err))
 				continue
 			}
-			if err := addons.CheckHookMatcher(g.Matcher); err != nil {
+			if err := manifest.CheckHookMatcher(g.Matcher); err != nil {
 				faults = append(faults, fault(cmpLine(lines[gat+"/matcher"], lines[gat]), "hooks.%s[%d].matcher: %v; its hooks are not run", event, gi, err))
 				continue
 			}
@@ -136,8 +137,8 @@ func ParseSettings(file string, data []byte) ([]Hook, []*addons.Fault) {
 				}
 				var timeout time.Duration
 				if sh.Timeout != nil {
-					if *sh.Timeout <= 0 || *sh.Timeout > addons.MaxHookTimeout {
-						faults = append(faults, fault(cmpLine(lines[hat+"/timeout"], lines[hat]), "hooks.%s[%d].hooks[%d].timeout %v: give seconds from 1 to %d", event, gi, hi, *sh.Timeout, addons.MaxHookTimeout))
+					if *sh.Timeout <= 0 || *sh.Timeout > manifest.MaxHookTimeout {
+						faults = append(faults, fault(cmpLine(lines[hat+"/timeout"], lines[hat]), "hooks.%s[%d].hooks[%d].timeout %v: give seconds from 1 to %d", event, gi, hi, *sh.Timeout, manifest.MaxHookTimeout))
 						continue
 					}
 					timeout = time.Duration(*sh.Timeout * float64(time.Second))

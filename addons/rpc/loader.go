@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/manifest"
 	"github.com/indusagi/induscode/addons/policy"
 	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/internal/childproc"
@@ -58,7 +59,7 @@ type Options struct {
 	// refused answers); nil drops them. Wire it to [addons.Host.Report].
 	Report func(*addons.Fault)
 	// Fallback loads what is not a [process] addon; nil means the Tier-0
-	// [addons.ManifestLoader].
+	// [manifest.Loader].
 	Fallback addons.Loader
 	// StartTimeout bounds a process's start and its answer to
 	// initialize; zero means [DefaultStartTimeout]. An addon's own longer
@@ -67,7 +68,7 @@ type Options struct {
 	// Sandbox returns the policy an addon's process runs confined by,
 	// given its manifest file and [sandbox] table (nil when it has none);
 	// nil, or a nil result, runs it unconfined.
-	Sandbox func(file string, grant *addons.SandboxDecl) *jail.Policy
+	Sandbox func(file string, grant *manifest.SandboxDecl) *jail.Policy
 }
 
 // DefaultStartTimeout is how long a process has to start and answer
@@ -97,7 +98,7 @@ func NewLoader(o Options) *Loader {
 		o.Policy = &p
 	}
 	if o.Fallback == nil {
-		o.Fallback = addons.ManifestLoader{}
+		o.Fallback = manifest.Loader{}
 	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = DefaultStartTimeout
@@ -122,7 +123,7 @@ func (l *Loader) Load(ctx context.Context, path string) (*addons.Addon, error) {
 	if err != nil {
 		return l.o.Fallback.Load(ctx, path)
 	}
-	d, err := addons.ParseManifest(file, data)
+	d, err := manifest.Parse(file, data)
 	if err != nil {
 		return nil, err
 	}
@@ -211,10 +212,10 @@ func (l *Loader) Load(ctx context.Context, path string) (*addons.Addon, error) {
 }
 
 // declarative is a fallback that can give the data-only part of a
-// manifest ([addons.ManifestLoader] can), so a [process] manifest's
+// manifest ([manifest.Loader] can), so a [process] manifest's
 // gates, commands, interceptors and hooks load as they would without it.
 type declarative interface {
-	Declarative(file string, d *addons.Descriptor) *addons.Addon
+	Declarative(file string, d *manifest.Descriptor) *addons.Addon
 }
 
 // adopt keeps s so Close stops it.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/manifest"
 	"github.com/indusagi/induscode/addons/policy"
 )
 
@@ -366,10 +367,10 @@ func TestProcessManifestKeepsItsTier0Part(t *testing.T) {
 	if err := os.WriteFile(m, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var bound []addons.HookDecl
+	var bound []manifest.HookDecl
 	var h *addons.Host
 	loader := NewLoader(Options{Workspace: ws, Report: func(f *addons.Fault) { h.Report(f) },
-		Fallback: addons.ManifestLoader{Hooks: func(_ addons.API, _ string, hs []addons.HookDecl) error { bound = hs; return nil }}})
+		Fallback: manifest.Loader{Hooks: func(_ addons.API, _ string, hs []manifest.HookDecl) error { bound = hs; return nil }}})
 	defer loader.Close()
 	h = addons.NewHost(addons.HostOptions{Loader: loader})
 	bundle := h.LoadAll(context.Background(), addons.Discovery{Workspace: ws})

@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/manifest"
 	"github.com/indusagi/induscode/addons/rpc"
+	"github.com/indusagi/induscode/agents"
 	"github.com/indusagi/induscode/session"
 )
 
@@ -60,7 +62,7 @@ type addonReport struct {
 	// Interceptors are listed by addon and tool ("" for every tool).
 	Interceptors []interceptorRow `json:"interceptors"`
 	Tools        []string         `json:"tools"`
-	Agents       []addons.Profile `json:"agents"`
+	Agents       []agents.Profile `json:"agents"`
 	Faults       []addonFaultRow  `json:"faults"`
 	// Processes are the Tier-1 addons: state, crashes, log.
 	Processes []rpc.Status `json:"processes"`
@@ -119,20 +121,20 @@ func loadAddons(ctx context.Context, opts *options) (addonReport, error) {
 	var h *addons.Host
 	procs := rpc.NewLoader(rpc.Options{Workspace: dir, Report: func(f *addons.Fault) { h.Report(f) }})
 	// Listing must not run a repository's code the user has not approved.
-	h = addons.NewHost(addons.HostOptions{Loader: a.Loader(procs, addons.ManifestLoader{})})
+	h = addons.NewHost(addons.HostOptions{Loader: a.Loader(procs, manifest.Loader{})})
 	r := reportOf(h.LoadAll(ctx, addons.Discovery{Workspace: dir}))
 	procs.Close() // a process started to declare itself is not needed here
 	r.Processes = append([]rpc.Status{}, procs.Statuses()...)
 	r.Grants = []grantRow{}
-	procDecls := addons.ManifestProcesses(addons.Discovery{Workspace: dir})
-	for _, g := range addons.ManifestGrants(addons.Discovery{Workspace: dir}) {
+	procDecls := manifest.Processes(addons.Discovery{Workspace: dir})
+	for _, g := range manifest.Grants(addons.Discovery{Workspace: dir}) {
 		row := grantRow{Addon: g.ID, File: relToWork(opts, g.File), Grant: session.GrantOf(g.Sandbox)}
 		if p := procDecls[g.File]; p != nil {
 			row.Env = p.Env
 		}
 		r.Grants = append(r.Grants, row)
 	}
-	profiles, faults := addons.DiscoverProfiles(dir)
+	profiles, faults := agents.Discover(dir)
 	r.Agents = append(r.Agents, profiles...)
 	for _, f := range faults {
 		r.Faults = append(r.Faults, faultRow(f))
@@ -149,7 +151,7 @@ func faultRow(f *addons.Fault) addonFaultRow {
 }
 
 func reportOf(b *addons.Bundle) addonReport {
-	r := addonReport{Addons: b.Loaded, Gates: b.Gates, Commands: []addonCommandRow{}, Tools: []string{}, Agents: []addons.Profile{}, Faults: []addonFaultRow{}}
+	r := addonReport{Addons: b.Loaded, Gates: b.Gates, Commands: []addonCommandRow{}, Tools: []string{}, Agents: []agents.Profile{}, Faults: []addonFaultRow{}}
 	if r.Addons == nil {
 		r.Addons = []addons.Loaded{}
 	}

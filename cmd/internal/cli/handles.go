@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/agents"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/deck/cards"
 	"github.com/indusagi/induscode/workspace"
@@ -77,8 +77,8 @@ func (h handles) framework(dir string) deck.Framework {
 		// The workspace's subagent profiles (.indus/agents), when
 		// there are any, are the roster, each run with the same command.
 		// A malformed profile is left out here; indusr addons check names it.
-		if profiles, _ := addons.DiscoverProfiles(dir); len(profiles) > 0 {
-			f.Delegate = &cards.CommandRunner{Dir: dir, Roster: addons.Roster(profiles, h.delegate)}
+		if profiles, _ := agents.Discover(dir); len(profiles) > 0 {
+			f.Delegate = &cards.CommandRunner{Dir: dir, Roster: agents.Roster(profiles, h.delegate)}
 		}
 	}
 	if h.saasURL != "" {

@@ -1,25 +1,27 @@
-package addons
+package agents
 
 import (
 	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/indusagi/induscode/addons"
 )
 
-func TestValidProfileName(t *testing.T) {
+func TestValidName(t *testing.T) {
 	for name, want := range map[string]bool{
 		"reviewer": true, "code-reviewer": true, "a1-b2": true,
 		"": false, "Reviewer": false, "code_reviewer": false, "-x": false, "x-": false,
 		"a--b": false, "1st": false, "has space": false, strings.Repeat("a", 65): false,
 	} {
-		if got := ValidProfileName(name); got != want {
-			t.Errorf("ValidProfileName(%q) = %v, want %v", name, got, want)
+		if got := ValidName(name); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
 		}
 	}
 }
 
-func TestDiscoverProfiles(t *testing.T) {
+func TestDiscover(t *testing.T) {
 	ws := t.TempDir()
 	writeFiles(t, ws, map[string]string{
 		".indus/agents/reviewer.toml": "model = \"m1\"\ntool_collection = \"authoring\"\nprompt = \"Review.\"\n",
@@ -32,7 +34,7 @@ func TestDiscoverProfiles(t *testing.T) {
 		".indus/agents/.hidden.toml":  "name = \"hidden\"\n",
 		".indus/agents/sub/deep.toml": "name = \"deep\"\n",
 	})
-	ps, faults := DiscoverProfiles(ws)
+	ps, faults := Discover(ws)
 	var names []string
 	for _, p := range ps {
 		names = append(names, p.Name)
@@ -56,12 +58,12 @@ func TestDiscoverProfiles(t *testing.T) {
 		has, ok := want[filepath.Base(f.File)]
 		// A name taken from the file name has no line; a duplicate is a
 		// conflict of whole files.
-		needLine := !errors.Is(f, ErrDuplicateName) && filepath.Base(f.File) != "Bad_Name.toml"
+		needLine := !errors.Is(f, addons.ErrDuplicateName) && filepath.Base(f.File) != "Bad_Name.toml"
 		if !ok || !strings.Contains(f.Msg, has) || needLine && f.Line == 0 {
 			t.Errorf("fault %v, want one containing %q with a line", f, has)
 		}
 	}
-	if ps, fs := DiscoverProfiles(t.TempDir()); ps != nil || fs != nil {
+	if ps, fs := Discover(t.TempDir()); ps != nil || fs != nil {
 		t.Error("a workspace without .indus/agents has profiles or faults")
 	}
 }

@@ -1,4 +1,4 @@
-package addons
+package manifest
 
 import (
 	"context"
@@ -8,13 +8,15 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/indusagi/induscode/addons"
 )
 
 // HookDecl is one [[hook]] of a manifest: a shell command run at an event
 // under Claude Code's hook contract (a JSON request on stdin; the exit code
 // and an optional JSON reply on stdout decide). This package only reads and
 // checks the declaration; package addons/hooks runs it, through the
-// [ManifestLoader]'s Hooks binder.
+// [Loader]'s Hooks binder.
 //
 //	[[hook]]
 //	event = "PreToolUse"            # or "tool:before"
@@ -42,20 +44,20 @@ const MaxHookTimeout = 600
 // (SubagentStop, Notification, ...) have no counterpart here yet.
 var hookEvents = []struct {
 	claude string
-	event  Event
+	event  addons.Event
 }{
-	{"PreToolUse", ToolBefore},
-	{"PostToolUse", ToolAfter},
-	{"SessionStart", SessionStart},
-	{"SessionEnd", SessionEnd},
-	{"UserPromptSubmit", InputSubmit},
-	{"PreCompact", CompactBefore},
-	{"Stop", TurnEnd},
+	{"PreToolUse", addons.ToolBefore},
+	{"PostToolUse", addons.ToolAfter},
+	{"SessionStart", addons.SessionStart},
+	{"SessionEnd", addons.SessionEnd},
+	{"UserPromptSubmit", addons.InputSubmit},
+	{"PreCompact", addons.CompactBefore},
+	{"Stop", addons.TurnEnd},
 }
 
 // HookEvent returns the event a hook's event name runs at and its Claude
 // Code name: name may be either ("PreToolUse" or "tool:before").
-func HookEvent(name string) (claude string, e Event, err error) {
+func HookEvent(name string) (claude string, e addons.Event, err error) {
 	for _, h := range hookEvents {
 		if name == h.claude || name == h.event.String() {
 			return h.claude, h.event, nil
@@ -113,17 +115,17 @@ func (h HookDecl) check() (field, msg string) {
 // HookBinder registers the hooks of one manifest on the addon's surface;
 // file is the manifest. The session supplies one that runs them (package
 // addons/hooks) once the user has approved them.
-type HookBinder func(api API, file string, hooks []HookDecl) error
+type HookBinder func(api addons.API, file string, hooks []HookDecl) error
 
 // withHooks returns a with its register function followed by bind over
 // the manifest's hooks.
-func withHooks(a *Addon, bind HookBinder, file string, hooks []HookDecl) *Addon {
+func withHooks(a *addons.Addon, bind HookBinder, file string, hooks []HookDecl) *addons.Addon {
 	if bind == nil || len(hooks) == 0 {
 		return a
 	}
 	reg := a.Register
 	hooks = slices.Clone(hooks)
-	a.Register = func(api API) error {
+	a.Register = func(api addons.API) error {
 		if reg != nil {
 			if err := reg(api); err != nil {
 				return err
@@ -134,44 +136,44 @@ func withHooks(a *Addon, bind HookBinder, file string, hooks []HookDecl) *Addon 
 	return a
 }
 
-// ManifestHooks reads the [[hook]] tables of every manifest addon found by
+// Hooks reads the [[hook]] tables of every manifest addon found by
 // d, by manifest file, without loading anything. A manifest that does not
 // parse is left out: loading it reports the fault.
-func ManifestHooks(_ context.Context, d Discovery) map[string][]HookDecl {
+func Hooks(_ context.Context, d addons.Discovery) map[string][]HookDecl {
 	out := map[string][]HookDecl{}
-	for _, src := range Sources(d) {
-		if file, desc := readManifest(src.Path); desc != nil && len(desc.Hooks) > 0 {
+	for _, src := range addons.Sources(d) {
+		if file, desc := read(src.Path); desc != nil && len(desc.Hooks) > 0 {
 			out[file] = desc.Hooks
 		}
 	}
 	return out
 }
 
-// manifestFile is the manifest.toml of an addon entry path, if it has one.
-func manifestFile(path string) (string, bool) {
+// fileOf is the manifest.toml of an addon entry path, if it has one.
+func fileOf(path string) (string, bool) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return filepath.Join(path, ManifestFile), true
+		return filepath.Join(path, addons.ManifestFile), true
 	}
-	return path, filepath.Base(path) == ManifestFile
+	return path, filepath.Base(path) == addons.ManifestFile
 }
 
-// ManifestProcesses returns the [process] tables of the manifests found by
-// d, by manifest file. Like [ManifestHooks] it starts nothing: a host asks
+// Processes returns the [process] tables of the manifests found by
+// d, by manifest file. Like [Hooks] it starts nothing: a host asks
 // the user before it runs a repository's processes.
-func ManifestProcesses(d Discovery) map[string]*ProcessDecl {
+func Processes(d addons.Discovery) map[string]*ProcessDecl {
 	out := map[string]*ProcessDecl{}
-	for _, src := range Sources(d) {
-		if file, desc := readManifest(src.Path); desc != nil && desc.Process != nil {
+	for _, src := range addons.Sources(d) {
+		if file, desc := read(src.Path); desc != nil && desc.Process != nil {
 			out[file] = desc.Process
 		}
 	}
 	return out
 }
 
-// readManifest reads and parses the manifest of an addon entry path; desc
+// read reads and parses the manifest of an addon entry path; desc
 // is nil when there is none or it does not parse (loading reports why).
-func readManifest(path string) (file string, desc *Descriptor) {
-	file, ok := manifestFile(path)
+func read(path string) (file string, desc *Descriptor) {
+	file, ok := fileOf(path)
 	if !ok {
 		return file, nil
 	}
@@ -179,15 +181,15 @@ func readManifest(path string) (file string, desc *Descriptor) {
 	if err != nil {
 		return file, nil
 	}
-	desc, err = ParseManifest(file, data)
+	desc, err = Parse(file, data)
 	if err != nil {
 		return file, nil
 	}
 	return file, desc
 }
 
-// IsProcessAddon reports whether the addon at path is a [process] addon.
-func IsProcessAddon(path string) bool {
-	_, desc := readManifest(path)
+// IsProcess reports whether the addon at path is a [process] addon.
+func IsProcess(path string) bool {
+	_, desc := read(path)
 	return desc != nil && desc.Process != nil
 }

@@ -1,4 +1,4 @@
-package addons
+package agents
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/internal/atomicfile"
 )
 
@@ -55,7 +56,7 @@ type TeammateRunner interface {
 // the task.
 type CommandRunner struct {
 	Command string
-	Exec    func(ctx context.Context, command string, args []string) (ExecOutcome, error)
+	Exec    func(ctx context.Context, command string, args []string) (addons.ExecOutcome, error)
 }
 
 // RunTask runs c.Command for t.
@@ -118,7 +119,7 @@ type boardEntry struct {
 // (no profiles, a bad task list, a worktree git refused).
 func (c *Crew) Run(ctx context.Context, tasks []Task) (*Report, error) {
 	if len(c.Profiles) == 0 {
-		return nil, errors.New("crew: no teammates: add profiles under " + AgentsDir)
+		return nil, errors.New("crew: no teammates: add profiles under " + Dir)
 	}
 	if c.Runner == nil {
 		return nil, errors.New("crew: no teammate runner")

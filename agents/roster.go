@@ -1,4 +1,4 @@
-package addons
+package agents
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package addons
+package agents
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/internal/testpeer"
 
 	"github.com/indusagi/induscode/tools/shell"
@@ -40,9 +41,9 @@ func TestCrewRun(t *testing.T) {
 	repo := gitRepo(t)
 	eng := shell.NewEngine(t.TempDir())
 	defer eng.Close()
-	runner := CommandRunner{Command: teammate, Exec: func(ctx context.Context, command string, args []string) (ExecOutcome, error) {
+	runner := CommandRunner{Command: teammate, Exec: func(ctx context.Context, command string, args []string) (addons.ExecOutcome, error) {
 		r, err := eng.Exec(ctx, command, args, repo, 30*time.Second)
-		return ExecOutcome{Stdout: r.Stdout, Stderr: r.Stderr, Code: r.Code}, err
+		return addons.ExecOutcome{Stdout: r.Stdout, Stderr: r.Stderr, Code: r.Code}, err
 	}}
 	crew := &Crew{
 		Profiles: []Profile{{Name: "builder"}, {Name: "tester"}},

@@ -1,7 +1,6 @@
-package addons
+package manifest
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -11,12 +10,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/policy"
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tool"
@@ -139,36 +138,22 @@ type InterceptorDecl struct {
 	set      json.RawMessage
 }
 
-// ParseManifest parses and checks a manifest read from file (used in
+// Parse parses and checks a manifest read from file (used in
 // messages only). A problem is a *Fault of kind load naming the file, the
 // line and the field.
-func ParseManifest(file string, data []byte) (*Descriptor, error) {
+func Parse(file string, data []byte) (*Descriptor, error) {
 	var d Descriptor
-	md, err := toml.Decode(string(data), &d)
+	md, err := Decode(file, "manifest", data, &d)
 	if err != nil {
-		f := &Fault{Kind: LoadFault, File: file, Msg: "manifest is not valid TOML"}
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			f.Line = pe.Position.Line
-			f.Msg += ": " + pe.Message
-			if pe.LastKey != "" {
-				f.Msg += " (field " + pe.LastKey + ")"
-			}
-		} else if m := typeError.FindStringSubmatch(err.Error()); m != nil {
-			f.Line, _ = strconv.Atoi(m[1])
-			f.Msg = fmt.Sprintf("field %s: %s", m[2], strings.TrimSpace(m[3]))
-		} else {
-			f.Err = err
-		}
-		return nil, f
+		return nil, err
 	}
 	bad := func(table string, index int, field, msg string) error {
-		line := findKey(data, table, index, field)
+		line := KeyLine(data, table, index, field)
 		name := field
 		if table != "" {
 			name = fmt.Sprintf("%s[%d].%s", table, index+1, field)
 		}
-		return &Fault{Kind: LoadFault, File: file, Line: line, Msg: fmt.Sprintf("field %s: %s", name, msg)}
+		return &addons.Fault{Kind: addons.LoadFault, File: file, Line: line, Msg: fmt.Sprintf("field %s: %s", name, msg)}
 	}
 	// The fields of a set table are the tool's arguments: any name goes.
 	undecoded := slices.DeleteFunc(md.Undecoded(), func(k toml.Key) bool {
@@ -180,7 +165,7 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 		if len(k) > 1 {
 			table, field = k[0], k[len(k)-1]
 		}
-		return nil, &Fault{Kind: LoadFault, File: file, Line: findKey(data, table, index, field),
+		return nil, &addons.Fault{Kind: addons.LoadFault, File: file, Line: KeyLine(data, table, index, field),
 			Msg: fmt.Sprintf("field %s: unknown field; fields are id, version, [[command]] name/summary/exec, [[gate]] event/match-tool/reason, [[interceptor]] match-tool/set/redact/replacement, [[hook]] event/matcher/command/timeout, [process] command/env/timeout/on_error and [sandbox] read/write/network", k.String())}
 	}
 	if strings.TrimSpace(d.ID) == "" {
@@ -203,7 +188,7 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 		if strings.TrimSpace(g.Event) == "" {
 			return nil, bad("gate", i, "event", "must be set, such as \"tool:before\"")
 		}
-		if _, err := ParseEvent(g.Event); err != nil {
+		if _, err := addons.ParseEvent(g.Event); err != nil {
 			return nil, bad("gate", i, "event", err.Error())
 		}
 	}
@@ -238,7 +223,7 @@ func ParseManifest(file string, data []byte) (*Descriptor, error) {
 		if field, msg := d.Hooks[i].check(); field != "" {
 			return nil, bad("hook", i, field, msg)
 		}
-		d.Hooks[i].Line = findKey(data, "hook", i, "\x00") // the header: no key is NUL
+		d.Hooks[i].Line = KeyLine(data, "hook", i, "\x00") // the header: no key is NUL
 	}
 	if d.Process != nil {
 		if err := checkProcess(d.Process, data, bad); err != nil {
@@ -261,15 +246,15 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // parsed timeout.
 func checkProcess(p *ProcessDecl, data []byte, bad func(table string, index int, field, msg string) error) error {
 	field := func(name, msg string) error {
-		err := bad("", -1, name, msg).(*Fault)
+		err := bad("", -1, name, msg).(*addons.Fault)
 		err.Msg = "field process." + strings.TrimPrefix(err.Msg, "field ")
-		if l := findKey(data, "process", -1, name); l > 0 {
+		if l := KeyLine(data, "process", -1, name); l > 0 {
 			err.Line = l
 		}
 		return err
 	}
-	p.Line = findKey(data, "process", -1, "command")
-	p.EnvLine = findKey(data, "process", -1, "env")
+	p.Line = KeyLine(data, "process", -1, "command")
+	p.EnvLine = KeyLine(data, "process", -1, "env")
 	if len(p.Command) == 0 || strings.TrimSpace(p.Command[0]) == "" {
 		return field("command", `must name the program and its arguments, such as ["python3", "addon.py"]`)
 	}
@@ -295,84 +280,44 @@ func checkProcess(p *ProcessDecl, data []byte, bad func(table string, index int,
 
 func isSpaceOrSlash(r rune) bool { return r == '/' || r == ' ' || r == '\t' || r == '\n' || r == '\r' }
 
-// typeError picks the line, the field and the complaint out of the
-// decoder's message for a value of the wrong type, which carries no
-// position of its own.
-var typeError = regexp.MustCompile(`line (\d+) \(last key "([^"]*)"\):(.*)`)
-
-// findKey returns the line of field at the top level (table ""), in the
-// index-th [[table]], or in any [[table]] when index is -1; when the
-// field is absent, the line of the table's header; 0 when nothing fits.
-func findKey(data []byte, table string, index int, field string) int {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	line, header, seen := 0, 0, -1
-	inside := table == ""
-	keyRe := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(field) + `"?\s*=`)
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(text, "[") {
-			name := strings.TrimSpace(strings.Trim(text, "[] \t"))
-			if i := strings.IndexByte(text, '#'); i > 0 {
-				name = strings.TrimSpace(strings.Trim(text[:i], "[] \t"))
-			}
-			if table != "" && name == table {
-				seen++
-				inside = index < 0 || seen == index
-				if inside {
-					header = line
-				}
-			} else {
-				inside = false
-			}
-			continue
-		}
-		if inside && keyRe.MatchString(sc.Text()) {
-			return line
-		}
-	}
-	return header
-}
-
 // moduleTier is what a bare module file or package entry needs.
 const moduleTier = "Tier 1 (a subprocess JSON-RPC host)"
 
-// ManifestLoader is the Tier-0 loader: it reads a folder's manifest.toml
+// Loader is the Tier-0 loader: it reads a folder's manifest.toml
 // (or the file itself) and turns it into an addon whose commands run
 // their exec through the session's exec handle and whose gates are rules.
 // A module file is refused with a fault naming the tier it needs.
-type ManifestLoader struct {
+type Loader struct {
 	// Hooks registers a manifest's [[hook]] tables; nil leaves them
 	// unregistered (they are still parsed and checked).
 	Hooks HookBinder
 }
 
-var _ Loader = ManifestLoader{}
+var _ addons.Loader = Loader{}
 
 // Load reads the addon at path.
-func (l ManifestLoader) Load(_ context.Context, path string) (*Addon, error) {
+func (l Loader) Load(_ context.Context, path string) (*addons.Addon, error) {
 	file := path
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		file = filepath.Join(path, ManifestFile)
-	} else if isModule(filepath.Base(path)) {
-		return nil, &Fault{Kind: LoadFault, File: path,
-			Msg: fmt.Sprintf("a %s module needs %s: put it in a folder with a %s whose [process] command runs it (such as command = [\"node\", %q]) and speaks the addon protocol, or describe the addon in Tier-0 data", filepath.Ext(path), moduleTier, ManifestFile, filepath.Base(path))}
-	} else if filepath.Base(path) != ManifestFile {
-		return nil, &Fault{Kind: LoadFault, File: path, Msg: fmt.Sprintf("not an addon: expected a folder holding %s", ManifestFile)}
+		file = filepath.Join(path, addons.ManifestFile)
+	} else if addons.IsModule(filepath.Base(path)) {
+		return nil, &addons.Fault{Kind: addons.LoadFault, File: path,
+			Msg: fmt.Sprintf("a %s module needs %s: put it in a folder with a %s whose [process] command runs it (such as command = [\"node\", %q]) and speaks the addon protocol, or describe the addon in Tier-0 data", filepath.Ext(path), moduleTier, addons.ManifestFile, filepath.Base(path))}
+	} else if filepath.Base(path) != addons.ManifestFile {
+		return nil, &addons.Fault{Kind: addons.LoadFault, File: path, Msg: fmt.Sprintf("not an addon: expected a folder holding %s", addons.ManifestFile)}
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, &Fault{Kind: LoadFault, File: file, Msg: "cannot read the manifest", Err: err}
+		return nil, &addons.Fault{Kind: addons.LoadFault, File: file, Msg: "cannot read the manifest", Err: err}
 	}
-	d, err := ParseManifest(file, data)
+	d, err := Parse(file, data)
 	if err != nil {
 		return nil, err
 	}
 	if d.Process != nil {
 		// Loading only the Tier-0 part would drop the process's gates
 		// without a word, which fails open.
-		return nil, &Fault{Kind: LoadFault, File: file, Line: d.Process.Line,
+		return nil, &addons.Fault{Kind: addons.LoadFault, File: file, Line: d.Process.Line,
 			Msg: "a [process] addon needs the Tier-1 loader (package addons/rpc); this host uses the Tier-0 loader only"}
 	}
 	return l.Declarative(file, d), nil
@@ -382,19 +327,19 @@ func (l ManifestLoader) Load(_ context.Context, path string) (*Addon, error) {
 // registers it: the commands, gates and interceptors of d and, with a
 // Hooks binder, its hooks. The Tier-1 loader builds on it for a manifest
 // that also has a [process] table.
-func (l ManifestLoader) Declarative(file string, d *Descriptor) *Addon {
+func (l Loader) Declarative(file string, d *Descriptor) *addons.Addon {
 	return withHooks(d.Addon(), l.Hooks, file, d.Hooks)
 }
 
 // Addon turns the descriptor into an addon. Its register function only
 // records the declared commands and gates.
-func (d *Descriptor) Addon() *Addon {
-	return &Addon{ID: ID(d.ID), Version: d.Version, Register: func(api API) error {
+func (d *Descriptor) Addon() *addons.Addon {
+	return &addons.Addon{ID: addons.ID(d.ID), Version: d.Version, Register: func(api addons.API) error {
 		for _, c := range d.Commands {
 			api.AddCommand(c.Name, c.Summary, execCommand(c.Exec))
 		}
 		for _, g := range d.Gates {
-			e, err := ParseEvent(g.Event)
+			e, err := addons.ParseEvent(g.Event)
 			if err != nil {
 				return err
 			}
@@ -402,38 +347,36 @@ func (d *Descriptor) Addon() *Addon {
 			if reason == "" {
 				reason = fmt.Sprintf("refused by addon %s", api.ID())
 			}
-			h := Gater(gateRule(g.MatchTool, reason))
-			if g.MatchTool != "" && (e == ToolBefore || e == ToolAfter) {
+			h := addons.Gater(gateRule(g.MatchTool, reason))
+			if g.MatchTool != "" && (e == addons.ToolBefore || e == addons.ToolAfter) {
 				api.OnTool(e, g.MatchTool, h)
 			} else {
 				api.On(e, h)
 			}
-			if r, ok := api.(interface{ describeGate(GateInfo) }); ok {
-				r.describeGate(GateInfo{Event: e, Tool: g.MatchTool, Reason: reason})
-			}
+			addons.DescribeGate(api, addons.GateInfo{Event: e, Tool: g.MatchTool, Reason: reason})
 		}
 		for _, ic := range d.Interceptors {
-			api.InterceptTool(Match{Tool: ic.MatchTool}, ic.enter(), ic.exit())
+			api.InterceptTool(addons.Match{Tool: ic.MatchTool}, ic.enter(), ic.exit())
 		}
 		return nil
 	}}
 }
 
 // enter returns the stage that applies Set, or nil.
-func (ic *InterceptorDecl) enter() func(context.Context, EnterContext) EnterOutcome {
+func (ic *InterceptorDecl) enter() func(context.Context, addons.EnterContext) addons.EnterOutcome {
 	if len(ic.set) == 0 {
 		return nil
 	}
 	var fixed map[string]json.RawMessage
 	if err := json.Unmarshal(ic.set, &fixed); err != nil {
-		return nil // ParseManifest made ic.set from a map: cannot happen
+		return nil // Parse made ic.set from a map: cannot happen
 	}
-	return func(_ context.Context, ec EnterContext) EnterOutcome {
+	return func(_ context.Context, ec addons.EnterContext) addons.EnterOutcome {
 		var in map[string]json.RawMessage
 		if len(ec.Args) > 0 {
 			if err := json.Unmarshal(ec.Args, &in); err != nil {
 				// Not an object: leave it to the tool, which says what is wrong.
-				return Proceed()
+				return addons.Proceed()
 			}
 		}
 		if in == nil {
@@ -444,9 +387,9 @@ func (ic *InterceptorDecl) enter() func(context.Context, EnterContext) EnterOutc
 		}
 		out, err := json.Marshal(in)
 		if err != nil {
-			return Proceed()
+			return addons.Proceed()
 		}
-		return RewriteArgs(out)
+		return addons.RewriteArgs(out)
 	}
 }
 
@@ -495,7 +438,7 @@ func (ic *InterceptorDecl) redactJSON(raw json.RawMessage, with string) (json.Ra
 }
 
 // exit returns the stage that applies Redact, or nil.
-func (ic *InterceptorDecl) exit() func(context.Context, ExitContext) ExitOutcome {
+func (ic *InterceptorDecl) exit() func(context.Context, addons.ExitContext) addons.ExitOutcome {
 	if len(ic.patterns) == 0 {
 		return nil
 	}
@@ -503,7 +446,7 @@ func (ic *InterceptorDecl) exit() func(context.Context, ExitContext) ExitOutcome
 	if ic.Replacement != nil {
 		with = *ic.Replacement
 	}
-	return func(_ context.Context, xc ExitContext) ExitOutcome {
+	return func(_ context.Context, xc addons.ExitContext) addons.ExitOutcome {
 		changed := false
 		blocks := slices.Clone(xc.Result.Blocks)
 		for i := range blocks {
@@ -519,23 +462,23 @@ func (ic *InterceptorDecl) exit() func(context.Context, ExitContext) ExitOutcome
 			}
 		}
 		if !changed {
-			return Keep()
+			return addons.Keep()
 		}
-		return RewriteResult(tool.Result{Blocks: blocks, IsError: xc.Result.IsError})
+		return addons.RewriteResult(tool.Result{Blocks: blocks, IsError: xc.Result.IsError})
 	}
 }
 
 // gateRule is a declarative gate: without a tool it stops every time;
 // with one, only a call of that tool, and never a non-tool event.
-func gateRule(match, reason string) func(context.Context, Payload) Decision {
-	return func(_ context.Context, p Payload) Decision {
+func gateRule(match, reason string) func(context.Context, addons.Payload) addons.Decision {
+	return func(_ context.Context, p addons.Payload) addons.Decision {
 		if match == "" {
-			return Decision{Stop: true, Reason: reason}
+			return addons.Decision{Stop: true, Reason: reason}
 		}
-		if tp, ok := p.(ToolPayload); ok && tp.Name == match {
-			return Decision{Stop: true, Reason: reason}
+		if tp, ok := p.(addons.ToolPayload); ok && tp.Name == match {
+			return addons.Decision{Stop: true, Reason: reason}
 		}
-		return Decision{}
+		return addons.Decision{}
 	}
 }
 
@@ -553,13 +496,13 @@ func ExecWithArgs(exec string) string {
 	return exec + ` "$@"`
 }
 
-func execCommand(exec string) func(context.Context, CommandContext) (ExecOutcome, error) {
-	return func(ctx context.Context, cc CommandContext) (ExecOutcome, error) {
+func execCommand(exec string) func(context.Context, addons.CommandContext) (addons.ExecOutcome, error) {
+	return func(ctx context.Context, cc addons.CommandContext) (addons.ExecOutcome, error) {
 		if strings.TrimSpace(exec) == "" {
-			return ExecOutcome{}, nil
+			return addons.ExecOutcome{}, nil
 		}
 		if cc.Handles == nil || cc.Handles.Exec == nil {
-			return ExecOutcome{}, errors.New("this host offers no exec handle, so the command cannot run")
+			return addons.ExecOutcome{}, errors.New("this host offers no exec handle, so the command cannot run")
 		}
 		return cc.Handles.Exec(ctx, ExecWithArgs(exec), cc.Args)
 	}
@@ -567,7 +510,7 @@ func execCommand(exec string) func(context.Context, CommandContext) (ExecOutcome
 
 // checkSandbox refuses grants that are empty, climb out of the workspace
 // with "..", or name a protected path.
-func checkSandbox(sb *SandboxDecl, data []byte) *Fault {
+func checkSandbox(sb *SandboxDecl, data []byte) *addons.Fault {
 	for _, list := range []struct {
 		field string
 		paths []string
@@ -585,28 +528,28 @@ func checkSandbox(sb *SandboxDecl, data []byte) *Fault {
 				msg = fmt.Sprintf("%q is a protected path (%s): no addon may write it", raw, strings.Join(jail.Protected(), ", "))
 			}
 			if msg != "" {
-				return &Fault{Kind: LoadFault, Line: findKey(data, "sandbox", -1, list.field), Msg: fmt.Sprintf("field sandbox.%s: %s", list.field, msg)}
+				return &addons.Fault{Kind: addons.LoadFault, Line: KeyLine(data, "sandbox", -1, list.field), Msg: fmt.Sprintf("field sandbox.%s: %s", list.field, msg)}
 			}
 		}
 	}
 	return nil
 }
 
-// ManifestGrant is the [sandbox] table of one manifest; Sandbox is nil
+// Grant is the [sandbox] table of one manifest; Sandbox is nil
 // when it has none (it grants the least).
-type ManifestGrant struct {
+type Grant struct {
 	File    string
-	ID      ID
+	ID      addons.ID
 	Sandbox *SandboxDecl
 }
 
-// ManifestGrants returns the grants of every manifest found by d that
-// parses, in discovery order. Like [ManifestHooks] it loads nothing.
-func ManifestGrants(d Discovery) []ManifestGrant {
-	var out []ManifestGrant
-	for _, src := range Sources(d) {
-		if file, desc := readManifest(src.Path); desc != nil {
-			out = append(out, ManifestGrant{File: file, ID: ID(desc.ID), Sandbox: desc.Sandbox})
+// Grants returns the grants of every manifest found by d that
+// parses, in discovery order. Like [Hooks] it loads nothing.
+func Grants(d addons.Discovery) []Grant {
+	var out []Grant
+	for _, src := range addons.Sources(d) {
+		if file, desc := read(src.Path); desc != nil {
+			out = append(out, Grant{File: file, ID: addons.ID(desc.ID), Sandbox: desc.Sandbox})
 		}
 	}
 	return out

@@ -1,13 +1,15 @@
-package addons
+package manifest
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/indusagi/induscode/addons"
 )
 
 func TestManifestSandboxGrants(t *testing.T) {
 	t.Parallel()
-	ok, err := ParseManifest("m.toml", []byte("id = \"a\"\n[sandbox]\nwrite = [\"build\", \"~/.cache/a\", \"/var/tmp/a\"]\nread = [\"~/.nvm\"]\nnetwork = true\n"))
+	ok, err := Parse("m.toml", []byte("id = \"a\"\n[sandbox]\nwrite = [\"build\", \"~/.cache/a\", \"/var/tmp/a\"]\nread = [\"~/.nvm\"]\nnetwork = true\n"))
 	if err != nil || ok.Sandbox == nil || len(ok.Sandbox.Write) != 3 || !ok.Sandbox.Network {
 		t.Fatalf("a good grant: %+v, %v", ok, err)
 	}
@@ -21,11 +23,11 @@ func TestManifestSandboxGrants(t *testing.T) {
 		{"unknown field", "exec = true", "unknown field"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseManifest("m.toml", []byte("id = \"a\"\n[sandbox]\n"+tc.table+"\n"))
+			_, err := Parse("m.toml", []byte("id = \"a\"\n[sandbox]\n"+tc.table+"\n"))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("%s: %v, want an error saying %q", tc.table, err, tc.want)
 			}
-			if f, ok := err.(*Fault); ok && f.Line != 3 && tc.name != "unknown field" {
+			if f, ok := err.(*addons.Fault); ok && f.Line != 3 && tc.name != "unknown field" {
 				t.Errorf("line %d, want 3", f.Line)
 			}
 		})

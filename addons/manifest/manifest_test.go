@@ -1,4 +1,4 @@
-package addons
+package manifest
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -44,12 +45,12 @@ func TestParseManifestFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseManifest("/w/manifest.toml", []byte(tt.src))
-			var f *Fault
+			_, err := Parse("/w/manifest.toml", []byte(tt.src))
+			var f *addons.Fault
 			if !errors.As(err, &f) {
 				t.Fatalf("err %v, want a *Fault", err)
 			}
-			if f.Kind != LoadFault || f.File != "/w/manifest.toml" || f.Line != tt.line || !strings.Contains(f.Msg, tt.has) {
+			if f.Kind != addons.LoadFault || f.File != "/w/manifest.toml" || f.Line != tt.line || !strings.Contains(f.Msg, tt.has) {
 				t.Errorf("fault %q (line %d), want a load fault at line %d containing %q", f.Error(), f.Line, tt.line, tt.has)
 			}
 		})
@@ -57,7 +58,7 @@ func TestParseManifestFaults(t *testing.T) {
 }
 
 func TestParseManifestValid(t *testing.T) {
-	d, err := ParseManifest("m", []byte(`
+	d, err := Parse("m", []byte(`
 id = "safety"
 version = "1.0.0"
 
@@ -87,7 +88,7 @@ event = "input:submit"
 }
 
 func TestParseManifestHooks(t *testing.T) {
-	d, err := ParseManifest("m", []byte(`id = "h"
+	d, err := Parse("m", []byte(`id = "h"
 
 [[hook]]
 event = "PreToolUse"
@@ -110,7 +111,7 @@ command = "echo done"
 }
 
 func TestManifestGates(t *testing.T) {
-	d, err := ParseManifest("m", []byte(`
+	d, err := Parse("m", []byte(`
 id = "g"
 [[gate]]
 event = "tool:before"
@@ -125,20 +126,20 @@ match-tool = "bash"
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := NewHost(HostOptions{Loader: scripted{"/g": d.Addon()}})
-	b := h.LoadAll(context.Background(), Discovery{Paths: []string{"/g"}})
+	h := addons.NewHost(addons.HostOptions{Loader: scripted{"/g": d.Addon()}})
+	b := h.LoadAll(context.Background(), addons.Discovery{Paths: []string{"/g"}})
 	ctx := context.Background()
 	tests := []struct {
 		name   string
-		event  Event
-		p      Payload
+		event  addons.Event
+		p      addons.Payload
 		stop   bool
 		reason string
 	}{
-		{"matching tool stops", ToolBefore, ToolPayload{Name: "bash"}, true, "no shell"},
-		{"other tool passes", ToolBefore, ToolPayload{Name: "read"}, false, ""},
-		{"unconditional gate stops", InputSubmit, InputPayload{Text: "hi"}, true, "refused by addon g"},
-		{"tool-scoped gate on a non-tool event never fires", CompactBefore, CompactPayload{}, false, ""},
+		{"matching tool stops", addons.ToolBefore, addons.ToolPayload{Name: "bash"}, true, "no shell"},
+		{"other tool passes", addons.ToolBefore, addons.ToolPayload{Name: "read"}, false, ""},
+		{"unconditional gate stops", addons.InputSubmit, addons.InputPayload{Text: "hi"}, true, "refused by addon g"},
+		{"tool-scoped gate on a non-tool event never fires", addons.CompactBefore, addons.CompactPayload{}, false, ""},
 	}
 	for _, tt := range tests {
 		out := b.Dispatch.Dispatch(ctx, tt.event, tt.p)
@@ -152,18 +153,18 @@ match-tool = "bash"
 }
 
 func TestManifestCommandRunsThroughExecHandle(t *testing.T) {
-	d, err := ParseManifest("m", []byte("id = \"c\"\n[[command]]\nname = \"greet\"\nexec = \"echo hi\"\n[[command]]\nname = \"inert\"\n[[command]]\nname = \"pick\"\nexec = \"echo $2\"\n"))
+	d, err := Parse("m", []byte("id = \"c\"\n[[command]]\nname = \"greet\"\nexec = \"echo hi\"\n[[command]]\nname = \"inert\"\n[[command]]\nname = \"pick\"\nexec = \"echo $2\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var gotCmd string
 	var gotArgs []string
-	handles := &Handles{Exec: func(_ context.Context, command string, args []string) (ExecOutcome, error) {
+	handles := &addons.Handles{Exec: func(_ context.Context, command string, args []string) (addons.ExecOutcome, error) {
 		gotCmd, gotArgs = command, args
-		return ExecOutcome{Stdout: "ok"}, nil
+		return addons.ExecOutcome{Stdout: "ok"}, nil
 	}}
-	h := NewHost(HostOptions{Loader: scripted{"/c": d.Addon()}, Handles: handles})
-	b := h.LoadAll(context.Background(), Discovery{Paths: []string{"/c"}})
+	h := addons.NewHost(addons.HostOptions{Loader: scripted{"/c": d.Addon()}, Handles: handles})
+	b := h.LoadAll(context.Background(), addons.Discovery{Paths: []string{"/c"}})
 	args := []string{`it's "quoted"`, "; rm -rf /"}
 	if _, err := b.RunCommand(context.Background(), "greet", args, ""); err != nil {
 		t.Fatal(err)
@@ -175,10 +176,10 @@ func TestManifestCommandRunsThroughExecHandle(t *testing.T) {
 		t.Errorf("exec got %q, %v; a command that names its parameters runs as written", gotCmd, err)
 	}
 	gotCmd = ""
-	if out, err := b.RunCommand(context.Background(), "inert", args, ""); err != nil || gotCmd != "" || out != (ExecOutcome{}) {
+	if out, err := b.RunCommand(context.Background(), "inert", args, ""); err != nil || gotCmd != "" || out != (addons.ExecOutcome{}) {
 		t.Errorf("a command without exec ran %q (%v)", gotCmd, err)
 	}
-	noExec := NewHost(HostOptions{Loader: scripted{"/c": d.Addon()}}).LoadAll(context.Background(), Discovery{Paths: []string{"/c"}})
+	noExec := addons.NewHost(addons.HostOptions{Loader: scripted{"/c": d.Addon()}}).LoadAll(context.Background(), addons.Discovery{Paths: []string{"/c"}})
 	if _, err := noExec.RunCommand(context.Background(), "greet", nil, ""); err == nil || !strings.Contains(err.Error(), "no exec handle") {
 		t.Errorf("without an exec handle: %v", err)
 	}
@@ -192,7 +193,7 @@ func TestManifestLoaderShapes(t *testing.T) {
 		"other.txt":        "",
 	})
 	ctx := context.Background()
-	var l ManifestLoader
+	var l Loader
 	if a, err := l.Load(ctx, filepath.Join(dir, "ok")); err != nil || a.ID != "ok" {
 		t.Errorf("folder: %v, %v", a, err)
 	}
@@ -238,10 +239,10 @@ func FuzzParseManifest(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := ParseManifest("fuzz.toml", data)
+		d, err := Parse("fuzz.toml", data)
 		if err != nil {
-			var fa *Fault
-			if !errors.As(err, &fa) || fa.Kind != LoadFault || fa.File != "fuzz.toml" {
+			var fa *addons.Fault
+			if !errors.As(err, &fa) || fa.Kind != addons.LoadFault || fa.File != "fuzz.toml" {
 				t.Fatalf("error %v is not a load fault naming the file", err)
 			}
 			return
@@ -255,7 +256,7 @@ func FuzzParseManifest(f *testing.F) {
 			}
 		}
 		for _, g := range d.Gates {
-			if _, err := ParseEvent(g.Event); err != nil {
+			if _, err := addons.ParseEvent(g.Event); err != nil {
 				t.Fatalf("accepted gate event %q", g.Event)
 			}
 		}
@@ -266,7 +267,7 @@ func FuzzParseManifest(f *testing.F) {
 // redact hides matches in text and inside JSON strings, keeping the JSON
 // valid and its numbers exact.
 func TestManifestInterceptors(t *testing.T) {
-	d, err := ParseManifest("m", []byte(`
+	d, err := Parse("m", []byte(`
 id = "rw"
 [[interceptor]]
 match-tool = "bash"
@@ -278,7 +279,7 @@ replacement = "***"
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := NewHost(HostOptions{})
+	h := addons.NewHost(addons.HostOptions{})
 	h.LoadAddon(d.Addon())
 	b := h.Bundle()
 	if got := b.Chain.For("bash").Len(); got != 2 {
@@ -288,7 +289,7 @@ replacement = "***"
 		t.Fatalf("read has %d interceptors, want 1 (redact applies to every tool)", got)
 	}
 	var ran json.RawMessage
-	cr := b.Chain.Run(context.Background(), EnterContext{Tool: "bash", Args: json.RawMessage(`{"command":"ls","timeout":5}`)},
+	cr := b.Chain.Run(context.Background(), addons.EnterContext{Tool: "bash", Args: json.RawMessage(`{"command":"ls","timeout":5}`)},
 		func(_ context.Context, args json.RawMessage) tool.Result {
 			ran = args
 			return tool.Result{Blocks: []tool.Block{
@@ -310,7 +311,7 @@ replacement = "***"
 		t.Errorf("JSON %s, want the secret redacted and the number exact", got)
 	}
 	// Input that is not an object is left for the tool to refuse.
-	b.Chain.Run(context.Background(), EnterContext{Tool: "bash", Args: json.RawMessage(`[1]`)},
+	b.Chain.Run(context.Background(), addons.EnterContext{Tool: "bash", Args: json.RawMessage(`[1]`)},
 		func(_ context.Context, args json.RawMessage) tool.Result { ran = args; return tool.Result{} })
 	if string(ran) != "[1]" {
 		t.Errorf("non-object input became %s", ran)
@@ -318,7 +319,7 @@ replacement = "***"
 }
 
 func TestParseManifestProcess(t *testing.T) {
-	d, err := ParseManifest("m", []byte(`id = "p"
+	d, err := Parse("m", []byte(`id = "p"
 
 [process]
 command = ["python3", "gate.py"]
@@ -345,8 +346,8 @@ on_error = { "no-rm" = "allow" }
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseManifest("/w/manifest.toml", []byte(tt.src))
-			var f *Fault
+			_, err := Parse("/w/manifest.toml", []byte(tt.src))
+			var f *addons.Fault
 			if !errors.As(err, &f) || f.Line < 2 || !strings.Contains(f.Msg, tt.has) {
 				t.Fatalf("err %v (line %d), want a load fault past line 1 containing %q", err, f.Line, tt.has)
 			}
@@ -357,8 +358,8 @@ on_error = { "no-rm" = "allow" }
 func TestManifestLoaderRefusesProcess(t *testing.T) {
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"manifest.toml": "id = \"p\"\n[[gate]]\nevent = \"tool:before\"\n[process]\ncommand = [\"x\"]\n"})
-	_, err := ManifestLoader{}.Load(context.Background(), dir)
-	var f *Fault
+	_, err := Loader{}.Load(context.Background(), dir)
+	var f *addons.Fault
 	if !errors.As(err, &f) || f.Line != 5 || !strings.Contains(f.Msg, "Tier-1 loader") {
 		t.Fatalf("err %v, want a load fault at the [process] command naming the Tier-1 loader", err)
 	}

@@ -1,21 +1,20 @@
-package addons
+package agents
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
+	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/addons/manifest"
 	"github.com/indusagi/induscode/addons/policy"
 )
 
-// AgentsDir is where a workspace keeps its subagent profiles, relative to
-// its root; a sibling of [Dir].
-const AgentsDir = ".indus/agents"
+// Dir is where a workspace keeps its subagent profiles, relative to
+// its root; a sibling of [addons.Dir].
+const Dir = ".indus/agents"
 
 // Profile is a subagent profile, one .indus/agents/NAME.toml file:
 //
@@ -32,10 +31,10 @@ type Profile struct {
 	File string `toml:"-" json:"file"`
 }
 
-// ValidProfileName reports whether name is kebab-case: lower-case
+// ValidName reports whether name is kebab-case: lower-case
 // letters and digits in words joined by single hyphens, starting with a
 // letter, at most 64 bytes (the tool-name limit of the model APIs).
-func ValidProfileName(name string) bool {
+func ValidName(name string) bool {
 	if name == "" || len(name) > 64 || name[0] < 'a' || name[0] > 'z' || strings.HasSuffix(name, "-") || strings.Contains(name, "--") {
 		return false
 	}
@@ -48,51 +47,41 @@ func ValidProfileName(name string) bool {
 	return true
 }
 
-// ParseProfile parses one profile file; stem is the default name. A
+// Parse parses one profile file; stem is the default name. A
 // problem is a load fault naming the file, the line and the field.
-func ParseProfile(file, stem string, data []byte) (Profile, error) {
+func Parse(file, stem string, data []byte) (Profile, error) {
 	var p Profile
-	md, err := toml.Decode(string(data), &p)
+	md, err := manifest.Decode(file, "profile", data, &p)
 	if err != nil {
-		f := &Fault{Kind: LoadFault, File: file, Msg: "profile is not valid TOML"}
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			f.Line, f.Msg = pe.Position.Line, f.Msg+": "+pe.Message
-		} else if m := typeError.FindStringSubmatch(err.Error()); m != nil {
-			fmt.Sscan(m[1], &f.Line)
-			f.Msg = fmt.Sprintf("field %s: %s", m[2], strings.TrimSpace(m[3]))
-		} else {
-			f.Err = err
-		}
-		return Profile{}, f
+		return Profile{}, err
 	}
 	if u := md.Undecoded(); len(u) > 0 {
-		return Profile{}, &Fault{Kind: LoadFault, File: file, Line: findKey(data, "", -1, u[0].String()),
+		return Profile{}, &addons.Fault{Kind: addons.LoadFault, File: file, Line: manifest.KeyLine(data, "", -1, u[0].String()),
 			Msg: fmt.Sprintf("field %s: unknown field; fields are name, model, tool_collection and prompt", u[0])}
 	}
 	if strings.TrimSpace(p.Name) == "" {
 		p.Name = stem
 	}
-	if !ValidProfileName(p.Name) {
-		return Profile{}, &Fault{Kind: LoadFault, File: file, Line: findKey(data, "", -1, "name"),
+	if !ValidName(p.Name) {
+		return Profile{}, &addons.Fault{Kind: addons.LoadFault, File: file, Line: manifest.KeyLine(data, "", -1, "name"),
 			Msg: fmt.Sprintf("field name: %q is not kebab-case (such as code-reviewer)", p.Name)}
 	}
 	p.File = file
 	return p, nil
 }
 
-// DiscoverProfiles reads every *.toml file of the workspace's
+// Discover reads every *.toml file of the workspace's
 // .indus/agents, one level deep and in name order. A file that cannot be
 // read or parsed, or whose name another file took first, becomes a fault
 // and the others still load. A missing folder has no profiles.
-func DiscoverProfiles(workspace string) ([]Profile, []*Fault) {
-	dir := policy.ResolvePath(AgentsDir, policy.ResolvePath(workspace, "", ""), "")
+func Discover(workspace string) ([]Profile, []*addons.Fault) {
+	dir := policy.ResolvePath(Dir, policy.ResolvePath(workspace, "", ""), "")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil
 	}
 	var out []Profile
-	var faults []*Fault
+	var faults []*addons.Fault
 	seen := map[string]string{}
 	for _, e := range ents {
 		name := e.Name()
@@ -102,16 +91,16 @@ func DiscoverProfiles(workspace string) ([]Profile, []*Fault) {
 		file := filepath.Join(dir, name)
 		data, err := os.ReadFile(file)
 		if err != nil {
-			faults = append(faults, &Fault{Kind: LoadFault, File: file, Msg: "cannot read the profile", Err: err})
+			faults = append(faults, &addons.Fault{Kind: addons.LoadFault, File: file, Msg: "cannot read the profile", Err: err})
 			continue
 		}
-		p, err := ParseProfile(file, strings.TrimSuffix(name, ".toml"), data)
+		p, err := Parse(file, strings.TrimSuffix(name, ".toml"), data)
 		if err != nil {
-			faults = append(faults, err.(*Fault))
+			faults = append(faults, err.(*addons.Fault))
 			continue
 		}
 		if first, dup := seen[p.Name]; dup {
-			faults = append(faults, &Fault{Kind: ConflictFault, File: file, Err: ErrDuplicateName,
+			faults = append(faults, &addons.Fault{Kind: addons.ConflictFault, File: file, Err: addons.ErrDuplicateName,
 				Msg: fmt.Sprintf("profile %q is already defined in %s; the first one is kept", p.Name, first)})
 			continue
 		}
