@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/internal/jail/jailtest"
 )
@@ -31,8 +32,13 @@ func needLandlock(t *testing.T) {
 }
 
 // runner runs bash -c command in the scene's workspace under p, with the
-// outside folder as descriptor 3 (opened before the sandbox).
-func runner(s *jailtest.Scene, p *jail.Policy) jailtest.Runner {
+// outside folder as descriptor 3 (opened before the sandbox), started by
+// the helper (cmd.Run).
+func runner(s *jailtest.Scene, p *jail.Policy) jailtest.Runner { return startedBy(s, p, false) }
+
+// startedBy is runner, the command started by the helper or, with ward,
+// by a ward from a confined thread.
+func startedBy(s *jailtest.Scene, p *jail.Policy, ward bool) jailtest.Runner {
 	return func(t testing.TB, command string) string {
 		t.Helper()
 		cmd := exec.Command("bash", "-c", command)
@@ -43,7 +49,19 @@ func runner(s *jailtest.Scene, p *jail.Policy) jailtest.Runner {
 		if err := jail.Wrap(cmd, p); err != nil {
 			t.Fatal(err)
 		}
-		err := cmd.Run()
+		var err error
+		if ward {
+			w := childproc.NewWard("")
+			defer w.Close()
+			w.Prepare(cmd)
+			var release func()
+			if release, err = w.Start(cmd, true); err == nil {
+				err = cmd.Wait()
+				release()
+			}
+		} else {
+			err = cmd.Run()
+		}
 		var exit *exec.ExitError
 		if err != nil && !errors.As(err, &exit) {
 			t.Fatalf("running %q: %v", command, err)
@@ -84,15 +102,21 @@ func TestEscapeSuite(t *testing.T) {
 			return &jail.Policy{Mode: jail.ReadOnly, Workspace: s.Workspace, Temp: temp, Write: []string{s.Workspace}}
 		}, false},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s := jailtest.New(t)
-			p := tc.policy(s, t.TempDir())
-			attempts, escaped := s.Run(t, runner(s, p), tc.reads, true)
-			if len(escaped) != 0 || attempts < 20 {
-				t.Fatalf("%d attempts, escapes: %v; want at least 20 attempts and no escape", attempts, escaped)
+		for _, ward := range []bool{false, true} {
+			name := tc.name + ", helper"
+			if ward {
+				name = tc.name + ", ward"
 			}
-		})
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				s := jailtest.New(t)
+				p := tc.policy(s, t.TempDir())
+				attempts, escaped := s.Run(t, startedBy(s, p, ward), tc.reads, true)
+				if len(escaped) != 0 || attempts < 20 {
+					t.Fatalf("%d attempts, escapes: %v; want at least 20 attempts and no escape", attempts, escaped)
+				}
+			})
+		}
 	}
 }
 
