@@ -36,7 +36,7 @@ func builtins() []builtin {
 			build:   func(Setup) tool.Tool { return files.LsTool() }},
 		{id: "grep", title: "Search file contents", readOnly: true,
 			summary: "Search file contents for a regular expression, ignore-aware and fast.",
-			build:   func(Setup) tool.Tool { return search.GrepTool(search.Options{}) }},
+			build:   func(s Setup) tool.Tool { return search.GrepTool(search.Options{Index: s.Framework.SearchIndex}) }},
 		{id: "find", title: "Find files by name", readOnly: true,
 			summary: "Find files whose path matches a glob, newest first.",
 			build:   func(Setup) tool.Tool { return search.FindTool(search.Options{}) }},

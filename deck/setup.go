@@ -7,6 +7,7 @@ import (
 	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/lsp"
+	"github.com/indusagi/induscode/tools/search"
 	"github.com/indusagi/induscode/tools/web"
 )
 
@@ -58,6 +59,10 @@ type Framework struct {
 	// tool joins the deck after the catalog rows, in every profile. Nil
 	// starts no language server and leaves symbols out.
 	LanguageServers *lsp.Config
+	// SearchIndex, when set, lets grep skip the files an index proves
+	// hold no match (package internal/searchindex); results stay those of
+	// a full scan. Nil: grep scans every file.
+	SearchIndex search.Narrower
 }
 
 func (f Framework) log() *slog.Logger {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -31,12 +32,18 @@ const (
 	MemoryBudget = 1 << 30
 )
 
-// racyWindow is how close to the start of a build a file's change time
-// may be before its entry is not trusted: a file changed within the file
-// system's timestamp granularity of being read could change again without
-// its times moving. Two seconds covers the coarsest file systems. Tests
-// shorten it.
-var racyWindow = 2 * time.Second
+// The racy rule. A file's stamp proves it unchanged only if any later
+// change must move its times; a change within the file system's timestamp
+// granularity of the moment it was read may not. So the build takes the
+// file system's own clock at its start (the times of its new temp file, so
+// a server's clock skew does not matter), and an entry whose modification
+// or change time is within racyWindow of it, or after it, is never
+// trusted. File systems with nanosecond times advance them at least every
+// scheduler tick (at most 10 ms); those with whole-second times (FAT has
+// two seconds) get coarseWindow. Tests shorten racyWindow.
+var racyWindow = 100 * time.Millisecond
+
+const coarseWindow = 3 * time.Second
 
 // BuildStats says what a build indexed.
 type BuildStats struct {
@@ -47,19 +54,54 @@ type BuildStats struct {
 }
 
 // postings accumulates the lists of a build: for each trigram, the ids
-// of the files holding it as uvarint deltas.
+// of the files holding it as uvarint deltas. A list is a chain of chunks
+// carved from large slabs, each chunk twice the last up to maxChunkClass, so
+// that appending allocates nothing per list and copies nothing.
 type postings struct {
 	slot  [1 << 12]*[1 << 12]int32 // trigram -> index+1 in lists
 	lists []plist
-	bytes int64
+	slabs [][]byte
+	bytes int64 // slab bytes in use
 }
 
+// Chunks: class c holds chunkPayload<<c bytes of list, then the address
+// of the next chunk (4 bytes). An address is slab<<slabBits | offset.
+const (
+	slabBits      = 20
+	chunkPayload  = 12
+	maxChunkClass = 4
+)
+
 type plist struct {
-	data []byte
-	last uint32
+	head, tail uint32 // chunk addresses
+	class      uint8  // of the tail chunk
+	n          uint16 // bytes used in the tail chunk
+	size       uint32 // bytes of the whole list
+	last       uint32 // the last file id added
+}
+
+func chunkCap(class uint8) int { return chunkPayload<<class + 4 }
+
+// chunk returns a new chunk of class c and its address.
+func (p *postings) chunk(c uint8) uint32 {
+	size := chunkCap(c)
+	if len(p.slabs) == 0 || len(p.slabs[len(p.slabs)-1])+size > 1<<slabBits {
+		p.slabs = append(p.slabs, make([]byte, 0, 1<<slabBits))
+	}
+	k := len(p.slabs) - 1
+	off := len(p.slabs[k])
+	p.slabs[k] = p.slabs[k][:off+size]
+	p.bytes += int64(size)
+	return uint32(k)<<slabBits | uint32(off)
+}
+
+func (p *postings) at(addr uint32, size int) []byte {
+	off := int(addr & (1<<slabBits - 1))
+	return p.slabs[addr>>slabBits][off : off+size]
 }
 
 func (p *postings) add(id uint32, tris []uint32) {
+	var vb [binary.MaxVarintLen32]byte
 	for _, t := range tris {
 		blk := p.slot[t>>12]
 		if blk == nil {
@@ -67,21 +109,45 @@ func (p *postings) add(id uint32, tris []uint32) {
 			p.slot[t>>12] = blk
 		}
 		i := blk[t&(1<<12-1)]
+		var v []byte
 		if i == 0 {
-			p.lists = append(p.lists, plist{})
+			a := p.chunk(0)
+			p.lists = append(p.lists, plist{head: a, tail: a})
 			i = int32(len(p.lists))
 			blk[t&(1<<12-1)] = i
-			l := &p.lists[i-1]
-			l.data = binary.AppendUvarint(l.data, uint64(id))
-			l.last = id
-			p.bytes += int64(len(l.data)) + 32
-			continue
+			v = binary.AppendUvarint(vb[:0], uint64(id))
+		} else {
+			v = binary.AppendUvarint(vb[:0], uint64(id-p.lists[i-1].last))
 		}
 		l := &p.lists[i-1]
-		n := len(l.data)
-		l.data = binary.AppendUvarint(l.data, uint64(id-l.last))
 		l.last = id
-		p.bytes += int64(len(l.data) - n)
+		l.size += uint32(len(v))
+		for _, b := range v {
+			payload := chunkCap(l.class) - 4
+			if int(l.n) == payload {
+				c := min(l.class+1, maxChunkClass)
+				a := p.chunk(c)
+				binary.LittleEndian.PutUint32(p.at(l.tail, chunkCap(l.class))[payload:], a)
+				l.tail, l.class, l.n = a, c, 0
+			}
+			p.at(l.tail, chunkCap(l.class))[l.n] = b
+			l.n++
+		}
+	}
+}
+
+// list appends list i's bytes to buf.
+func (p *postings) list(i int32, buf []byte) []byte {
+	l := &p.lists[i-1]
+	a, c := l.head, uint8(0)
+	for {
+		ch := p.at(a, chunkCap(c))
+		payload := len(ch) - 4
+		if a == l.tail {
+			return append(buf, ch[:l.n]...)
+		}
+		buf = append(buf, ch[:payload]...)
+		a, c = binary.LittleEndian.Uint32(ch[payload:]), min(c+1, maxChunkClass)
 	}
 }
 
@@ -119,7 +185,32 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	if err != nil {
 		return st, err
 	}
-	built := time.Now().Add(-racyWindow).UnixNano()
+	dir := workspace.At(root).SearchIndex()
+	if err := workspace.MkdirAll(dir, 0o700); err != nil {
+		return st, err
+	}
+	tmp, err := workspace.CreateTemp(dir)
+	if err != nil {
+		return st, err
+	}
+	forget := workspace.At(root).Journal().Record(tmp.Name())
+	defer forget()
+	done := false
+	defer func() {
+		if !done {
+			tmp.Close()
+			_ = workspace.Remove(tmp.Name())
+		}
+	}()
+	start, ok := fileStamp(tmp)
+	if !ok {
+		return st, fmt.Errorf("search index: cannot read the time of %s", tmp.Name())
+	}
+	window := racyWindow
+	if start.mtime%int64(time.Second) == 0 {
+		window = coarseWindow
+	}
+	built := start.mtime - int64(window)
 	var (
 		mu    sync.Mutex
 		post  = &postings{}
@@ -153,8 +244,15 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	}
 	st.Files = len(files)
 	st.Skipped += int(stats.Unreadable())
-	st.Size, err = write(root, header{built: built, nfiles: uint32(len(files))}, files, post)
-	return st, err
+	st.Size, err = write(tmp, header{built: built, nfiles: uint32(len(files))}, files, post)
+	if err == nil {
+		err = workspace.Rename(tmp.Name(), filepath.Join(dir, FileName))
+	}
+	if err != nil {
+		return st, fmt.Errorf("writing the search index: %w", err)
+	}
+	done = true
+	return st, nil
 }
 
 // BinaryWindow is how far into a file a NUL byte makes it binary for the
@@ -194,9 +292,8 @@ func readFile(path string, buf *[]byte) ([]byte, stamp, bool) {
 	return b[:n], s, true
 }
 
-// write writes the index file through a temp file in the index folder
-// and renames it into place.
-func write(root string, h header, files []entry, post *postings) (int64, error) {
+// write writes the index into the temp file tmp and closes it.
+func write(tmp *os.File, h header, files []entry, post *postings) (int64, error) {
 	order := make([]uint32, len(files))
 	for i := range order {
 		order[i] = uint32(i)
@@ -204,6 +301,7 @@ func write(root string, h header, files []entry, post *postings) (int64, error) 
 	slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(files[a].path, files[b].path) })
 	lk := &lookup{}
 	var off uint64
+	var scratch []byte
 	for hi, blk := range post.slot {
 		if blk == nil {
 			continue
@@ -212,7 +310,8 @@ func write(root string, h header, files []entry, post *postings) (int64, error) 
 			if i == 0 {
 				continue
 			}
-			l := post.lists[i-1].data
+			l := post.list(i, scratch[:0])
+			scratch = l
 			lk.tris = append(lk.tris, uint32(hi)<<12|uint32(lo))
 			lk.offs = append(lk.offs, uint32(off))
 			lk.lens = append(lk.lens, uint32(len(l)))
@@ -228,39 +327,21 @@ func write(root string, h header, files []entry, post *postings) (int64, error) 
 	h.metaLen, h.postLen = uint64(len(meta)), off
 	h.metaCRC = crc32.Checksum(meta, castagnoli)
 
-	dir := workspace.At(root).SearchIndex()
-	if err := workspace.MkdirAll(dir, 0o700); err != nil {
-		return 0, err
-	}
-	tmp, err := workspace.CreateTemp(dir)
-	if err != nil {
-		return 0, err
-	}
-	forget := workspace.At(root).Journal().Record(tmp.Name())
-	defer forget()
-	fail := func(err error) (int64, error) {
-		tmp.Close()
-		_ = workspace.Remove(tmp.Name())
-		return 0, fmt.Errorf("writing the search index: %w", err)
-	}
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	w.Write(h.encode())
 	w.Write(meta)
 	for _, t := range lk.tris {
-		w.Write(post.lists[post.slot[t>>12][t&(1<<12-1)]-1].data)
+		scratch = post.list(post.slot[t>>12][t&(1<<12-1)], scratch[:0])
+		w.Write(scratch)
 	}
 	if err := w.Flush(); err != nil {
-		return fail(err)
+		return 0, err
 	}
 	if err := tmp.Sync(); err != nil {
-		return fail(err)
+		return 0, err
 	}
 	if err := tmp.Close(); err != nil {
-		return fail(err)
-	}
-	if err := workspace.Rename(tmp.Name(), filepath.Join(dir, FileName)); err != nil {
-		_ = workspace.Remove(tmp.Name())
-		return 0, fmt.Errorf("writing the search index: %w", err)
+		return 0, err
 	}
 	return int64(headerSize) + int64(len(meta)) + int64(off), nil
 }

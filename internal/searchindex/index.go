@@ -118,6 +118,12 @@ func readSnapshot(f *os.File) (*snapshot, stamp, error) {
 // (no index, a refused one, or a pattern without usable trigrams); grep
 // then scans every file.
 func (x *Index) Narrow(expr string) (skip func(path string) bool) {
+	return x.narrow(expr, nil)
+}
+
+// narrow is Narrow; stale, when set, is called for each file the index
+// could not vouch for (not in the table, or changed since).
+func (x *Index) narrow(expr string, stale func()) func(path string) bool {
 	q := planOf(expr)
 	if q.op == qAll {
 		return nil
@@ -142,10 +148,16 @@ func (x *Index) Narrow(expr string) (skip func(path string) bool) {
 			return false
 		}
 		id, ok := s.lookup(filepath.ToSlash(rel))
-		if !ok || cand.has(id) {
+		if ok && cand.has(id) {
 			return false
 		}
-		return s.trusted(id, path)
+		if ok && s.trusted(id, path) {
+			return true
+		}
+		if stale != nil {
+			stale()
+		}
+		return false
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/indusagi/induscode/deck"
+	"github.com/indusagi/induscode/internal/searchindex"
 	"github.com/indusagi/induscode/session"
 	"github.com/indusagi/induscode/tools/lsp"
 )
@@ -149,6 +150,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newLSPCmd(&opts),
 		newSandboxCmd(&opts),
 		newTranscriptsCmd(&opts),
+		newIndexCmd(&opts),
 	)
 	guardParents(root)
 	return root
@@ -196,10 +198,14 @@ func sessionOptions(opts *options, stderr io.Writer) session.Options {
 	}
 }
 
-// framework is the deck framework of the flags: the environment's handles
-// and, unless --no-lsp, the language servers of the settings.
+// framework is the deck framework of the flags: the environment's handles,
+// unless --no-index grep's index, and unless --no-lsp the language servers
+// of the settings.
 func framework(opts *options, stderr io.Writer) deck.Framework {
 	f := opts.handles.framework(opts.Dir)
+	if !indexDisabled(opts) {
+		f.SearchIndex = searchindex.Open(workspaceDir(opts.Dir))
+	}
 	if opts.NoLSP || os.Getenv("INDUSR_NO_LSP") == "1" {
 		return f
 	}

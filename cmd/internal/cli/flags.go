@@ -22,6 +22,8 @@ type options struct {
 	ClaudeHooks bool
 	// NoLSP starts no language server (also INDUSR_NO_LSP=1).
 	NoLSP bool
+	// NoIndex makes grep scan without its index (also INDUSR_NO_INDEX=1).
+	NoIndex bool
 	// Sandbox is the sandbox mode of the commands a session starts.
 	Sandbox string
 	// SandboxNetwork lets sandboxed commands use the network.
@@ -87,6 +89,8 @@ var flagTable = []globalFlag{
 		boolFlag(func(o *options) *bool { return &o.ClaudeHooks })},
 	{"no-lsp", "", "start no language server: no diagnostics after write and edit, no symbols tool (also INDUSR_NO_LSP=1)",
 		boolFlag(func(o *options) *bool { return &o.NoLSP })},
+	{"no-index", "", "grep without its search index (.indusvx/index/): every file is scanned; results are the same (also INDUSR_NO_INDEX=1)",
+		boolFlag(func(o *options) *bool { return &o.NoIndex })},
 	{"sandbox", "", "confine bash, processes, hooks and addon processes: read-only, workspace-write or off (default off, or INDUSR_SANDBOX); see indusr sandbox check",
 		stringFlag(func(o *options) *string { return &o.Sandbox })},
 	{"sandbox-network", "", "let sandboxed commands use the network (also INDUSR_SANDBOX_NETWORK=1)",

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/indusagi/induscode/internal/searchindex"
 	"github.com/indusagi/induscode/serve"
 )
 
@@ -63,6 +65,15 @@ loopback and link-local addresses.`,
 			log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 			sopts := sessionOptions(opts, stderr)
 			sopts.Warn = func(msg string) { fmt.Fprintln(stderr, "indusr:", msg) }
+			if sopts.Framework.SearchIndex != nil {
+				// A server keeps grep's index built, in the background.
+				ctx, cancel := context.WithCancel(cmd.Context())
+				k := searchindex.Keep(ctx, workspaceDir(opts.Dir))
+				k.Failed = func(err error) { fmt.Fprintln(stderr, "indusr: search index:", err) }
+				defer k.Wait()
+				defer cancel()
+				sopts.Framework.SearchIndex = k
+			}
 			if opts.Session != "" {
 				return usagef("--session does not apply to serve: every client session is a session of its own")
 			}

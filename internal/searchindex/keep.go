@@ -1,0 +1,89 @@
+package searchindex
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Keeper is an Index that a long-running host (serve) keeps built: when
+// the index is missing or refused, or a search meets many files it cannot
+// vouch for (changed, new), it is rebuilt in the background. A search
+// never waits for a build; until one lands, grep scans what the index
+// cannot vouch for.
+type Keeper struct {
+	*Index
+	ctx context.Context
+	// Failed, when set, hears of a build that failed.
+	Failed func(error)
+
+	building atomic.Bool
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	last     time.Time // when the last build began
+}
+
+// Rebuild bounds: a build after at least minRebuild, once a search met
+// more stale files than staleFiles or staleShare of the table.
+const (
+	minRebuild = 30 * time.Second
+	minUrgent  = 5 * time.Second // with no usable index, after a failed build
+	staleFiles = 256
+	staleShare = 50 // one file in 50
+)
+
+// Keep returns the keeper of the workspace at root; builds stop when ctx
+// ends (Wait waits for them).
+func Keep(ctx context.Context, root string) *Keeper {
+	return &Keeper{Index: Open(root), ctx: ctx}
+}
+
+// Narrow is Index.Narrow, and starts a build when the index needs one.
+func (k *Keeper) Narrow(expr string) func(path string) bool {
+	s := k.load()
+	if s == nil {
+		k.rebuild(true)
+		return nil
+	}
+	var stale atomic.Int64
+	limit := max(int64(staleFiles), int64(len(s.files)/staleShare))
+	skip := k.narrow(expr, func() {
+		if stale.Add(1) == limit {
+			k.rebuild(false)
+		}
+	})
+	return skip
+}
+
+// rebuild starts a build unless one runs or one began too recently
+// (unless urgent: there is no usable index).
+func (k *Keeper) rebuild(urgent bool) {
+	if k.ctx.Err() != nil || !supported {
+		return
+	}
+	k.mu.Lock()
+	wait := minRebuild
+	if urgent {
+		wait = minUrgent
+	}
+	if !k.last.IsZero() && time.Since(k.last) < wait {
+		k.mu.Unlock()
+		return
+	}
+	if !k.building.CompareAndSwap(false, true) {
+		k.mu.Unlock()
+		return
+	}
+	k.last = time.Now()
+	k.mu.Unlock()
+	k.wg.Go(func() {
+		defer k.building.Store(false)
+		if _, err := Build(k.ctx, k.root); err != nil && k.ctx.Err() == nil && k.Failed != nil {
+			k.Failed(err)
+		}
+	})
+}
+
+// Wait waits for a build in progress.
+func (k *Keeper) Wait() { k.wg.Wait() }
