@@ -10,5 +10,6 @@
 // their context; stream.go runs grep's content mode in path order over a
 // small reorder window, so that output of any size is written as it is
 // found (Grep, and the CLI through tool.WithTextStream); output.go renders
-// the result text.
+// the result text; narrow.go is the hook through which an index (package
+// internal/searchindex) lets grep pass over files that cannot match.
 package search
