@@ -159,6 +159,12 @@ func genInput(t *rapid.T) map[string]any {
 	if rapid.IntRange(0, 5).Draw(t, "sub") == 0 {
 		in["path"] = "d1"
 	}
+	switch rapid.IntRange(0, 7).Draw(t, "filter") {
+	case 0:
+		in["glob"] = "*.txt"
+	case 1:
+		in["type"] = "go"
+	}
 	return in
 }
 
