@@ -162,7 +162,7 @@ func planGrep(in GrepInput, env *tool.Env) (*grepPlan, error) {
 	if in.After > 0 {
 		after = in.After
 	}
-	p.scan = scanOptions{mode: p.mode, before: before, after: after}
+	p.scan = scanOptions{mode: p.mode, before: before, after: after, shortReadEnds: shortReadEnds(p.root)}
 	if p.mode == modeContent && p.limit > 0 {
 		p.scan.keep = p.offset + p.limit
 	}

@@ -59,6 +59,9 @@ type scanOptions struct {
 	// bufSize and maxLine override readBufferSize and maxLineBuffer, so
 	// tests can put chunk boundaries anywhere.
 	bufSize, maxLine int
+	// shortReadEnds: a read that returns less than asked is at the end
+	// of the file (see shortReadEnds).
+	shortReadEnds bool
 }
 
 // errBinary marks a file skipped because it holds a NUL byte, the test
@@ -132,11 +135,14 @@ func (s *scanner) scanFile(ctx context.Context, file walk.File, hit *fileHit) (b
 	for {
 		start := n
 		for n < len(s.buf) && !eof {
+			want := len(s.buf) - n
 			k, err := f.Read(s.buf[n:])
 			if err != nil {
 				return false, err
 			}
-			if k == 0 {
+			// Where a short read means the end (shortReadEnds), the
+			// read that would return nothing is not made.
+			if k == 0 || k < want && s.opts.shortReadEnds {
 				eof = true
 			}
 			n += k
