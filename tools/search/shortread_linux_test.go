@@ -20,7 +20,7 @@ func TestShortReadEndsOnlyOnLocalFilesystems(t *testing.T) {
 		"/home/u/repo/vendor":   false,
 		"/scratch/work":         true, // tmpfs, the FUSE mount is not beneath
 		"/scratch":              false,
-		"/mnt/my disk/src":      true, // escaped mount point, xfs
+		"/mnt/my disk/src":      true,  // escaped mount point, xfs
 		"/net/src":              false, // on NFS
 		"/":                     false,
 		"/home/u/repo/vendor/r": true, // beside the NFS mount, not in it
