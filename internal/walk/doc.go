@@ -13,5 +13,7 @@
 // The parts: walk.go is the parallel walk and the filter; sorted.go the
 // ordered one; ignore.go parses ignore patterns and rules.go stacks them
 // by directory; readdir_linux.go lists a directory with getdents64 and
-// keeps the kernel's entry types so that no entry needs a stat.
+// keeps the kernel's entry types so that no entry needs a stat; file.go is
+// the File a walk hands out, whose directory a walk with Config.ByName
+// keeps open so that the file is opened or statted by name.
 package walk
