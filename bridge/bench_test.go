@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/internal/testpeer"
 )
@@ -33,7 +34,7 @@ func BenchmarkEchoOverhead(b *testing.B) {
 	}
 	defer cs.Close()
 
-	f := Mount(ctx, []ServerConfig{{Name: "everything", Transport: Stdio, Command: "node", Args: []string{everything, "stdio"}}}, Options{Dir: b.TempDir()})
+	f := Mount(ctx, []mcpconfig.Server{{Name: "everything", Transport: mcpconfig.Stdio, Command: "node", Args: []string{everything, "stdio"}}}, Options{Dir: b.TempDir()})
 	defer f.Close()
 	d, err := deck.Provision(deck.All, deck.Setup{Dir: b.TempDir()})
 	if err != nil {
@@ -93,7 +94,7 @@ func BenchmarkMountScalingInstant(b *testing.B) { benchMount(b) }
 
 func benchMount(b *testing.B, args ...string) {
 	ctx := context.Background()
-	servers := make([]ServerConfig, 8)
+	servers := make([]mcpconfig.Server, 8)
 	for i := range servers {
 		servers[i] = fake(fmt.Sprintf("s%d", i), args...)
 	}

@@ -1,6 +1,6 @@
 // Package bridge grafts the tools of external MCP servers onto a deck.
 //
-// [LoadConfig] finds server configuration (the .indusvx/mcp.json family and
+// [mcpconfig.Load] finds server configuration (the .indusvx/mcp.json family and
 // a project's .mcp.json); [Mount] connects every server in parallel over
 // stdio, SSE or Streamable HTTP with the official MCP Go SDK and returns a
 // [Fleet] whose [Fleet.Tools] are ordinary tool.Tool values named

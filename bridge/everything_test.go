@@ -9,18 +9,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/internal/testpeer"
 	"github.com/indusagi/induscode/tool"
 )
 
 // The reference server from npm, grafted over each transport.
 
-func everythingStdio(t testing.TB) ServerConfig {
+func everythingStdio(t testing.TB) mcpconfig.Server {
 	t.Helper()
 	if everything == "" {
 		testpeer.Missing(t, "server-everything", "run scripts/test (it runs npm ci in testdata/npm)")
 	}
-	return ServerConfig{Name: "everything", Transport: Stdio, Command: "node", Args: []string{everything, "stdio"}}
+	return mcpconfig.Server{Name: "everything", Transport: mcpconfig.Stdio, Command: "node", Args: []string{everything, "stdio"}}
 }
 
 func TestEverythingStdio(t *testing.T) {
@@ -35,15 +36,15 @@ func TestEverythingStdio(t *testing.T) {
 func TestEverythingSSE(t *testing.T) {
 	t.Parallel()
 	base := startNode(t, "sse")
-	f := mount(t, Options{}, ServerConfig{Name: "everything", Transport: SSE, URL: base + "/sse",
-		Headers: []Pair{{"X-Test", "1"}}})
+	f := mount(t, Options{}, mcpconfig.Server{Name: "everything", Transport: mcpconfig.SSE, URL: base + "/sse",
+		Headers: []mcpconfig.Pair{{Name: "X-Test", Value: "1"}}})
 	exerciseEverything(t, f)
 }
 
 func TestEverythingStreamableHTTP(t *testing.T) {
 	t.Parallel()
 	base := startNode(t, "streamableHttp")
-	f := mount(t, Options{}, ServerConfig{Name: "everything", Transport: StreamableHTTP, URL: base + "/mcp"})
+	f := mount(t, Options{}, mcpconfig.Server{Name: "everything", Transport: mcpconfig.StreamableHTTP, URL: base + "/mcp"})
 	exerciseEverything(t, f)
 }
 
@@ -92,11 +93,11 @@ func TestTransportDetection(t *testing.T) {
 	cases := []struct {
 		name    string
 		url     string
-		want    Transport
+		want    mcpconfig.Transport
 		errWant []string // for a server that cannot connect
 	}{
-		{name: "streamable HTTP server", url: streamable + "/mcp", want: StreamableHTTP},
-		{name: "SSE-only server", url: sse + "/sse", want: SSE},
+		{name: "streamable HTTP server", url: streamable + "/mcp", want: mcpconfig.StreamableHTTP},
+		{name: "SSE-only server", url: sse + "/sse", want: mcpconfig.SSE},
 		{name: "nothing at the url", url: sse + "/nowhere",
 			errWant: []string{"both transports were tried", "Streamable HTTP, whose POST was answered 404 Not Found", "then SSE, where", `set "type"`}},
 		{name: "nothing listening", url: "http://127.0.0.1:1/mcp",
@@ -105,7 +106,7 @@ func TestTransportDetection(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			servers, warnings := ParseConfig([]byte(`{"mcpServers":{"everything":{"url":"`+tc.url+`"}}}`), "mcp.json", nil)
+			servers, warnings := mcpconfig.Parse([]byte(`{"mcpServers":{"everything":{"url":"`+tc.url+`"}}}`), "mcp.json", nil)
 			if len(servers) != 1 || len(warnings) != 0 {
 				t.Fatalf("config: %+v %v", servers, warnings)
 			}

@@ -6,6 +6,7 @@ import (
 	"log"
 
 	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/deck"
 )
 
@@ -13,7 +14,7 @@ import (
 // one of their tools.
 func Example() {
 	ctx := context.Background()
-	servers, warnings := bridge.LoadConfig("/path/to/project")
+	servers, warnings := mcpconfig.Load("/path/to/project")
 	for _, w := range warnings {
 		log.Println("mcp:", w)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -283,21 +284,21 @@ func TestStartFailureNamesTheCause(t *testing.T) {
 	}
 	cases := []struct {
 		name   string
-		cfg    func() ServerConfig
+		cfg    func() mcpconfig.Server
 		want   []string
 		unwant string
 	}{
-		{"cwd missing", func() ServerConfig {
+		{"cwd missing", func() mcpconfig.Server {
 			c := fake("s")
 			c.Dir, c.Source, c.Row = filepath.Join(dir, "missing"), "/p/.mcp.json", `mcpServers["s"]`
 			return c
 		}, []string{"its working directory " + filepath.Join(dir, "missing"), `("cwd" in /p/.mcp.json mcpServers["s"]) does not exist`, "was not run"}, "fork/exec"},
-		{"cwd is a file", func() ServerConfig {
+		{"cwd is a file", func() mcpconfig.Server {
 			c := fake("s")
 			c.Dir = file
 			return c
 		}, []string{"its working directory " + file, "is not a directory"}, "fork/exec"},
-		{"command missing", func() ServerConfig {
+		{"command missing", func() mcpconfig.Server {
 			c := fake("s")
 			c.Command, c.Dir = filepath.Join(dir, "no-such-server"), dir
 			return c

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/indusagi/induscode/bridge/ledger"
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/tool"
 )
@@ -105,7 +106,7 @@ type route struct {
 // returns a fleet: a server that fails contributes no tools and shows its
 // error in [Fleet.Status], and the others are unaffected. ctx bounds the
 // connecting (each server also has its startup timeout).
-func Mount(ctx context.Context, servers []ServerConfig, opts Options) *Fleet {
+func Mount(ctx context.Context, servers []mcpconfig.Server, opts Options) *Fleet {
 	f := newFleet(opts)
 	f.Attach(ctx, servers...)
 	return f
@@ -230,7 +231,7 @@ func (f *Fleet) commit(l ledger.Ledger) {
 // Attach mounts more servers into the fleet, connecting them in parallel,
 // and returns their status. A name already in the fleet is refused (its
 // status says so).
-func (f *Fleet) Attach(ctx context.Context, servers ...ServerConfig) []ServerStatus {
+func (f *Fleet) Attach(ctx context.Context, servers ...mcpconfig.Server) []ServerStatus {
 	f.mu.Lock()
 	if f.closed {
 		f.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/bridge/ledger"
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -212,8 +213,8 @@ func TestGraftedSpecsAreCopies(t *testing.T) {
 
 func TestStatesHandled(t *testing.T) {
 	t.Parallel()
-	if len(States()) != int(stateEnd)-1 || len(Transports()) != int(transportEnd)-1 {
-		t.Errorf("States() lists %d of %d states, Transports() %d of %d transports", len(States()), stateEnd-1, len(Transports()), transportEnd-1)
+	if len(States()) != int(stateEnd)-1 {
+		t.Errorf("States() lists %d of %d states", len(States()), stateEnd-1)
 	}
 	for s := Connecting; s < stateEnd; s++ {
 		if !slices.Contains(States(), s) {
@@ -223,15 +224,9 @@ func TestStatesHandled(t *testing.T) {
 			t.Errorf("state %d has no name", s)
 		}
 	}
-	for tr := Stdio; tr < transportEnd; tr++ {
-		if !slices.Contains(Transports(), tr) {
-			t.Errorf("transport %d is missing from Transports()", tr)
-		}
-		if strings.HasPrefix(tr.String(), "Transport(") {
-			t.Errorf("transport %d has no name", tr)
-		}
+	for _, tr := range mcpconfig.Transports() {
 		switch tr {
-		case Stdio, SSE, StreamableHTTP:
+		case mcpconfig.Stdio, mcpconfig.SSE, mcpconfig.StreamableHTTP:
 		default:
 			t.Errorf("transport %s is not handled by dial", tr)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/internal/testpeer"
 	"github.com/indusagi/induscode/tool"
 )
@@ -60,13 +61,13 @@ func TestMain(m *testing.M) {
 }
 
 // fake is a stdio server config running testdata/mcpfake with args.
-func fake(name string, args ...string) ServerConfig {
-	return ServerConfig{Name: name, Transport: Stdio, Command: fakeBin, Args: args, Source: "test"}
+func fake(name string, args ...string) mcpconfig.Server {
+	return mcpconfig.Server{Name: name, Transport: mcpconfig.Stdio, Command: fakeBin, Args: args, Source: "test"}
 }
 
 // mount mounts servers with a log directory under the test's temp dir and
 // closes the fleet when the test ends.
-func mount(t testing.TB, opts Options, servers ...ServerConfig) *Fleet {
+func mount(t testing.TB, opts Options, servers ...mcpconfig.Server) *Fleet {
 	t.Helper()
 	if opts.LogDir == "" {
 		opts.LogDir = t.TempDir()

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/indusagi/induscode/bridge/ledger"
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -87,13 +88,15 @@ func TestLedgerUnchangedConfigWritesNothing(t *testing.T) {
 	cases := []struct {
 		name    string
 		runs    int
-		servers func(t *testing.T) []ServerConfig
+		servers func(t *testing.T) []mcpconfig.Server
 	}{
-		{"fake", 10, func(*testing.T) []ServerConfig { return []ServerConfig{fake("p"), fake("q", "-mode", "notype")} }},
+		{"fake", 10, func(*testing.T) []mcpconfig.Server {
+			return []mcpconfig.Server{fake("p"), fake("q", "-mode", "notype")}
+		}},
 		// A real server: its schemas (output schemas too) and descriptions
 		// must compare equal after the trip through the log, or every
 		// command re-enrolls. Three runs show it; Node costs a second each.
-		{"server-everything", 3, func(t *testing.T) []ServerConfig { return []ServerConfig{everythingStdio(t)} }},
+		{"server-everything", 3, func(t *testing.T) []mcpconfig.Server { return []mcpconfig.Server{everythingStdio(t)} }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,7 +144,7 @@ func TestLedgerUnchangedConfigWritesNothing(t *testing.T) {
 func TestLedgerRecordsRealChanges(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "ledger.jsonl")
-	run := func(configured []string, servers ...ServerConfig) []ledger.Entry {
+	run := func(configured []string, servers ...mcpconfig.Server) []ledger.Entry {
 		t.Helper()
 		before, _, _ := ledger.ReadLog(path)
 		mount(t, Options{LedgerPath: path, Configured: configured}, servers...).Close()
@@ -161,15 +164,15 @@ func TestLedgerRecordsRealChanges(t *testing.T) {
 	steps := []struct {
 		name       string
 		configured []string
-		servers    []ServerConfig
+		servers    []mcpconfig.Server
 		want       map[string]int
 	}{
-		{"first mount enrolls", []string{"a", "b"}, []ServerConfig{fake("a"), fake("b")}, map[string]int{"enroll a": 7, "enroll b": 7}},
-		{"mounting only a writes nothing", []string{"a", "b"}, []ServerConfig{fake("a")}, map[string]int{}},
-		{"a lists two more tools", []string{"a", "b"}, []ServerConfig{fake("a", "-tools", "2")}, map[string]int{"enroll a": 2}},
-		{"a lists them no more", []string{"a", "b"}, []ServerConfig{fake("a")}, map[string]int{"retire a": 2}},
-		{"unknown configuration retires nothing", nil, []ServerConfig{fake("a")}, map[string]int{}},
-		{"b removed from the configuration", []string{"a"}, []ServerConfig{fake("a")}, map[string]int{"retire b": 7}},
+		{"first mount enrolls", []string{"a", "b"}, []mcpconfig.Server{fake("a"), fake("b")}, map[string]int{"enroll a": 7, "enroll b": 7}},
+		{"mounting only a writes nothing", []string{"a", "b"}, []mcpconfig.Server{fake("a")}, map[string]int{}},
+		{"a lists two more tools", []string{"a", "b"}, []mcpconfig.Server{fake("a", "-tools", "2")}, map[string]int{"enroll a": 2}},
+		{"a lists them no more", []string{"a", "b"}, []mcpconfig.Server{fake("a")}, map[string]int{"retire a": 2}},
+		{"unknown configuration retires nothing", nil, []mcpconfig.Server{fake("a")}, map[string]int{}},
+		{"b removed from the configuration", []string{"a"}, []mcpconfig.Server{fake("a")}, map[string]int{"retire b": 7}},
 	}
 	for _, st := range steps {
 		if got := ops(run(st.configured, st.servers...)); !maps.Equal(got, st.want) {

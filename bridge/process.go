@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/internal/jail"
@@ -51,7 +52,7 @@ type process struct {
 }
 
 // startProcess starts cfg's command in dir.
-func startProcess(cfg ServerConfig, dir string, log *childlog.Log) (*process, error) {
+func startProcess(cfg mcpconfig.Server, dir string, log *childlog.Log) (*process, error) {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = dir
 	if cfg.Dir != "" {
@@ -122,7 +123,7 @@ func startProcess(cfg ServerConfig, dir string, log *childlog.Log) (*process, er
 
 // checkDir reports a working directory that cannot be used, naming where
 // it came from.
-func checkDir(dir string, cfg ServerConfig) error {
+func checkDir(dir string, cfg mcpconfig.Server) error {
 	if dir == "" {
 		return nil
 	}
@@ -143,7 +144,7 @@ func checkDir(dir string, cfg ServerConfig) error {
 }
 
 // where names the config row of a server, for messages.
-func where(cfg ServerConfig) string {
+func where(cfg mcpconfig.Server) string {
 	switch {
 	case cfg.Source != "" && cfg.Row != "":
 		return cfg.Source + " " + cfg.Row
@@ -197,6 +198,6 @@ func (p *process) exitStatus() string {
 	}
 }
 
-func commandLine(cfg ServerConfig) string {
+func commandLine(cfg mcpconfig.Server) string {
 	return strings.Join(append([]string{cfg.Command}, cfg.Args...), " ")
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/internal/jail"
 )
 
@@ -11,7 +12,7 @@ import (
 // read as "off": the row is skipped with a warning.
 func TestConfigSandboxRow(t *testing.T) {
 	t.Parallel()
-	got, warns := ParseConfig([]byte(`{"servers":{
+	got, warns := mcpconfig.Parse([]byte(`{"servers":{
 		"a":{"command":"a","sandbox":"workspace-write","sandboxNetwork":true},
 		"b":{"command":"b"},
 		"c":{"command":"c","sandbox":"strict"}}}`), "/proj/.mcp.json", nil)

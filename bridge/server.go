@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -37,7 +38,7 @@ var errDetached = errors.New("the server was detached")
 // server is one configured MCP server and its current connection.
 type server struct {
 	fleet  *Fleet
-	cfg    ServerConfig
+	cfg    mcpconfig.Server
 	log    *childlog.Log
 	ctx    context.Context // ends when the server is detached
 	cancel context.CancelFunc
@@ -51,9 +52,9 @@ type server struct {
 	failures  int       // consecutive failed connects
 	downAt    time.Time // when the last connect failed or the session ended
 	faults    []string
-	dropped   int64         // stdout lines dropped by earlier links
-	used      Transport     // the transport found by detection, once connected
-	dialing   chan struct{} // non-nil while a reconnect runs; closed at its end
+	dropped   int64               // stdout lines dropped by earlier links
+	used      mcpconfig.Transport // the transport found by detection, once connected
+	dialing   chan struct{}       // non-nil while a reconnect runs; closed at its end
 }
 
 // link is one live session with a server.
@@ -82,7 +83,7 @@ type link struct {
 	tokens   uint64
 }
 
-func newServer(f *Fleet, cfg ServerConfig, log *childlog.Log) *server {
+func newServer(f *Fleet, cfg mcpconfig.Server, log *childlog.Log) *server {
 	ctx, cancel := context.WithCancel(f.ctx)
 	return &server{fleet: f, cfg: cfg, log: log, ctx: ctx, cancel: cancel, state: Connecting}
 }
@@ -110,7 +111,7 @@ func (s *server) dial(ctx context.Context) (*link, []*mcp.Tool, []string, error)
 	defer cancel()
 	stopOnDetach := context.AfterFunc(s.ctx, cancel)
 	defer stopOnDetach()
-	if s.cfg.DetectTransport && s.cfg.Transport == StreamableHTTP {
+	if s.cfg.DetectTransport && s.cfg.Transport == mcpconfig.StreamableHTTP {
 		return s.dialDetect(ctx)
 	}
 	l, tools, faults, _, err := s.dialOver(ctx, s.cfg.Transport)
@@ -121,9 +122,9 @@ func (s *server) dial(ctx context.Context) (*link, []*mcp.Tool, []string, error)
 // Streamable HTTP, and when the server answers that POST with 400, 404 or
 // 405, over SSE at the same url. An error names both attempts.
 func (s *server) dialDetect(ctx context.Context) (*link, []*mcp.Tool, []string, error) {
-	l, tools, faults, status, err := s.dialOver(ctx, StreamableHTTP)
+	l, tools, faults, status, err := s.dialOver(ctx, mcpconfig.StreamableHTTP)
 	if err == nil {
-		s.setUsed(StreamableHTTP)
+		s.setUsed(mcpconfig.StreamableHTTP)
 		return l, tools, faults, nil
 	}
 	if errors.Is(err, errDetached) || ctx.Err() != nil {
@@ -137,9 +138,9 @@ func (s *server) dialDetect(ctx context.Context) (*link, []*mcp.Tool, []string, 
 		return nil, nil, nil, fmt.Errorf("over Streamable HTTP (tried first, as the config gives a url and no \"type\"): %v; SSE was not tried, as %s", err, why)
 	}
 	s.log.Printf("the Streamable HTTP POST to %s was answered %d %s; trying SSE", s.cfg.URL, status, http.StatusText(status))
-	l, tools, faults, _, err2 := s.dialOver(ctx, SSE)
+	l, tools, faults, _, err2 := s.dialOver(ctx, mcpconfig.SSE)
 	if err2 == nil {
-		s.setUsed(SSE)
+		s.setUsed(mcpconfig.SSE)
 		return l, tools, faults, nil
 	}
 	if errors.Is(err2, errDetached) {
@@ -150,7 +151,7 @@ func (s *server) dialDetect(ctx context.Context) (*link, []*mcp.Tool, []string, 
 }
 
 // setUsed records the transport a detected server connected over.
-func (s *server) setUsed(t Transport) {
+func (s *server) setUsed(t mcpconfig.Transport) {
 	s.mu.Lock()
 	s.used = t
 	s.mu.Unlock()
@@ -158,7 +159,7 @@ func (s *server) setUsed(t Transport) {
 
 // dialOver connects over transport tr. status is the HTTP status that
 // answered the first POST, 0 when none did (or tr is Stdio).
-func (s *server) dialOver(ctx context.Context, tr Transport) (_ *link, _ []*mcp.Tool, _ []string, status int, _ error) {
+func (s *server) dialOver(ctx context.Context, tr mcpconfig.Transport) (_ *link, _ []*mcp.Tool, _ []string, status int, _ error) {
 	lctx, lcancel := context.WithCancel(s.ctx)
 	l := &link{srv: s, ctx: lctx, cancel: lcancel, ended: make(chan struct{}), refresh: make(chan struct{}, 1),
 		calls: make(map[*callState]struct{}), progress: make(map[string]*callState)}
@@ -179,9 +180,9 @@ func (s *server) dialOver(ctx context.Context, tr Transport) (_ *link, _ []*mcp.
 	var transport mcp.Transport
 	var ht *headerTransport
 	switch tr {
-	case Stdio:
+	case mcpconfig.Stdio:
 		transport = &stdioTransport{cfg: s.cfg, dir: s.fleet.opts.Dir, log: s.log}
-	case SSE, StreamableHTTP:
+	case mcpconfig.SSE, mcpconfig.StreamableHTTP:
 		var hc *http.Client
 		hc, ht, l.httpTr = newHTTPClient(s.cfg.Headers)
 		transport = httpTransport(s.cfg, tr, hc)

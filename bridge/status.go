@@ -1,6 +1,10 @@
 package bridge
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/indusagi/induscode/bridge/mcpconfig"
+)
 
 // State is where a server is in its life.
 type State uint8
@@ -48,14 +52,11 @@ func (s State) String() string {
 // MarshalText encodes the state as its name.
 func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// MarshalText encodes the transport as its name.
-func (t Transport) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
-
 // ServerStatus is the health of one server.
 type ServerStatus struct {
 	Name string `json:"name"`
 	// Transport is the transport in use or last used.
-	Transport Transport `json:"transport"`
+	Transport mcpconfig.Transport `json:"transport"`
 	// TransportDetected says the config left the transport to detection
 	// (a url and no type): once the server has connected, Transport is the
 	// one that worked; before, it is Streamable HTTP, tried first.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync/atomic"
 
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/internal/childlog"
 	"github.com/indusagi/induscode/internal/stdioconn"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,7 +17,7 @@ import (
 // stdout unfiltered, ties stderr to this process, and decodes every
 // message several times.
 type stdioTransport struct {
-	cfg  ServerConfig
+	cfg  mcpconfig.Server
 	dir  string
 	log  *childlog.Log
 	proc *process // set by Connect
@@ -94,7 +95,7 @@ func (c *cancelConn) Close() error {
 // it: the SDK's error carries only the status text).
 type headerTransport struct {
 	base      http.RoundTripper
-	headers   []Pair
+	headers   []mcpconfig.Pair
 	firstPost atomic.Int32
 }
 
@@ -114,7 +115,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // newHTTPClient returns a client of its own for one server, so closing the
 // server closes its idle connections (and their goroutines).
-func newHTTPClient(headers []Pair) (*http.Client, *headerTransport, *http.Transport) {
+func newHTTPClient(headers []mcpconfig.Pair) (*http.Client, *headerTransport, *http.Transport) {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	ht := &headerTransport{base: base, headers: headers}
 	return &http.Client{Transport: ht}, ht, base
@@ -129,8 +130,8 @@ func sseFallbackStatus(code int) bool {
 
 // httpTransport builds the SDK transport of an SSE or Streamable HTTP
 // server.
-func httpTransport(cfg ServerConfig, tr Transport, client *http.Client) mcp.Transport {
-	if tr == SSE {
+func httpTransport(cfg mcpconfig.Server, tr mcpconfig.Transport, client *http.Client) mcp.Transport {
+	if tr == mcpconfig.SSE {
 		return detachedTransport{&mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}}
 	}
 	// The SDK resumes a dropped event stream itself (five tries); a

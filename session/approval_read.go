@@ -16,7 +16,7 @@ import (
 	"github.com/indusagi/induscode/addons/hooks"
 	"github.com/indusagi/induscode/addons/manifest"
 	"github.com/indusagi/induscode/approval"
-	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -32,8 +32,8 @@ func (a *Approvals) readMCP(tree *approval.Tree, g *Group) {
 		if err != nil {
 			continue // absent, or unreadable: then loading mounts nothing from it either
 		}
-		written, _ := bridge.ParseConfigAsWritten(data, f)
-		expanded, _ := bridge.ParseConfig(data, f, os.LookupEnv)
+		written, _ := mcpconfig.ParseAsWritten(data, f)
+		expanded, _ := mcpconfig.Parse(data, f, os.LookupEnv)
 		for _, w := range written {
 			run := w
 			for _, e := range expanded {
@@ -48,7 +48,7 @@ func (a *Approvals) readMCP(tree *approval.Tree, g *Group) {
 
 // serverUnit is the unit of one server row: written is the row as
 // written, run as it will run (variables expanded, cwd anchored).
-func (a *Approvals) serverUnit(tree *approval.Tree, written, run bridge.ServerConfig) *Unit {
+func (a *Approvals) serverUnit(tree *approval.Tree, written, run mcpconfig.Server) *Unit {
 	u := &Unit{Group: MCPGroup, Kind: "server", Name: written.Name,
 		Where: rel(a.Root, written.Source) + " " + written.Row, server: serverKey{written.Source, written.Row}}
 	var decl strings.Builder
@@ -57,7 +57,7 @@ func (a *Approvals) serverUnit(tree *approval.Tree, written, run bridge.ServerCo
 		fmt.Fprintf(&decl, "%s %q\n", field, value)
 	}
 	show("transport", written.Transport.String())
-	if written.Transport == bridge.Stdio {
+	if written.Transport == mcpconfig.Stdio {
 		show("command", shellLine(append([]string{written.Command}, written.Args...)))
 		for _, e := range written.Env {
 			show("env", e.Name+"="+e.Value)

@@ -13,7 +13,7 @@ import (
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/hooks"
 	"github.com/indusagi/induscode/addons/manifest"
-	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -21,10 +21,10 @@ import (
 // that the user has not approved as they are now (unless opts trusts them
 // for this run), with one warning that names them, says why, and names
 // the command that approves them.
-func untrusted(opts Options, dir string, servers []bridge.ServerConfig) []bridge.ServerConfig {
+func untrusted(opts Options, dir string, servers []mcpconfig.Server) []mcpconfig.Server {
 	l := workspace.At(dir)
 	project := []string{l.MCPConfig(), l.ProjectMCPConfig()}
-	isProject := func(s bridge.ServerConfig) bool { return slices.Contains(project, s.Source) }
+	isProject := func(s mcpconfig.Server) bool { return slices.Contains(project, s.Source) }
 	if opts.TrustProjectMCP || !slices.ContainsFunc(servers, isProject) {
 		return servers
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 )
 
 const claudeGuarded = `{"hooks": {
@@ -169,7 +169,7 @@ func TestEditedServerScriptNeedsApproval(t *testing.T) {
 	if _, err := Approve(opts, MCPGroup); err != nil {
 		t.Fatal(err)
 	}
-	project := []bridge.ServerConfig{
+	project := []mcpconfig.Server{
 		{Name: "s", Source: filepath.Join(dir, ".mcp.json"), Row: `mcpServers["s"]`},
 		{Name: "u", Source: filepath.Join(dir, ".mcp.json"), Row: `mcpServers["u"]`},
 	}

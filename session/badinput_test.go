@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/approval"
-	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 )
 
 // A trust file that is not JSON is an error that names the file and says
@@ -29,7 +29,7 @@ func TestCorruptTrustFileIsReported(t *testing.T) {
 		t.Fatalf("approvals %+v err=%v", a, err)
 	}
 	var warned string
-	servers := untrusted(Options{Approvals: &store, Warn: func(m string) { warned = m }}, dir, []bridge.ServerConfig{{Name: "x", Source: filepath.Join(dir, ".mcp.json")}})
+	servers := untrusted(Options{Approvals: &store, Warn: func(m string) { warned = m }}, dir, []mcpconfig.Server{{Name: "x", Source: filepath.Join(dir, ".mcp.json")}})
 	if len(servers) != 0 || !strings.Contains(warned, "malformed") {
 		t.Errorf("servers %v started despite a corrupt trust file; warning %q", servers, warned)
 	}
@@ -40,7 +40,7 @@ func TestCorruptTrustFileIsReported(t *testing.T) {
 func TestDamagedCacheEntryIsIgnored(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cfg := bridge.ServerConfig{Name: "fs", Transport: bridge.Stdio, Command: "true"}
+	cfg := mcpconfig.Server{Name: "fs", Transport: mcpconfig.Stdio, Command: "true"}
 	p := cachePath(dir, cfg)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)

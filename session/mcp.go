@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/workspace"
@@ -17,12 +18,12 @@ import (
 // opts.MCP paths in order, else those discovered for the workspace, with
 // the workspace's own configs only once approved. Problems with the
 // configuration go to opts.Warn.
-func Configured(opts Options) ([]bridge.ServerConfig, error) {
+func Configured(opts Options) ([]mcpconfig.Server, error) {
 	dir, err := workDir(opts.Dir)
 	if err != nil {
 		return nil, err
 	}
-	servers, warnings := bridge.Loader{}.LoadAll(opts.MCP, dir)
+	servers, warnings := mcpconfig.Loader{}.LoadAll(opts.MCP, dir)
 	for _, w := range warnings {
 		warnTo(opts.Warn, "mcp: "+w.String())
 	}
@@ -33,7 +34,7 @@ func Configured(opts Options) ([]bridge.ServerConfig, error) {
 }
 
 // Servers returns the configured servers that opts.Mount starts.
-func Servers(opts Options) ([]bridge.ServerConfig, error) {
+func Servers(opts Options) ([]mcpconfig.Server, error) {
 	if opts.Mount == MountNone {
 		return nil, nil
 	}
@@ -76,7 +77,7 @@ func configuredNames(dir string, opts Options) []string {
 	if len(opts.MCP) > 0 {
 		return nil
 	}
-	servers, _ := bridge.Loader{}.Load(dir) // its warnings were reported by Configured
+	servers, _ := mcpconfig.Loader{}.Load(dir) // its warnings were reported by Configured
 	names := make([]string, len(servers))
 	for i, s := range servers {
 		names[i] = s.Name
@@ -121,7 +122,7 @@ func reportFleet(f *bridge.Fleet, warn func(string)) {
 // deferredServer is a configured server whose tools come from the cache
 // until one of them is called.
 type deferredServer struct {
-	cfg   bridge.ServerConfig
+	cfg   mcpconfig.Server
 	specs []tool.Spec
 }
 
@@ -136,7 +137,7 @@ func (s *Session) mountOwn(ctx context.Context) *bridge.Fleet {
 		s.warn(fmt.Sprintf("mcp: %v", err))
 		return nil
 	}
-	var now []bridge.ServerConfig
+	var now []mcpconfig.Server
 	for _, cfg := range servers {
 		if specs, ok := loadCached(s.dir, cfg, time.Now()); ok && opts.UseCache {
 			if s.deferred == nil {
@@ -189,7 +190,7 @@ func (s *Session) mountDeferred(ctx context.Context, name string) error {
 	delete(s.deferred, name)
 	s.stale = true
 	s.mu.Unlock()
-	saveCached(s.dir, f, []bridge.ServerConfig{d.cfg}, s.warn)
+	saveCached(s.dir, f, []mcpconfig.Server{d.cfg}, s.warn)
 	for _, x := range st {
 		if x.State != bridge.Ready {
 			return errors.New(x.LastError)

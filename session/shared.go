@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/tool"
 )
@@ -53,7 +54,7 @@ func StartFleet(opts Options) (*Fleet, error) {
 	f := &Fleet{dir: dir, opts: opts, mounted: make(chan struct{}), starting: make(map[string]chan struct{})}
 	f.opts.Dir = dir
 	f.bf = bridge.Mount(context.Background(), nil, FleetOptions(dir, opts))
-	var now []bridge.ServerConfig
+	var now []mcpconfig.Server
 	for _, cfg := range servers {
 		if specs, ok := loadCached(dir, cfg, time.Now()); ok && opts.UseCache {
 			if f.cached == nil {
@@ -82,7 +83,7 @@ func StartFleet(opts Options) (*Fleet, error) {
 
 // attached ends the start of servers: their waiters go on, and what went
 // wrong is reported.
-func (f *Fleet) attached(servers []bridge.ServerConfig, done chan struct{}) {
+func (f *Fleet) attached(servers []mcpconfig.Server, done chan struct{}) {
 	f.mu.Lock()
 	cachedOnes := false
 	for _, cfg := range servers {
@@ -184,7 +185,7 @@ func (f *Fleet) start(ctx context.Context, name string) error {
 	go func() {
 		defer f.wg.Done()
 		f.bf.Attach(context.Background(), d.cfg)
-		f.attached([]bridge.ServerConfig{d.cfg}, done)
+		f.attached([]mcpconfig.Server{d.cfg}, done)
 	}()
 	select {
 	case <-done:

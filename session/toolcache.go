@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/bridge"
+	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -48,14 +49,14 @@ type cachedTool struct {
 
 // rowFingerprint identifies a server's config row: any change to what it
 // runs or reaches, or to its tool filter, gives another fingerprint.
-func rowFingerprint(cfg bridge.ServerConfig) string {
+func rowFingerprint(cfg mcpconfig.Server) string {
 	cfg.Source, cfg.Row = "", ""
 	b, _ := json.Marshal(cfg)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
 
-func cachePath(dir string, cfg bridge.ServerConfig) string {
+func cachePath(dir string, cfg mcpconfig.Server) string {
 	name := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
 			return r
@@ -67,7 +68,7 @@ func cachePath(dir string, cfg bridge.ServerConfig) string {
 
 // loadCached returns the cached tools of cfg when a fresh entry for this
 // exact config row exists.
-func loadCached(dir string, cfg bridge.ServerConfig, now time.Time) ([]tool.Spec, bool) {
+func loadCached(dir string, cfg mcpconfig.Server, now time.Time) ([]tool.Spec, bool) {
 	b, err := workspace.ReadFile(cachePath(dir, cfg))
 	if err != nil {
 		return nil, false
@@ -92,7 +93,7 @@ type origin interface{ Origin() (server, tool string) }
 
 // saveCached records the tools of every ready server of f that servers
 // configures. Failures only warn: the cache is an optimisation.
-func saveCached(dir string, f *bridge.Fleet, servers []bridge.ServerConfig, warn func(string)) {
+func saveCached(dir string, f *bridge.Fleet, servers []mcpconfig.Server, warn func(string)) {
 	ready := make(map[string]bool)
 	for _, st := range f.Status() {
 		ready[st.Name] = st.State == bridge.Ready
@@ -122,7 +123,7 @@ func saveCached(dir string, f *bridge.Fleet, servers []bridge.ServerConfig, warn
 	}
 }
 
-func writeCached(dir string, cfg bridge.ServerConfig, c cachedList) error {
+func writeCached(dir string, cfg mcpconfig.Server, c cachedList) error {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return err

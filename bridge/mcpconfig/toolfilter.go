@@ -1,4 +1,4 @@
-package bridge
+package mcpconfig
 
 import (
 	"encoding/json"

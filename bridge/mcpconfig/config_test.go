@@ -1,4 +1,4 @@
-package bridge
+package mcpconfig
 
 import (
 	"os"
@@ -22,7 +22,7 @@ func TestParseConfig(t *testing.T) {
 	tests := []struct {
 		name     string
 		json     string
-		want     []ServerConfig
+		want     []Server
 		warnings []string // substrings, one per warning, in order
 	}{
 		{
@@ -31,7 +31,7 @@ func TestParseConfig(t *testing.T) {
 				{"name":"github","command":"npx","args":["-y","@scope/server-github"],"env":{"B":"2","A":"1"},"enabled":true},
 				{"name":"remote","url":"http://localhost:8080/mcp","headers":{"Authorization":"Bearer t"}},
 				{"name":"off","command":"x","enabled":false}]}`,
-			want: []ServerConfig{
+			want: []Server{
 				{Name: "github", Transport: Stdio, Command: "npx", Args: []string{"-y", "@scope/server-github"}, Env: []Pair{{"B", "2"}, {"A", "1"}}, Row: "servers[0]"},
 				{Name: "remote", Transport: StreamableHTTP, DetectTransport: true, URL: "http://localhost:8080/mcp", Headers: []Pair{{"Authorization", "Bearer t"}}, Row: "servers[1]"},
 			},
@@ -39,7 +39,7 @@ func TestParseConfig(t *testing.T) {
 		{
 			name: "object form keeps declaration order",
 			json: `{"servers":{"zeta":{"command":"z"},"alpha":{"url":"http://a/sse"},"mid":{"command":"m","name":"ignored"}}}`,
-			want: []ServerConfig{
+			want: []Server{
 				{Name: "zeta", Transport: Stdio, Command: "z", Row: `servers["zeta"]`},
 				{Name: "alpha", Transport: StreamableHTTP, DetectTransport: true, URL: "http://a/sse", Row: `servers["alpha"]`},
 				{Name: "mid", Transport: Stdio, Command: "m", Row: `servers["mid"]`},
@@ -53,7 +53,7 @@ func TestParseConfig(t *testing.T) {
 				"api2":{"type":"streamable-http","url":"https://api2/mcp"},
 				"old":{"type":"sse","url":"https://old/sse"},
 				"cline":{"command":"c","disabled":true}}}`,
-			want: []ServerConfig{
+			want: []Server{
 				{Name: "fs", Transport: Stdio, Command: "node", Args: []string{"fs.js"}, Row: `mcpServers["fs"]`},
 				{Name: "api", Transport: StreamableHTTP, URL: "https://api/mcp", Row: `mcpServers["api"]`},
 				{Name: "api2", Transport: StreamableHTTP, URL: "https://api2/mcp", Row: `mcpServers["api2"]`},
@@ -65,7 +65,7 @@ func TestParseConfig(t *testing.T) {
 			json: `{"servers":{
 				"s":{"command":"${HOST}-bin","args":["--token=${TOKEN}","${MISSING:-fallback}","${EMPTY:-dflt}","$TOKEN","${unterminated"],"env":{"T":"${TOKEN}"}},
 				"h":{"type":"http","url":"https://${HOST}/mcp","headers":{"Authorization":"Bearer ${TOKEN}"}}}}`,
-			want: []ServerConfig{
+			want: []Server{
 				{Name: "s", Transport: Stdio, Command: "example.test-bin", Args: []string{"--token=s3cret", "fallback", "dflt", "$TOKEN", "${unterminated"}, Env: []Pair{{"T", "s3cret"}}, Row: `servers["s"]`},
 				{Name: "h", Transport: StreamableHTTP, URL: "https://example.test/mcp", Headers: []Pair{{"Authorization", "Bearer s3cret"}}, Row: `servers["h"]`},
 			},
@@ -76,7 +76,7 @@ func TestParseConfig(t *testing.T) {
 				"${TOKEN:+--token=${TOKEN}}", "${NOPE:+--never}", "${EMPTY:+--never}", "${EMPTY+set-but-empty}",
 				"${EMPTY-unused}", "${NOPE-dflt}", "${NOPE:-${HOST}}", "${NOPE:-${ALSO_NOPE:-deep}}", "${NOPE:=x}",
 				"${TOKEN:?never shown}", "${1X}", "${A B}", "${NOPE:-a}}"]}}}`,
-			want: []ServerConfig{{Name: "s", Transport: Stdio, Command: "run", Args: []string{
+			want: []Server{{Name: "s", Transport: Stdio, Command: "run", Args: []string{
 				"--token=s3cret", "", "", "set-but-empty",
 				"", "dflt", "example.test", "deep", "x",
 				"s3cret", "${1X}", "${A B}", "a}"}, Row: `servers["s"]`}},
@@ -89,7 +89,7 @@ func TestParseConfig(t *testing.T) {
 				"unsetonly":{"url":"https://h${EMPTY?must be set}/mcp"},
 				"nested":{"command":"x","args":["${NOPE:?${HOST} needs NOPE}"]},
 				"ok":{"command":"ok"}}}`,
-			want: []ServerConfig{
+			want: []Server{
 				{Name: "unsetonly", Transport: StreamableHTTP, DetectTransport: true, URL: "https://h/mcp", Row: `servers["unsetonly"]`},
 				{Name: "ok", Transport: Stdio, Command: "ok", Row: `servers["ok"]`},
 			},
@@ -102,7 +102,7 @@ func TestParseConfig(t *testing.T) {
 		{
 			name:     "an unset variable expands to nothing, with a warning",
 			json:     `{"servers":{"s":{"command":"run","args":["${NOPE}"]}}}`,
-			want:     []ServerConfig{{Name: "s", Transport: Stdio, Command: "run", Args: []string{""}, Row: `servers["s"]`}},
+			want:     []Server{{Name: "s", Transport: Stdio, Command: "run", Args: []string{""}, Row: `servers["s"]`}},
 			warnings: []string{`servers["s"]: server "s" uses ${NOPE}, which is not set`},
 		},
 		{
@@ -115,7 +115,7 @@ func TestParseConfig(t *testing.T) {
 				{"name":"nocmd","type":"stdio"},
 				{"name":"nourl","type":"http"},
 				{"name":"good","command":"g","args":["a",1,"b"]}]}`,
-			want: []ServerConfig{{Name: "good", Transport: Stdio, Command: "g", Args: []string{"a", "b"}, Row: "servers[6]"}},
+			want: []Server{{Name: "good", Transport: Stdio, Command: "g", Args: []string{"a", "b"}, Row: "servers[6]"}},
 			warnings: []string{
 				"servers[0]: server has no name",
 				`servers[1]: server "nothing" has neither "url" nor "command"; skipped`,
@@ -129,7 +129,7 @@ func TestParseConfig(t *testing.T) {
 		{
 			name: "timeouts in milliseconds or as durations",
 			json: `{"servers":{"a":{"command":"a","startupTimeout":2500,"callTimeout":"2m"},"b":{"command":"b","startupTimeout":"soon","callTimeout":-1}}}`,
-			want: []ServerConfig{
+			want: []Server{
 				{Name: "a", Transport: Stdio, Command: "a", StartupTimeout: 2500 * time.Millisecond, CallTimeout: 2 * time.Minute, Row: `servers["a"]`},
 				{Name: "b", Transport: Stdio, Command: "b", Row: `servers["b"]`},
 			},
@@ -138,7 +138,7 @@ func TestParseConfig(t *testing.T) {
 		{
 			name:     "url and command without a type: url wins, with a warning",
 			json:     `{"servers":{"both":{"url":"http://u/sse","command":"c"}}}`,
-			want:     []ServerConfig{{Name: "both", Transport: StreamableHTTP, DetectTransport: true, URL: "http://u/sse", Row: `servers["both"]`}},
+			want:     []Server{{Name: "both", Transport: StreamableHTTP, DetectTransport: true, URL: "http://u/sse", Row: `servers["both"]`}},
 			warnings: []string{`has both "url" and "command"`},
 		},
 		{name: "malformed JSON yields nothing", json: `{"servers":[{"name":"a","command":"x"}`, warnings: []string{"not a JSON object"}},
@@ -149,7 +149,7 @@ func TestParseConfig(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, warnings := ParseConfig([]byte(tc.json), "/cfg/mcp.json", vars)
+			got, warnings := Parse([]byte(tc.json), "/cfg/mcp.json", vars)
 			for i := range got {
 				if got[i].Source != "/cfg/mcp.json" {
 					t.Errorf("server %q source %q", got[i].Name, got[i].Source)
@@ -173,7 +173,7 @@ func TestParseConfig(t *testing.T) {
 
 func TestParseConfigRelativeCwd(t *testing.T) {
 	t.Parallel()
-	got, _ := ParseConfig([]byte(`{"servers":{"a":{"command":"a","cwd":"tools"},"b":{"command":"b","cwd":"/abs"}}}`), "/proj/.indusvx/mcp.json", nil)
+	got, _ := Parse([]byte(`{"servers":{"a":{"command":"a","cwd":"tools"},"b":{"command":"b","cwd":"/abs"}}}`), "/proj/.indusvx/mcp.json", nil)
 	if got[0].Dir != "/proj/.indusvx/tools" || got[1].Dir != "/abs" {
 		t.Errorf("dirs %q %q", got[0].Dir, got[1].Dir)
 	}
@@ -253,7 +253,7 @@ func TestLoadConfigRealEnvironment(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "m.json"), `{"servers":{"a":{"command":"a"}}}`)
-	got, warnings := LoadConfig(filepath.Join(dir, "m.json"))
+	got, warnings := Load(filepath.Join(dir, "m.json"))
 	if len(got) != 1 || len(warnings) != 0 {
 		t.Errorf("%+v %q", got, warnings)
 	}
@@ -277,7 +277,7 @@ func FuzzParseConfig(f *testing.F) {
 	}
 	lookup := env(map[string]string{"A": "1", "H": "h"})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		servers, _ := ParseConfig(data, "fuzz.json", lookup)
+		servers, _ := Parse(data, "fuzz.json", lookup)
 		for _, s := range servers {
 			if strings.TrimSpace(s.Name) == "" {
 				t.Fatalf("server without a name from %q", data)
@@ -301,7 +301,7 @@ func FuzzParseConfig(f *testing.F) {
 	})
 }
 
-// ParseConfigAsWritten keeps every value as written: a person approving
+// ParseAsWritten keeps every value as written: a person approving
 // a config sees ${VARS}, never the secrets they hold.
 func TestParseConfigAsWritten(t *testing.T) {
 	t.Setenv("AS_WRITTEN_SECRET", "hunter2")
@@ -309,7 +309,7 @@ func TestParseConfigAsWritten(t *testing.T) {
   "a": {"command": "${AS_WRITTEN_SECRET}/bin", "args": ["${AS_WRITTEN_SECRET:-x}"], "env": {"BASH_ENV": "./p.sh", "K": "${AS_WRITTEN_SECRET}"}, "cwd": "sub"},
   "b": {"url": "https://h.test/?k=${AS_WRITTEN_SECRET}", "headers": {"X-Leak": "${AS_WRITTEN_SECRET:?must be set}"}}
 }}`)
-	servers, warnings := ParseConfigAsWritten(data, "/w/.mcp.json")
+	servers, warnings := ParseAsWritten(data, "/w/.mcp.json")
 	if len(servers) != 2 || len(warnings) != 0 {
 		t.Fatalf("servers %+v warnings %v", servers, warnings)
 	}
@@ -321,8 +321,8 @@ func TestParseConfigAsWritten(t *testing.T) {
 	if b.URL != "https://h.test/?k=${AS_WRITTEN_SECRET}" || b.Headers[0].Value != "${AS_WRITTEN_SECRET:?must be set}" {
 		t.Errorf("http row: %+v", b)
 	}
-	expanded, _ := ParseConfig(data, "/w/.mcp.json", os.LookupEnv)
+	expanded, _ := Parse(data, "/w/.mcp.json", os.LookupEnv)
 	if expanded[1].Headers[0].Value != "hunter2" {
-		t.Errorf("ParseConfig no longer expands: %+v", expanded[1])
+		t.Errorf("Parse no longer expands: %+v", expanded[1])
 	}
 }

@@ -1,4 +1,4 @@
-package bridge
+package mcpconfig
 
 import (
 	"bytes"
@@ -15,30 +15,30 @@ import (
 	"github.com/indusagi/induscode/internal/jail"
 )
 
-// ParseConfig parses one config file's contents. file names it in warnings
+// Parse parses one config file's contents. file names it in warnings
 // and anchors a relative "cwd". Both layouts are read: {"servers": [...] or
 // {...}} and {"mcpServers": {...}} (Claude Code, Cursor and others).
 // lookupEnv resolves ${VAR}, ${VAR:-default}, ${VAR:+alt} and
 // ${VAR:?message} (as the shell does; see expander) in command, args, env,
 // cwd, url and headers; nil means no variables are set. A bad row is skipped
 // with a warning; a malformed file yields no servers and one warning.
-func ParseConfig(data []byte, file string, lookupEnv func(string) (string, bool)) ([]ServerConfig, []Warning) {
+func Parse(data []byte, file string, lookupEnv func(string) (string, bool)) ([]Server, []Warning) {
 	if lookupEnv == nil {
 		lookupEnv = func(string) (string, bool) { return "", false }
 	}
 	return parser{file: file, lookupEnv: lookupEnv}.parse(data)
 }
 
-// ParseConfigAsWritten parses one config file's contents as
-// [ParseConfig] does but expands nothing: command, args, env, cwd, url
+// ParseAsWritten parses one config file's contents as
+// [Parse] does but expands nothing: command, args, env, cwd, url
 // and headers keep their ${VAR} as written (and cwd is not anchored), so
 // a person approving the file sees what it says, and no secret a
 // variable holds.
-func ParseConfigAsWritten(data []byte, file string) ([]ServerConfig, []Warning) {
+func ParseAsWritten(data []byte, file string) ([]Server, []Warning) {
 	return parser{file: file, asWritten: true}.parse(data)
 }
 
-func (p parser) parse(data []byte) ([]ServerConfig, []Warning) {
+func (p parser) parse(data []byte) ([]Server, []Warning) {
 	top, err := members(data)
 	if err != nil {
 		return nil, []Warning{{File: p.file, Msg: fmt.Sprintf("not a JSON object (%v); no servers are mounted from it", err)}}
@@ -60,8 +60,8 @@ func (p parser) parse(data []byte) ([]ServerConfig, []Warning) {
 type parser struct {
 	file      string
 	lookupEnv func(string) (string, bool)
-	asWritten bool // expand nothing (ParseConfigAsWritten)
-	out       []ServerConfig
+	asWritten bool // expand nothing (ParseAsWritten)
+	out       []Server
 	warnings  []Warning
 }
 
@@ -138,7 +138,7 @@ func (p *parser) row(id, key string, raw json.RawMessage) {
 		p.warn(id, `server has no name; give it a non-empty "name" (or key); skipped`)
 		return
 	}
-	s := ServerConfig{Name: name, Source: p.file, Row: id}
+	s := Server{Name: name, Source: p.file, Row: id}
 	kind := strings.ToLower(strings.TrimSpace(r.Type))
 	if kind == "" {
 		kind = strings.ToLower(strings.TrimSpace(r.Transport))

@@ -1,6 +1,7 @@
-package bridge
+package mcpconfig
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -35,7 +36,7 @@ func TestToolFilterAdmits(t *testing.T) {
 // key skips the row with a warning rather than grafting everything.
 func TestToolFilterInConfig(t *testing.T) {
 	t.Parallel()
-	servers, warnings := ParseConfig([]byte(`{"servers": {
+	servers, warnings := Parse([]byte(`{"servers": {
 		"ok":   {"command": "x", "tools": {"allow": ["read_*"], "deny": ["read_media_file"]}},
 		"bad":  {"command": "x", "tools": {"allow": ["read_[*"]}},
 		"typo": {"command": "x", "tools": {"alow": ["read_*"]}}
@@ -51,6 +52,21 @@ func TestToolFilterInConfig(t *testing.T) {
 	for _, want := range []string{`server "bad": "tools" has the pattern "read_[*", which is not a valid glob; skipped`, `server "typo": "tools" must be {"allow"`} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("warnings lack %q:\n%s", want, joined)
+		}
+	}
+}
+
+func TestTransportsNamed(t *testing.T) {
+	t.Parallel()
+	if len(Transports()) != int(transportEnd)-1 {
+		t.Errorf("Transports() lists %d of %d transports", len(Transports()), transportEnd-1)
+	}
+	for tr := Stdio; tr < transportEnd; tr++ {
+		if !slices.Contains(Transports(), tr) {
+			t.Errorf("transport %d is missing from Transports()", tr)
+		}
+		if strings.HasPrefix(tr.String(), "Transport(") {
+			t.Errorf("transport %d has no name", tr)
 		}
 	}
 }

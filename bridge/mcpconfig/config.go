@@ -1,4 +1,4 @@
-package bridge
+package mcpconfig
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ import (
 type Transport uint8
 
 // The transports. The set is closed; code that switches on Transport
-// handles every value (see TestTransportsHandled).
+// handles every value (the bridge's dial; see its TestStatesHandled).
 const (
 	// Stdio runs the server as a child process speaking JSON lines on its
 	// stdin and stdout.
@@ -54,8 +54,8 @@ type Pair struct {
 	Name, Value string
 }
 
-// ServerConfig describes one MCP server to mount.
-type ServerConfig struct {
+// Server describes one MCP server to mount.
+type Server struct {
 	// Name namespaces the server's tools: "<name>__<tool>".
 	Name      string
 	Transport Transport
@@ -115,8 +115,8 @@ type Loader struct {
 	LookupEnv func(string) (string, bool)
 }
 
-// LoadConfig is Loader{}.Load.
-func LoadConfig(pathOrDir string) ([]ServerConfig, []Warning) {
+// Load is Loader{}.Load.
+func Load(pathOrDir string) ([]Server, []Warning) {
 	return Loader{}.Load(pathOrDir)
 }
 
@@ -134,7 +134,7 @@ func LoadConfig(pathOrDir string) ([]ServerConfig, []Warning) {
 // the same name, the first declaration wins. Nothing here is fatal: a bad
 // row is skipped and an unreadable or malformed file contributes nothing,
 // each with a warning.
-func (l Loader) Load(pathOrDir string) ([]ServerConfig, []Warning) {
+func (l Loader) Load(pathOrDir string) ([]Server, []Warning) {
 	if fi, err := os.Stat(pathOrDir); err == nil && !fi.IsDir() {
 		return l.merge([]string{pathOrDir}, nil)
 	} else if errors.Is(err, fs.ErrNotExist) {
@@ -149,7 +149,7 @@ func (l Loader) Load(pathOrDir string) ([]ServerConfig, []Warning) {
 // reads the discovered configuration of dir. A server name declared by two
 // paths keeps its first declaration and the later one is reported. Blank
 // paths are ignored, so a comma-separated flag's empty items do no harm.
-func (l Loader) LoadAll(paths []string, dir string) ([]ServerConfig, []Warning) {
+func (l Loader) LoadAll(paths []string, dir string) ([]Server, []Warning) {
 	var use []string
 	for _, p := range paths {
 		if p = strings.TrimSpace(p); p != "" {
@@ -160,7 +160,7 @@ func (l Loader) LoadAll(paths []string, dir string) ([]ServerConfig, []Warning) 
 		return l.Load(dir)
 	}
 	var (
-		out      []ServerConfig
+		out      []Server
 		warnings []Warning
 	)
 	seen := make(map[string]string) // name -> source of its first declaration
@@ -226,8 +226,8 @@ func (l Loader) home() string {
 // merge parses files in order. A file reached twice (the project directory
 // is the home directory) is read once; a name declared twice keeps its
 // first declaration.
-func (l Loader) merge(files []string, warnings []Warning) ([]ServerConfig, []Warning) {
-	var out []ServerConfig
+func (l Loader) merge(files []string, warnings []Warning) ([]Server, []Warning) {
+	var out []Server
 	seenFile := make(map[string]bool)
 	seenName := make(map[string]string)
 	for _, file := range files {
@@ -247,7 +247,7 @@ func (l Loader) merge(files []string, warnings []Warning) ([]ServerConfig, []War
 			warnings = append(warnings, Warning{File: file, Msg: fmt.Sprintf("cannot read it (%v); its servers are not mounted", errors.Unwrap(err))})
 			continue
 		}
-		servers, ws := ParseConfig(data, file, l.lookup)
+		servers, ws := Parse(data, file, l.lookup)
 		warnings = append(warnings, ws...)
 		for _, s := range servers {
 			if first, dup := seenName[s.Name]; dup {
@@ -261,3 +261,6 @@ func (l Loader) merge(files []string, warnings []Warning) ([]ServerConfig, []War
 	}
 	return out, warnings
 }
+
+// MarshalText encodes the transport as its name.
+func (t Transport) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
