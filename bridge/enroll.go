@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,13 +81,13 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, restarte
 	for i, c := range want {
 		key := ledger.ContentKey(c.spec.Name, c.spec.InputSchema)
 		keep[key] = true
-		if old, ok := f.caps[key]; ok && old.server == c.server && old.name == c.name && sameSpec(old.spec, c.spec) {
+		if old, ok := f.caps[key]; ok && old.server == c.server && old.name == c.name && tool.SameSpec(old.spec, c.spec) {
 			want[i] = old // the same tool: callers holding it see no change
 		} else {
 			f.caps[key] = c
 			changed = true
 		}
-		if e, ok := snap.Lookup(key); ok && e.Server == s.cfg.Name && sameSpec(e.Capability.Spec(), c.spec) {
+		if e, ok := snap.Lookup(key); ok && e.Server == s.cfg.Name && tool.SameSpec(e.Capability.Spec(), c.spec) {
 			continue
 		}
 		enroll = append(enroll, ledger.EnrollRequest{Capability: want[i], Server: s.cfg.Name, Key: key})
@@ -123,22 +122,4 @@ func (f *Fleet) setTools(s *server, tools []*mcp.Tool, faults []string, restarte
 	for _, msg := range faults {
 		s.log.Printf("fault: %s", msg)
 	}
-}
-
-// sameSpec reports whether two specs describe the same tool. Schemas are
-// compared by their canonical JSON: a spec replayed from the log holds the
-// bytes the log stored, which may differ in spacing and escapes.
-func sameSpec(a, b tool.Spec) bool {
-	return a.Name == b.Name && a.Label == b.Label && a.Description == b.Description &&
-		sameJSON(a.InputSchema, b.InputSchema) && a.ReadOnly == b.ReadOnly &&
-		sameJSON(a.OutputSchema, b.OutputSchema)
-}
-
-func sameJSON(a, b json.RawMessage) bool {
-	if string(a) == string(b) {
-		return true
-	}
-	ca, errA := ledger.Canonical(a)
-	cb, errB := ledger.Canonical(b)
-	return errA == nil && errB == nil && string(ca) == string(cb)
 }

@@ -244,17 +244,12 @@ func (s *Server) sync(regraft bool) {
 		}
 	}
 	for _, sp := range order {
-		if old, ok := s.listed[sp.Name]; ok && sameSpec(old, sp) && !(regraft && !deck.Has(sp.Name)) {
+		if old, ok := s.listed[sp.Name]; ok && tool.SameSpec(old, sp) && !(regraft && !deck.Has(sp.Name)) {
 			continue
 		}
 		s.mcp.AddTool(mcpTool(sp), s.handler(sp.Name))
 		s.listed[sp.Name] = sp
 	}
-}
-
-func sameSpec(a, b tool.Spec) bool {
-	return a.Name == b.Name && a.Label == b.Label && a.Description == b.Description &&
-		a.ReadOnly == b.ReadOnly && string(a.InputSchema) == string(b.InputSchema)
 }
 
 // handler runs the named tool in the deck session of the calling MCP
