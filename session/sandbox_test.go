@@ -125,7 +125,7 @@ func TestProcessAddonGrants(t *testing.T) {
 	t.Parallel()
 	python := "/usr/bin/python3"
 	if _, err := os.Stat(python); err != nil {
-		t.Skip("no /usr/bin/python3")
+		testpeer.Missing(t, "/usr/bin/python3", "install the Debian package python3 (scripts/test does)")
 	}
 	outside := t.TempDir()
 	// The process runs in its addon's folder, three below the workspace.
