@@ -3,6 +3,7 @@
 package childproc
 
 import (
+	"bufio"
 	"os/exec"
 	"strings"
 	"testing"
@@ -16,9 +17,9 @@ func TestGroupStopEscalates(t *testing.T) {
 	for _, tc := range []struct {
 		name, script, want string
 	}{
-		{"exits when stdin closes", "cat >/dev/null", "exit status 0"},
-		{"exits on SIGTERM", "trap 'exit 3' TERM; sleep 30 & wait", "exit status 3"},
-		{"ignores SIGTERM", "trap '' TERM; sleep 30 & wait; sleep 30", "signal: killed"},
+		{"exits when stdin closes", "echo ready; cat >/dev/null", "exit status 0"},
+		{"exits on SIGTERM", "trap 'exit 3' TERM; echo ready; sleep 30 & wait", "exit status 3"},
+		{"ignores SIGTERM", "trap '' TERM; echo ready; sleep 30 & wait; sleep 30", "signal: killed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -41,7 +42,10 @@ func TestGroupStopEscalates(t *testing.T) {
 				status = ExitText(g.Reap())
 				close(exited)
 			}()
-			time.Sleep(100 * time.Millisecond) // let the trap be set
+			// The script says ready once its trap is set.
+			if line, err := bufio.NewReader(pipes.Stdout).ReadString('\n'); line != "ready\n" {
+				t.Fatalf("the script did not say it was ready: %q, %v", line, err)
+			}
 			start := time.Now()
 			g.Stop(pipes.Stdin, exited, 200*time.Millisecond, 300*time.Millisecond)
 			<-exited
