@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -97,10 +99,11 @@ func TestJSONTransportRefusesClearly(t *testing.T) {
 // error naming the id, the first is answered.
 func TestJSONTransportRefusesADuplicateID(t *testing.T) {
 	t.Parallel()
-	url, _ := startHTTP(t, sessionOptions(workspace(t, nil)), HTTPOptions{})
+	dir := workspace(t, nil)
+	url, _ := startHTTP(t, sessionOptions(dir), HTTPOptions{})
 	raw := startRawHTTP(t, url)
 	sid := map[string]string{"Mcp-Session-Id": raw.session}
-	slow := `{"jsonrpc":"2.0","id":"same","method":"tools/call","params":{"name":"bash","arguments":{"command":"sleep 1; echo done"}}}`
+	slow := `{"jsonrpc":"2.0","id":"same","method":"tools/call","params":{"name":"bash","arguments":{"command":"touch started; sleep 1; echo done"}}}`
 	var wg sync.WaitGroup
 	var first string
 	wg.Add(1)
@@ -108,7 +111,7 @@ func TestJSONTransportRefusesADuplicateID(t *testing.T) {
 		defer wg.Done()
 		_, first = send(t, http.MethodPost, url, slow, sid)
 	}()
-	time.Sleep(300 * time.Millisecond)
+	waitForFile(t, filepath.Join(dir, "started")) // the first call runs
 	resp, body := send(t, http.MethodPost, url, slow, sid)
 	wg.Wait()
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "duplicate") || !strings.Contains(body, `"id":"same"`) {
@@ -149,8 +152,16 @@ func TestJSONTransportKeepsAnAbandonedID(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "duplicate") {
 		t.Fatalf("a call reusing the id of one still running: %v %v %q, want 400 duplicate", err, resp, body)
 	}
-	time.Sleep(2 * time.Second) // the first call ends; its id is free again
-	resp, body, err = call(context.Background(), "echo THIRD")
+	// Once the first call ends its id is free again: until then each call
+	// with it is refused as a duplicate.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		resp, body, err = call(context.Background(), "echo THIRD")
+		if err != nil || resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "duplicate") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(body, "THIRD") || strings.Contains(body, "FIRST") {
 		t.Fatalf("a call with the id once the first ended: %v %v %q", err, resp, body)
 	}
@@ -230,5 +241,18 @@ func TestJSONTransportIdleSessions(t *testing.T) {
 	}
 	if err := listening.call("todo_read", map[string]any{}); err != nil {
 		t.Errorf("the session with its stream open ended: %v", err)
+	}
+}
+
+// waitForFile waits until path exists, failing t after ten seconds.
+func waitForFile(t *testing.T, path string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not appear within ten seconds", path)
+		}
 	}
 }
