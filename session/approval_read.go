@@ -128,7 +128,7 @@ func (a *Approvals) readAddons(tree *approval.Tree, g *Group) {
 		}
 		hs, err := hooks.FromDecls(f, byFile[f])
 		if err != nil {
-			continue // ParseManifest accepted them; loading reports anything else
+			continue // manifest.Parse accepted them; loading reports anything else
 		}
 		g.Files = append(g.Files, f)
 		for _, h := range hs {
