@@ -1,3 +1,8 @@
+//go:build linux
+
+// Change times are read from Linux's stat here; the index itself is
+// tested on every platform in internal/searchindex.
+
 package serve
 
 import (
