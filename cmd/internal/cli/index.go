@@ -46,8 +46,8 @@ it off.`,
 			if opts.JSON {
 				return printIndexJSON(cmd, st)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "indexed %d files (%s) in %s; index %s", st.Files, sizeOf(st.Bytes),
-				time.Since(start).Round(time.Millisecond), sizeOf(st.Size))
+			fmt.Fprintf(cmd.OutOrStdout(), "indexed %d files (%s) in %s; index %s", st.Files, sizeString(st.Bytes),
+				time.Since(start).Round(time.Millisecond), sizeString(st.Size))
 			if st.Skipped > 0 {
 				fmt.Fprintf(cmd.OutOrStdout(), "; %d files left out (too large or unreadable), grep scans them", st.Skipped)
 			}
@@ -75,7 +75,7 @@ it off.`,
 				fmt.Fprintf(out, "no index yet (%s); indusr index build makes one, indusr serve builds it in the background\n", st.Path)
 			default:
 				fmt.Fprintf(out, "index %s\n  size   %s\n  files  %d (%s)\n  built  %s (%s ago)\n  dirty  %d files changed since, searched directly\n",
-					st.Path, sizeOf(st.Size), st.Files, sizeOf(st.Bytes), st.Built.Local().Format(time.DateTime),
+					st.Path, sizeString(st.Size), st.Files, sizeString(st.Bytes), st.Built.Local().Format(time.DateTime),
 					time.Since(st.Built).Round(time.Second), st.Dirty)
 			}
 			if indexDisabled(opts) {
@@ -109,17 +109,4 @@ func printIndexJSON(cmd *cobra.Command, v any) error {
 	}
 	_, err = fmt.Fprintln(cmd.OutOrStdout(), string(b))
 	return err
-}
-
-// sizeOf words a byte count.
-func sizeOf(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
