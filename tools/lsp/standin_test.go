@@ -23,7 +23,8 @@ func standInServer(mode string) Server {
 
 // standIn speaks LSP on stdin and stdout. In mode "flood" it answers each
 // change with floodNotes log messages before the file's diagnostics; in
-// mode "babble" it sends log messages without end and never publishes.
+// mode "babble" it sends log messages without end and never publishes; in
+// mode "once" it publishes the first change's diagnostics and then dies.
 func standIn(mode string) int {
 	ctx := context.Background()
 	done := make(chan struct{})
@@ -60,7 +61,7 @@ func standIn(mode string) int {
 const floodNotes = 5000
 
 func noise(ctx context.Context, c *jsonrpc2.Conn, mode, uri string, version int) {
-	for i := 0; mode == "babble" || i < floodNotes; i++ {
+	for i := 0; mode == "babble" || mode == "flood" && i < floodNotes; i++ {
 		note := map[string]any{"type": 4, "message": fmt.Sprintf("indexing %d %s", i, strings.Repeat(".", 200))}
 		if c.Notify(ctx, "window/logMessage", note) != nil {
 			return
@@ -73,6 +74,10 @@ func noise(ctx context.Context, c *jsonrpc2.Conn, mode, uri string, version int)
 			"severity": 1, "message": "found beneath the flood",
 		}},
 	})
+	if mode == "once" {
+		time.Sleep(100 * time.Millisecond) // let the client read it
+		os.Exit(3)
+	}
 }
 
 type stdinout struct{}
@@ -114,4 +119,27 @@ func TestFloodingServerDoesNotStallEdits(t *testing.T) {
 			t.Errorf("the edit took %s beside a babbling server", took)
 		}
 	})
+}
+
+// A server that dies after a change is started again by the next edit
+// that needs it, and that edit has its diagnostics.
+func TestCrashedServerIsRestartedOnNextNeed(t *testing.T) {
+	t.Parallel()
+	r := newRig(t, "go", standInServer("once"), map[string]string{"x.go": "package x\n"})
+	first := r.editAndDiagnose(t, "x.go", "package x", "package y")
+	if !strings.Contains(first, "found beneath the flood") {
+		t.Fatalf("first edit:\n%s\nwant the server's diagnostic", first)
+	}
+	// Wait until the first server is gone, so the next edit must start one.
+	deadline := time.Now().Add(30 * time.Second)
+	for r.m.Status()[0].State == "running" {
+		if time.Now().After(deadline) {
+			t.Fatal("the stand-in server did not exit")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	second := r.editAndDiagnose(t, "x.go", "package y", "package z")
+	if !strings.Contains(second, "found beneath the flood") {
+		t.Fatalf("edit after the server died:\n%s\nwant diagnostics from a restarted server", second)
+	}
 }
