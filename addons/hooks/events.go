@@ -364,17 +364,10 @@ func (s *Set) beforePrompt(ctx context.Context, p addons.Payload) addons.Decisio
 	in.Prompt = ip.Text
 	var deny, context []string
 	for r, blocked := range s.answers(s.runAll(ctx, s.selectHooks(addons.InputSubmit, ""), in)) {
-		switch {
-		case blocked != "":
-			deny = append(deny, blocked)
-		case r.reply.Decision == "block":
-			deny = append(deny, cmp.Or(r.reply.Reason, fmt.Sprintf("blocked by the UserPromptSubmit hook %q", r.hook.Command)))
-		default:
-			if stop, why := r.reply.stopped(); stop {
-				deny = append(deny, cmp.Or(why, fmt.Sprintf("the UserPromptSubmit hook %q asked to stop", r.hook.Command)))
-			} else if spec := r.reply.HookSpecificOutput; spec != nil && spec.AdditionalContext != "" {
-				context = append(context, spec.AdditionalContext)
-			}
+		if why := refusal(r, blocked, "UserPromptSubmit"); why != "" {
+			deny = append(deny, why)
+		} else if spec := r.reply.HookSpecificOutput; spec != nil && spec.AdditionalContext != "" {
+			context = append(context, spec.AdditionalContext)
 		}
 	}
 	if len(deny) > 0 {
@@ -385,6 +378,22 @@ func (s *Set) beforePrompt(ctx context.Context, p addons.Payload) addons.Decisio
 		s.pending.put(promptKey(ip.Text), b)
 	}
 	return addons.Decision{}
+}
+
+// refusal is why a gate hook's answer refuses what its event asked: exit
+// 2 (blocked, already worded), a "block" decision or continue false, each
+// with the hook's reason or one naming the hook; "" lets it through.
+func refusal(r result, blocked, event string) string {
+	switch {
+	case blocked != "":
+		return blocked
+	case r.reply.Decision == "block":
+		return cmp.Or(r.reply.Reason, fmt.Sprintf("blocked by the %s hook %q", event, r.hook.Command))
+	}
+	if stop, why := r.reply.stopped(); stop {
+		return cmp.Or(why, fmt.Sprintf("the %s hook %q asked to stop", event, r.hook.Command))
+	}
+	return ""
 }
 
 func promptKey(text string) string { return pendingKey("\x00prompt", json.RawMessage(text)) }
@@ -419,15 +428,8 @@ func (s *Set) beforeCompact(ctx context.Context, p addons.Payload) addons.Decisi
 	}
 	var deny []string
 	for r, blocked := range s.answers(s.runAll(ctx, s.selectHooks(addons.CompactBefore, ""), in)) {
-		switch {
-		case blocked != "":
-			deny = append(deny, blocked)
-		case r.reply.Decision == "block":
-			deny = append(deny, cmp.Or(r.reply.Reason, fmt.Sprintf("blocked by the PreCompact hook %q", r.hook.Command)))
-		default:
-			if stop, why := r.reply.stopped(); stop {
-				deny = append(deny, cmp.Or(why, fmt.Sprintf("the PreCompact hook %q asked to stop", r.hook.Command)))
-			}
+		if why := refusal(r, blocked, "PreCompact"); why != "" {
+			deny = append(deny, why)
 		}
 	}
 	if len(deny) > 0 {
