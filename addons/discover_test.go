@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/indusagi/induscode/internal/testtree"
 )
 
 func TestDiscover(t *testing.T) {
 	ws := t.TempDir()
 	ad := filepath.Join(ws, Dir)
-	writeFiles(t, ad, map[string]string{
+	testtree.Write(t, ad, map[string]string{
 		"zeta/manifest.toml":    `id = "z"`,
 		"alpha/manifest.toml":   `id = "a"`,
 		"lint.ts":               "export default {}",
@@ -57,7 +59,7 @@ func TestDiscoverMissingFolderIsNoAddons(t *testing.T) {
 
 func TestSourcesExplicitPathsAppendedAndDeduplicated(t *testing.T) {
 	ws := t.TempDir()
-	writeFiles(t, ws, map[string]string{
+	testtree.Write(t, ws, map[string]string{
 		".indus/addons/a/manifest.toml": `id = "a"`,
 		"extra/b/manifest.toml":         `id = "b"`,
 	})
@@ -78,7 +80,7 @@ func TestSourcesExplicitPathsAppendedAndDeduplicated(t *testing.T) {
 
 func TestDeriveIDOfManifestFile(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "guard")
-	writeFiles(t, dir, map[string]string{"manifest.toml": `id = "g"`})
+	testtree.Write(t, dir, map[string]string{"manifest.toml": `id = "g"`})
 	if id := DeriveID(filepath.Join(dir, "manifest.toml")); id != "guard" {
 		t.Errorf("id %q, want the folder name guard", id)
 	}

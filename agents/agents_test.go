@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/internal/testtree"
 )
 
 func TestValidName(t *testing.T) {
@@ -23,7 +24,7 @@ func TestValidName(t *testing.T) {
 
 func TestDiscover(t *testing.T) {
 	ws := t.TempDir()
-	writeFiles(t, ws, map[string]string{
+	testtree.Write(t, ws, map[string]string{
 		".indus/agents/reviewer.toml": "model = \"m1\"\ntool_collection = \"authoring\"\nprompt = \"Review.\"\n",
 		".indus/agents/b-writer.toml": "name = \"writer\"\n",
 		".indus/agents/broken.toml":   "model = \n",

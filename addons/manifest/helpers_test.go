@@ -3,26 +3,10 @@ package manifest
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"sync"
-	"testing"
 
 	"github.com/indusagi/induscode/addons"
 )
-
-// writeFiles creates files (path -> content) under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // scripted is a loader that serves addons from a table, with no disk.
 type scripted map[string]*addons.Addon

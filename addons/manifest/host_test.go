@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/internal/testtree"
 )
 
 func TestHostLoadAllFoldsInLoadOrder(t *testing.T) {
 	ws := t.TempDir()
-	writeFiles(t, ws, map[string]string{
+	testtree.Write(t, ws, map[string]string{
 		".indus/addons/b-second/manifest.toml": `
 id = "second"
 [[command]]

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/internal/testtree"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -187,7 +188,7 @@ func TestManifestCommandRunsThroughExecHandle(t *testing.T) {
 
 func TestManifestLoaderShapes(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{
+	testtree.Write(t, dir, map[string]string{
 		"ok/manifest.toml": "id = \"ok\"\n",
 		"mod.cjs":          "",
 		"other.txt":        "",
@@ -357,7 +358,7 @@ on_error = { "no-rm" = "allow" }
 
 func TestManifestLoaderRefusesProcess(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"manifest.toml": "id = \"p\"\n[[gate]]\nevent = \"tool:before\"\n[process]\ncommand = [\"x\"]\n"})
+	testtree.Write(t, dir, map[string]string{"manifest.toml": "id = \"p\"\n[[gate]]\nevent = \"tool:before\"\n[process]\ncommand = [\"x\"]\n"})
 	_, err := Loader{}.Load(context.Background(), dir)
 	var f *addons.Fault
 	if !errors.As(err, &f) || f.Line != 5 || !strings.Contains(f.Msg, "Tier-1 loader") {
