@@ -226,10 +226,14 @@ func (e Event) Accepts(p Payload) bool {
 // Decision is a gate's verdict: Stop refuses what the event announces,
 // for Reason. Allow (tool:before) permits the call outright, as a
 // PreToolUse hook's "allow" does: a host that would have to ask the user
-// runs it without asking. A later gate's stop still refuses it.
+// runs it without asking. A later gate's stop still refuses it. Ask
+// (tool:before) wants the user to confirm the call, for Reason, as a
+// PreToolUse hook's "ask" does: it outranks any allow, and a host that
+// cannot ask anyone refuses the call (see [WithAsker]).
 type Decision struct {
 	Stop   bool
 	Allow  bool
+	Ask    bool
 	Reason string
 }
 

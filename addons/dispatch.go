@@ -18,8 +18,19 @@ type Outcome struct {
 	Payload Payload
 	Stop    *Stop
 	// Allowed is the first addon whose gate allowed the event outright
-	// (see Decision.Allow); "" when none did or a gate stopped it.
+	// (see Decision.Allow); "" when none did, a gate stopped it or one
+	// asked.
 	Allowed ID
+	// Ask is the first gate of a tool:before dispatch that wants the
+	// user to confirm the call (see Decision.Ask); it outranks an allow.
+	// The host asks, or refuses the call when no one can be asked.
+	Ask *Stop
+}
+
+// verdict gathers the gates' answers over one dispatch.
+type verdict struct {
+	allowed ID
+	ask     *Stop
 }
 
 // Dispatcher runs the handlers of an event in registration order: an
@@ -106,24 +117,27 @@ func (d *Dispatcher) Dispatch(ctx context.Context, e Event, p Payload) Outcome {
 }
 
 func (d *Dispatcher) run(ctx context.Context, e Event, p Payload, subs []Subscription) Outcome {
-	var allowed ID
+	var v verdict
 	for i := 0; i < len(subs); {
 		var stop *Stop
 		var done bool
-		if i, stop, done = d.runFrom(ctx, e, &p, &allowed, subs, i); done {
-			if stop != nil {
-				allowed = ""
+		if i, stop, done = d.runFrom(ctx, e, &p, &v, subs, i); done {
+			switch {
+			case stop != nil:
+				return Outcome{Payload: p, Stop: stop}
+			case v.ask != nil:
+				return Outcome{Payload: p, Ask: v.ask}
 			}
-			return Outcome{Payload: p, Stop: stop, Allowed: allowed}
+			return Outcome{Payload: p, Allowed: v.allowed}
 		}
 	}
-	return Outcome{Payload: p, Allowed: allowed}
+	return Outcome{Payload: p, Allowed: v.allowed}
 }
 
 // runFrom runs the handlers from i on. One deferred recover guards them
 // all: a handler that panics is reported and the walk goes on from the
 // next one (done false).
-func (d *Dispatcher) runFrom(ctx context.Context, e Event, p *Payload, allowed *ID, subs []Subscription, i int) (next int, stop *Stop, done bool) {
+func (d *Dispatcher) runFrom(ctx context.Context, e Event, p *Payload, v *verdict, subs []Subscription, i int) (next int, stop *Stop, done bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			s := subs[next]
@@ -158,8 +172,18 @@ func (d *Dispatcher) runFrom(ctx context.Context, e Event, p *Payload, allowed *
 			if dec.Stop {
 				return next, &Stop{Addon: s.Addon, Reason: dec.Reason}, true
 			}
-			if dec.Allow && *allowed == "" {
-				*allowed = s.Addon
+			if dec.Ask {
+				if e != ToolBefore {
+					// Only a call can wait for the user's word; an ask
+					// anywhere else must not pass as a yes.
+					return next, &Stop{Addon: s.Addon, Reason: dec.Reason + " (an addon asked for the user's confirmation, which " + e.String() + " cannot ask for)"}, true
+				}
+				if v.ask == nil {
+					v.ask = &Stop{Addon: s.Addon, Reason: dec.Reason}
+				}
+			}
+			if dec.Allow && v.allowed == "" {
+				v.allowed = s.Addon
 			}
 		}
 	}

@@ -34,6 +34,18 @@ func NeedPermission(ctx context.Context, decide func(context.Context) (refuse st
 	return context.WithValue(ctx, permissionKey{}, decide)
 }
 
+// askerKey carries the host's way to ask the user (see WithAsker).
+type askerKey struct{}
+
+// WithAsker returns ctx for calls whose host can put a question to the
+// user: when a tool:before gate asks for confirmation ([Decision.Ask]),
+// ask is called with the gate's reason and a non-empty answer refuses the
+// call with PermissionRefusal; an empty one runs it, with no further
+// permission asked. Without an asker such a call is refused, saying why.
+func WithAsker(ctx context.Context, ask func(ctx context.Context, why string) (refuse string)) context.Context {
+	return context.WithValue(ctx, askerKey{}, ask)
+}
+
 // PermissionRefusal is the result of a call that needed permission no
 // gate gave: why, under a stable opening a caller can tell apart.
 func PermissionRefusal(toolName, why string) tool.Result {
@@ -103,6 +115,17 @@ func (g *guarded) Run(ctx context.Context, input json.RawMessage, env *tool.Env)
 			decide = nil
 		}
 		input = out.Payload.(ToolPayload).Args
+		if out.Ask != nil {
+			ask, _ := ctx.Value(askerKey{}).(func(context.Context, string) string)
+			if ask == nil {
+				return Refusal(out.Ask.Addon, name, out.Ask.Reason+
+					" (it asked for the user's confirmation, which this host cannot ask for; the user may run the call themselves)")
+			}
+			if why := ask(ctx, out.Ask.Reason); why != "" {
+				return PermissionRefusal(name, why)
+			}
+			decide = nil // the user has just confirmed this very call
+		}
 	}
 	if decide != nil {
 		if why := decide(ctx); why != "" {

@@ -398,6 +398,52 @@ func TestAskLetsTheUserDecide(t *testing.T) {
 	}
 }
 
+// A gate that asks for confirmation (a PreToolUse hook's ask) puts even a
+// read-only call to the user; without a user to ask, the call is refused.
+func TestGateAskReachesTheUser(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		ask   bool // Options.Ask set, answering yes
+		reads bool
+	}{{"user says yes", true, true}, {"no one to ask", false, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("s3cr3t\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			srv := fakemodel.Start(t, fakemodel.Call("read", `{"path":"secret.txt"}`), fakemodel.Say("done"))
+			asker := &addons.Addon{ID: "asker", Register: func(api addons.API) error {
+				api.OnTool(addons.ToolBefore, "read", addons.Gater(func(context.Context, addons.Payload) addons.Decision {
+					return addons.Decision{Ask: true, Reason: "secret.txt holds keys"}
+				}))
+				return nil
+			}}
+			var asked []string
+			opts := conductor.Options{}
+			if tt.ask {
+				opts.Ask = func(_ context.Context, q conductor.Question) conductor.Answer {
+					asked = append(asked, q.Tool+": "+q.Why)
+					return conductor.Answer{Allow: true}
+				}
+			}
+			c := open(t, dir, srv, opts, asker)
+			if res, err := c.Run(context.Background(), "read it"); err != nil || res.IsError {
+				t.Fatal(res, err)
+			}
+			body := string(srv.Requests()[1].Body)
+			if got := strings.Contains(body, "s3cr3t"); got != tt.reads {
+				t.Errorf("the file reached the model: %v, want %v: %s", got, tt.reads, body)
+			}
+			if tt.ask && strings.Join(asked, ",") != "read: secret.txt holds keys" {
+				t.Errorf("asked %q, want the read with the gate's reason", asked)
+			}
+			if !tt.ask && !strings.Contains(body, "cannot ask for") {
+				t.Errorf("the refusal does not say no one could be asked: %s", body)
+			}
+		})
+	}
+}
+
 // A child conversation has its own deck and conversation, shares the
 // parent's model, and adds its changes to the checkpoint node of the
 // parent's prompt when run under it.

@@ -39,7 +39,8 @@
 //     forwards them to its own loop (a Bubble Tea program's Send) and
 //     renders from there; the callback must not block for long.
 //   - Questions: [Options.Ask] is called, on Run's goroutine, for a call
-//     that needs the user's permission; a UI shows the [Question] and
+//     that needs the user's permission or that a tool:before gate asks
+//     about (a PreToolUse hook's ask); a UI shows the [Question] and
 //     blocks until the user answers. -p leaves it nil.
 //   - Subagents: [Conductor.Child] opens a conversation of its own with
 //     another deck (an agent profile's tool list or deck.Profile), its

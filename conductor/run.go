@@ -287,13 +287,21 @@ func (c *Conductor) gated(name string) bool {
 // permitted runs calls through the session's Box. A call that needs
 // permission runs when a tool:before gate allows it outright (a
 // PreToolUse hook's allow), else when the user, if one can be asked
-// (Options.Ask), allows it; otherwise it is refused.
+// (Options.Ask), allows it; otherwise it is refused. A gate that asks
+// (a PreToolUse hook's ask) puts any call to the user the same way.
 type permitted struct{ c *Conductor }
 
 func (p permitted) Lookup(name string) (tool.Tool, bool) { return p.c.sess.Box().Lookup(name) }
 
 func (p permitted) Run(ctx context.Context, name string, input json.RawMessage) tool.Result {
 	box := p.c.sess.Box()
+	if p.c.opts.Ask != nil {
+		// A gate that asks for the user's confirmation (a PreToolUse
+		// hook's ask) reaches the user, whatever the mode would decide.
+		ctx = addons.WithAsker(ctx, func(ctx context.Context, why string) string {
+			return p.c.ask(ctx, Question{Tool: name, Input: input, Why: why})
+		})
+	}
 	t, ok := box.Lookup(name)
 	if !ok {
 		return box.Run(ctx, name, input)

@@ -14,7 +14,8 @@
 // ([ParseSettings], registered as
 // one addon by [Addon]). Either way they map onto the addons runtime:
 // PreToolUse is a tool:before gate (its "allow" is the gate's Allow: a
-// host with no one to ask runs the call), followed at once by a
+// host with no one to ask runs the call; its "ask" is the gate's Ask,
+// put to the user by a host that can ask), followed at once by a
 // tool:before transform that applies updatedInput (a gate can refuse but
 // not rewrite; registered back to back, nothing runs between the hook's
 // verdict and its rewrite); PostToolUse is a tool:after transform that

@@ -99,7 +99,7 @@ func (s *Set) input() Input { return Input{SessionID: s.o.SessionID, Cwd: s.o.Di
 
 // beforeTool is the PreToolUse gate. The strongest verdict wins, as in
 // Claude Code: deny (exit 2, deny, block, continue false) over ask over
-// allow. A host with no one to ask refuses an ask, saying so. An
+// allow. An ask goes to the host, which asks the user or refuses. An
 // updatedInput of a hook that did not deny is handed to rewriteInput.
 func (s *Set) beforeTool(ctx context.Context, p addons.Payload) addons.Decision {
 	tp, ok := p.(addons.ToolPayload)
@@ -171,8 +171,7 @@ func (s *Set) beforeTool(ctx context.Context, p addons.Payload) addons.Decision 
 	case len(deny) > 0:
 		return addons.Decision{Stop: true, Reason: strings.Join(deny, "; ")}
 	case len(ask) > 0:
-		return addons.Decision{Stop: true, Reason: strings.Join(ask, "; ") +
-			" (a hook asked for the user's confirmation, which this host cannot ask for; the user may run the call themselves)"}
+		return addons.Decision{Ask: true, Reason: strings.Join(ask, "; ")}
 	}
 	if updated != nil {
 		if len(rewriters) > 1 {

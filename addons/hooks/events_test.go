@@ -32,7 +32,7 @@ func TestPreToolUseAnswers(t *testing.T) {
 		{"exit 3 blocks nothing", `exit 3`, true, "tool ran", "exited 3"},
 		{"json deny", `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"not today"}}'`, false, "blocked the call of bash: not today", ""},
 		{"json deny no reason", `echo '{"hookSpecificOutput":{"permissionDecision":"deny"}}'`, false, "denied by the PreToolUse hook", ""},
-		{"json ask", `echo '{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"sure?"}}'`, false, "sure? (a hook asked for the user's confirmation, which this host cannot ask for", ""},
+		{"json ask", `echo '{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"sure?"}}'`, false, "sure? (it asked for the user's confirmation, which this host cannot ask for", ""},
 		{"json allow", `echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`, true, "tool ran", ""},
 		{"json defer", `echo '{"hookSpecificOutput":{"permissionDecision":"defer"}}'`, true, "tool ran", ""},
 		{"older block", `echo '{"decision":"block","reason":"old style"}'`, false, "blocked the call of bash: old style", ""},
@@ -62,6 +62,44 @@ func TestPreToolUseAnswers(t *testing.T) {
 			faults := r.faults.text()
 			if tt.fault == "" && faults != "" || !strings.Contains(faults, tt.fault) {
 				t.Errorf("faults %q, want %q", faults, tt.fault)
+			}
+		})
+	}
+}
+
+// A hook's ask goes to the user when the host can ask: a yes runs the
+// call, a no refuses it with the user's words, and an ask outranks
+// another hook's allow.
+func TestPreToolUseAskReachesTheUser(t *testing.T) {
+	t.Parallel()
+	ask := `echo '{"hookSpecificOutput":{"permissionDecision":"ask","permissionDecisionReason":"this deletes files"}}'`
+	allow := `echo '{"hookSpecificOutput":{"permissionDecision":"allow"}}'`
+	for _, tt := range []struct {
+		name   string
+		answer string // the asker's refusal, "" for yes
+		runs   bool
+		result string
+	}{
+		{"user says yes", "", true, "tool ran"},
+		{"user says no", "the user said no: not on main", false, "permission needed for the call of bash: the user said no: not on main"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRig(t, nil, mustHook(t, "PreToolUse", "Bash", allow, 0), mustHook(t, "PreToolUse", "Bash", ask, 0))
+			var asked []string
+			ctx := addons.WithAsker(context.Background(), func(_ context.Context, why string) string {
+				asked = append(asked, why)
+				return tt.answer
+			})
+			res := r.call(ctx, "bash", `{"command":"rm -r build"}`)
+			if len(asked) != 1 || asked[0] != "this deletes files" {
+				t.Errorf("the user was asked %q, want once with the hook's reason", asked)
+			}
+			if ran := r.ran.Load() == 1; ran != tt.runs {
+				t.Errorf("tool ran: %v, want %v (result %q)", ran, tt.runs, res.PlainText())
+			}
+			if !strings.Contains(res.PlainText(), tt.result) || res.IsError == tt.runs {
+				t.Errorf("result (error %v) %q, want one containing %q", res.IsError, res.PlainText(), tt.result)
 			}
 		})
 	}
