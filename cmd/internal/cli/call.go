@@ -16,7 +16,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/session"
 	"github.com/indusagi/induscode/tool"
@@ -69,36 +68,31 @@ the 64 MiB limit of one line).`,
 				return usagef("--timeout must be more than zero (e.g. 30s); leave it out for no limit")
 			}
 			ctx := cmd.Context()
-			var (
-				input json.RawMessage
-				mount = session.MountAll
-				only  []string
-			)
-			if !batch {
+			var input json.RawMessage
+			sopts := sessionOptions(opts, cmd.ErrOrStderr())
+			if batch {
+				// A batch starts a server whose tools are cached only
+				// when a line calls one of them.
+				sopts.UseCache = true
+			} else {
 				// Input and the tool's origin are settled before anything
 				// starts: bad JSON is refused at once, a built-in call
 				// mounts no MCP server and SERVER__TOOL mounts only SERVER.
 				if input, err = readInput(args, cmd.InOrStdin()); err != nil {
 					return err
 				}
-				if mount, only, err = mountFor(opts, args[0]); err != nil {
-					return err
+				if sopts, err = session.ForCall(sopts, args[0]); err != nil {
+					return bootError(err)
 				}
 			}
-			sopts := sessionOptions(opts, cmd.ErrOrStderr())
-			sopts.Mount, sopts.Servers = mount, only
-			// A batch starts a server whose tools are cached only when a
-			// line calls one of them.
-			sopts.UseCache = batch
 			s, err := session.Open(ctx, sopts)
 			if err != nil {
 				return bootError(err)
 			}
-			box := s.Box()
 			if batch {
-				err = runBatch(ctx, box, timeout, cmd.InOrStdin(), cmd.OutOrStdout())
+				err = runBatch(ctx, s, timeout, cmd.InOrStdin(), cmd.OutOrStdout())
 			} else {
-				err = runOne(ctx, box, timeout, args[0], input, cmd.OutOrStdout(), cmd.ErrOrStderr(), opts.JSON)
+				err = runOne(ctx, s, timeout, args[0], input, cmd.OutOrStdout(), cmd.ErrOrStderr(), opts.JSON)
 			}
 			// Close saves a named session and stops what the calls started.
 			if cerr := s.Close(); cerr != nil {
@@ -141,45 +135,10 @@ func readInput(args []string, stdin io.Reader) (json.RawMessage, error) {
 	return raw, nil
 }
 
-// mountFor decides which MCP servers a call of tool needs: none for a
-// catalog tool, and for SERVER__TOOL only the server whose name is its
-// prefix. A SERVER__TOOL whose server is not configured is refused here,
-// before anything starts; any other unknown name is reported by the call.
-func mountFor(opts *options, name string) (session.Mount, []string, error) {
-	if _, ok := session.MatchName(name, deck.IDs()); ok || opts.NoMCP || opts.NoTools {
-		return session.MountNone, nil, nil
-	}
-	prefix, _, found := strings.Cut(name, bridge.Separator)
-	if !found {
-		return session.MountNone, nil, nil
-	}
-	sopts := sessionOptions(opts, io.Discard)
-	sopts.Warn = func(string) {} // the boot that follows warns once
-	servers, err := session.Configured(sopts)
+func runOne(ctx context.Context, s *session.Session, timeout time.Duration, want string, input json.RawMessage, stdout, stderr io.Writer, asJSON bool) error {
+	name, err := s.Resolve(want)
 	if err != nil {
-		return session.MountNone, nil, bootError(err)
-	}
-	var names []string
-	for _, s := range servers {
-		if strings.EqualFold(bridge.Qualify(s.Name, ""), prefix+bridge.Separator) {
-			return session.MountListed, []string{s.Name}, nil
-		}
-		names = append(names, s.Name)
-	}
-	if len(names) == 0 {
-		return 0, nil, usagef("unknown tool %q: no MCP server is configured (or trusted) here; see indusr mcp status", name)
-	}
-	return 0, nil, usagef("unknown tool %q: no configured MCP server is named %q; servers: %s", name, prefix, strings.Join(names, ", "))
-}
-
-func runOne(ctx context.Context, box *deck.Box, timeout time.Duration, want string, input json.RawMessage, stdout, stderr io.Writer, asJSON bool) error {
-	names := box.Names()
-	name, ok := session.MatchName(want, names)
-	if !ok {
-		if len(names) == 0 {
-			return usagef("unknown tool %q: the session has no tools", want)
-		}
-		return usagef("unknown tool %q; available: %s", want, strings.Join(names, ", "))
+		return bootError(err)
 	}
 	var stream *textStream
 	if !asJSON {
@@ -187,7 +146,7 @@ func runOne(ctx context.Context, box *deck.Box, timeout time.Duration, want stri
 		stream = &textStream{w: stdout}
 		ctx = tool.WithTextStream(ctx, stream)
 	}
-	res := callWithTimeout(ctx, box, timeout, name, input)
+	res := callWithTimeout(ctx, s.Box(), timeout, name, input)
 	if stream != nil && stream.close() && isEmptyText(res) {
 		// Everything was streamed; an empty remainder prints nothing.
 		if res.IsError {
@@ -328,9 +287,8 @@ func parseBatchLine(raw []byte) (batchCall, error) {
 	return c, nil
 }
 
-func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin io.Reader, stdout io.Writer) error {
+func runBatch(ctx context.Context, s *session.Session, timeout time.Duration, stdin io.Reader, stdout io.Writer) error {
 	enc := json.NewEncoder(stdout)
-	names := box.Names()
 	calls, failed := 0, 0
 	emit := func(line int, name string, res tool.Result) error {
 		calls++
@@ -378,11 +336,13 @@ func runBatch(ctx context.Context, box *deck.Box, timeout time.Duration, stdin i
 			}
 			continue
 		}
-		name := c.Tool
-		if n, ok := session.MatchName(c.Tool, names); ok {
-			name = n
+		// An unknown name goes to the box as written, which answers it
+		// with an isError result on this line.
+		name, rerr := s.Resolve(c.Tool)
+		if rerr != nil {
+			name = c.Tool
 		}
-		if err := emit(line, name, callWithTimeout(ctx, box, timeout, name, c.Input)); err != nil {
+		if err := emit(line, name, callWithTimeout(ctx, s.Box(), timeout, name, c.Input)); err != nil {
 			return &failure{err}
 		}
 	}

@@ -229,6 +229,10 @@ func workspaceDir(dir string) string {
 // bootError classes a session error: options to fix are usage errors
 // (exit 2), the rest failures (exit 1).
 func bootError(err error) error {
+	var unknown *session.UnknownToolError
+	if errors.As(err, &unknown) {
+		return &usageError{err}
+	}
 	var oe *session.OptionError
 	if errors.As(err, &oe) {
 		switch oe.Option {
