@@ -40,6 +40,7 @@ func Provision(p Profile, setup Setup) (*Deck, error) {
 		if servers != nil {
 			t = lsp.Diagnose(t)
 		}
+		t = refreshIndex(t, setup.Framework.SearchIndex)
 		d.tools = append(d.tools, watch(checkpoint.Wrap(t, setup.Framework.Checkpoints), setup.Framework.log(), c.Cancellable))
 	}
 	if servers != nil {

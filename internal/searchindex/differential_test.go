@@ -200,6 +200,13 @@ func TestIndexedGrepEqualsScan(t *testing.T) {
 		}
 		build(rt, root)
 		c := &counting{idx: searchindex.Open(root)}
+		// refresh, now and then, is the deck's own change reaching the
+		// index in the same call.
+		refresh := func(name string) {
+			if rapid.IntRange(0, 2).Draw(rt, "refresh") == 0 {
+				c.idx.Refresh(filepath.Join(root, name))
+			}
+		}
 		for range rapid.IntRange(40, 80).Draw(rt, "steps") {
 			switch rapid.IntRange(0, 12).Draw(rt, "step") {
 			case 0: // rewrite a file in place, same size when it can
@@ -216,11 +223,15 @@ func TestIndexedGrepEqualsScan(t *testing.T) {
 					}
 					f.WriteAt(b, 0)
 					f.Close()
+					refresh(name)
 					continue
 				}
 				write(name, body)
+				refresh(name)
 			case 1: // create or replace
-				write(rapid.SampledFrom(names).Draw(rt, "create"), genText(rt, "create"))
+				name := rapid.SampledFrom(names).Draw(rt, "create")
+				write(name, genText(rt, "create"))
+				refresh(name)
 			case 2: // delete
 				os.Remove(filepath.Join(root, rapid.SampledFrom(names).Draw(rt, "delete")))
 			case 3: // rename over another name

@@ -27,6 +27,8 @@ type Index struct {
 	snap *snapshot
 	key  stamp // of the index file snap was read from
 	bad  error // why the file on disk was refused
+
+	fresh freshSet // files the deck changed since, read again
 }
 
 // snapshot is one index file, read.
@@ -82,6 +84,7 @@ func (x *Index) load() *snapshot {
 		return nil
 	}
 	x.snap, x.key = s, k
+	x.forgetBefore(s.h.built)
 	return s
 }
 
@@ -141,13 +144,21 @@ func (x *Index) narrow(expr string, stale func()) func(path string) bool {
 		x.mu.Unlock()
 		return nil
 	}
-	prefix := x.root + string(filepath.Separator)
 	return func(path string) bool {
-		rel, ok := strings.CutPrefix(path, prefix)
+		rel, ok := x.rel(path)
 		if !ok {
 			return false
 		}
-		id, ok := s.lookup(filepath.ToSlash(rel))
+		if f, known := x.freshFor(rel, path); known {
+			if f == nil {
+				if stale != nil {
+					stale()
+				}
+				return false
+			}
+			return !f.mayMatch(q)
+		}
+		id, ok := s.lookup(rel)
 		if ok && cand.has(id) {
 			return false
 		}
@@ -307,7 +318,11 @@ func (x *Index) Status() Status {
 	st.Built = time.Unix(0, s.h.built).Add(racyWindow)
 	for id := range s.files {
 		st.Bytes += s.files[id].stamp.size
-		if !s.trusted(uint32(id), filepath.Join(x.root, filepath.FromSlash(s.files[id].path))) {
+		path := filepath.Join(x.root, filepath.FromSlash(s.files[id].path))
+		if f, known := x.freshFor(s.files[id].path, path); known && f != nil {
+			continue
+		}
+		if !s.trusted(uint32(id), path) {
 			st.Dirty++
 		}
 	}
