@@ -299,7 +299,7 @@ func write(tmp *os.File, h header, files []entry, post *postings) (int64, error)
 		order[i] = uint32(i)
 	}
 	slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(files[a].path, files[b].path) })
-	lk := &lookup{}
+	lk := &lookupTable{}
 	var off uint64
 	var scratch []byte
 	for hi, blk := range post.slot {

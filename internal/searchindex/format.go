@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"slices"
 	"strings"
 )
 
@@ -106,12 +105,30 @@ type stamp struct {
 	ino, dev           uint64
 }
 
-// lookup is the table of trigrams present, ascending.
-type lookup struct {
+// lookupTable is the table of trigrams present, ascending, as a build
+// writes it.
+type lookupTable struct {
 	tris, offs, lens, crcs []uint32
 }
 
-func encodeMeta(files []entry, order []uint32, lk *lookup) []byte {
+// lookup is the same table as read: its bytes, searched in place, so
+// that loading an index allocates nothing per trigram.
+type lookup struct {
+	b []byte // lookupSize bytes per trigram
+}
+
+func (lk *lookup) len() int { return len(lk.b) / lookupSize }
+
+func (lk *lookup) tri(i int) uint32 { return binary.LittleEndian.Uint32(lk.b[i*lookupSize:]) }
+
+// list returns where trigram i's posting list lies in the postings, and
+// its checksum.
+func (lk *lookup) list(i int) (off, n, crc uint32) {
+	r := lk.b[i*lookupSize:]
+	return binary.LittleEndian.Uint32(r[4:]), binary.LittleEndian.Uint32(r[8:]), binary.LittleEndian.Uint32(r[12:])
+}
+
+func encodeMeta(files []entry, order []uint32, lk *lookupTable) []byte {
 	var b []byte
 	for _, e := range files {
 		b = binary.AppendUvarint(b, uint64(len(e.path)))
@@ -189,6 +206,9 @@ func decodeMeta(h header, b []byte) ([]entry, []uint32, *lookup, error) {
 		return nil, nil, nil, corrupt("counts exceed the file table")
 	}
 	r := &metaReader{b: b}
+	// The paths are substrings of one string of the whole table: one
+	// allocation, not one per file.
+	text := string(b[:len(b)-int(h.ntris)*lookupSize])
 	files := make([]entry, h.nfiles)
 	for i := range files {
 		n := r.uvarint("path length")
@@ -196,7 +216,12 @@ func decodeMeta(h header, b []byte) ([]entry, []uint32, *lookup, error) {
 			r.fail("path")
 			break
 		}
-		p := string(r.b[:n])
+		at := len(b) - len(r.b)
+		if at+int(n) > len(text) {
+			r.fail("path")
+			break
+		}
+		p := text[at : at+int(n)]
 		r.b = r.b[n:]
 		if !validRel(p) {
 			r.fail("path")
@@ -217,25 +242,19 @@ func decodeMeta(h header, b []byte) ([]entry, []uint32, *lookup, error) {
 			r.fail("order")
 		}
 	}
-	lk := &lookup{
-		tris: make([]uint32, h.ntris), offs: make([]uint32, h.ntris),
-		lens: make([]uint32, h.ntris), crcs: make([]uint32, h.ntris),
-	}
-	for i := range lk.tris {
-		lk.tris[i], lk.offs[i], lk.lens[i], lk.crcs[i] = r.u32("trigram"), r.u32("offset"), r.u32("length"), r.u32("checksum")
-		if r.err != nil {
-			break
-		}
-		if lk.tris[i] >= 1<<24 || (i > 0 && lk.tris[i] <= lk.tris[i-1]) ||
-			uint64(lk.offs[i])+uint64(lk.lens[i]) > h.postLen {
-			r.fail("lookup entry")
-		}
-	}
-	if r.err == nil && len(r.b) != 0 {
-		r.fail("trailing bytes")
-	}
 	if r.err != nil {
 		return nil, nil, nil, r.err
+	}
+	if len(r.b) != int(h.ntris)*lookupSize {
+		return nil, nil, nil, corrupt("bad lookup table in the file table")
+	}
+	lk := &lookup{b: r.b}
+	for i := range lk.len() {
+		t := lk.tri(i)
+		off, n, _ := lk.list(i)
+		if t >= 1<<24 || (i > 0 && t <= lk.tri(i-1)) || uint64(off)+uint64(n) > h.postLen {
+			return nil, nil, nil, corrupt("bad lookup entry in the file table")
+		}
 	}
 	return files, order, lk, nil
 }
@@ -245,12 +264,28 @@ func validRel(p string) bool {
 	if p == "" || p[0] == '/' || strings.ContainsRune(p, 0) {
 		return false
 	}
-	return !slices.Contains(strings.Split(p, "/"), "..")
+	for p != "" {
+		var part string
+		part, p, _ = strings.Cut(p, "/")
+		if part == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // find returns the position of trigram t in the lookup table.
 func (lk *lookup) find(t uint32) (int, bool) {
-	return slices.BinarySearch(lk.tris, t)
+	i, j := 0, lk.len()
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if lk.tri(h) < t {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i, i < lk.len() && lk.tri(i) == t
 }
 
 // decodePostings appends the file ids of one list to ids; a list that is

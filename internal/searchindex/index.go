@@ -229,11 +229,12 @@ func (s *snapshot) eval(q *query) (bitmap, error) {
 		}
 		b := newBitmap(s.h.nfiles)
 		if i, ok := s.lk.find(t); ok {
-			data := make([]byte, s.lk.lens[i])
-			if _, err := s.f.ReadAt(data, headerSize+int64(s.h.metaLen)+int64(s.lk.offs[i])); err != nil {
+			off, n, sum := s.lk.list(i)
+			data := make([]byte, n)
+			if _, err := s.f.ReadAt(data, headerSize+int64(s.h.metaLen)+int64(off)); err != nil {
 				return nil, corrupt("short posting list: %v", err)
 			}
-			if crc32.Checksum(data, castagnoli) != s.lk.crcs[i] {
+			if crc32.Checksum(data, castagnoli) != sum {
 				return nil, corrupt("posting list checksum mismatch")
 			}
 			var err error
