@@ -155,16 +155,21 @@ func TestResumeAfterKill9MidTurn(t *testing.T) {
 //
 //	go test -run '^$' -bench FirstRequest -benchtime 30x -count 3 ./cmd/internal/cli/
 //
-// The command is this package's test binary acting as indusr, which
-// starts a little slower than the real one.
+// It times the indusr that users run, built here from cmd/indusr: this
+// package's test binary, which the other tests run as indusr, links the
+// test packages too and starts slower.
 func BenchmarkPrintFirstRequest(b *testing.B) {
 	srv, _ := fakemodel.Listen()
 	defer srv.Close()
 	srv.Respond(func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Say("ok") })
 	dir := b.TempDir()
+	bin := filepath.Join(b.TempDir(), "indusr")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../indusr").CombinedOutput(); err != nil {
+		b.Fatalf("building indusr: %v\n%s", err, out)
+	}
 	var total time.Duration
 	for i := 0; i < b.N; i++ {
-		cmd := exec.Command("indusr", "-C", dir, "--no-mcp", "-p", "hi")
+		cmd := exec.Command(bin, "-C", dir, "--no-mcp", "-p", "hi")
 		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir+"/.xdg", "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL="+srv.URL)
 		arrived := srv.Arrived(i + 1)
 		start := time.Now()
