@@ -88,6 +88,7 @@ func startProcess(cfg mcpconfig.Server, dir string, log *childlog.Log) (*process
 			return nil, fmt.Errorf("starting %s: %w", commandLine(cfg), err)
 		}
 	}
+	watch := jail.WatchCmd(cmd)
 	pipes, err := childproc.OpenPipes(cmd)
 	if err != nil {
 		os.RemoveAll(temp)
@@ -109,7 +110,13 @@ func startProcess(cfg mcpconfig.Server, dir string, log *childlog.Log) (*process
 		exited: make(chan struct{}), done: make(chan struct{}),
 	}
 	if temp != "" {
-		go func() { <-p.done; os.RemoveAll(temp) }()
+		go func() {
+			<-p.done
+			os.RemoveAll(temp)
+			for _, n := range watch.Sweep() {
+				log.Printf("%s", n)
+			}
+		}()
 	}
 	log.Printf("started %s (pid %d)", commandLine(cfg), cmd.Process.Pid)
 	stderrDone := make(chan struct{})

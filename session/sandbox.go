@@ -6,6 +6,7 @@ package session
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -43,6 +44,13 @@ func (s *Session) confine() error {
 		return fmt.Errorf("making the sandbox's temp folder: %w", err)
 	}
 	s.sandbox = sandboxState{mode: mode, temp: temp}
+	if mode == jail.WorkspaceWrite {
+		if err := jail.MountTier(); err != nil {
+			slog.Debug("sandbox: workspace-write keeps to per-entry rules (no new top-level entries)", "reason", err)
+		} else {
+			slog.Debug("sandbox: workspace-write binds the protected paths in namespaces of its own", "helper", jail.Helper())
+		}
+	}
 	env := s.base.Env()
 	// Removed after the engine stopped the children that use it.
 	_ = env.OnClose(func() error { return os.RemoveAll(temp) })

@@ -127,6 +127,7 @@ func (r *CommandRunner) Run(ctx context.Context, d Delegation) (string, error) {
 	if err := jail.Wrap(cmd, jail.FromContext(ctx)); err != nil {
 		return "", fmt.Errorf("agent %s: %w", agent.Name, err)
 	}
+	watch := jail.WatchCmd(cmd)
 	cmd.WaitDelay = killGrace
 	out := &capture{ctx: ctx}
 	cmd.Stdout, cmd.Stderr = out, out
@@ -139,6 +140,9 @@ func (r *CommandRunner) Run(ctx context.Context, d Delegation) (string, error) {
 		release()
 	}
 	text := out.String()
+	if notes := watch.Sweep(); len(notes) > 0 {
+		text += "\n" + strings.Join(notes, "\n")
+	}
 	switch {
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		return text, fmt.Errorf("agent %s timed out after %s and was stopped", agent.Name, timeout)

@@ -24,8 +24,10 @@ func needLandlock(t *testing.T) {
 	}
 }
 
-// confined is bash -c script in a new workspace, wrapped for
-// workspace-write, prepared by w.
+// confined is bash -c script in a new workspace, wrapped with a grant of
+// its folder sub (workspace-write starts through a helper in namespaces
+// of its own where it can; a grant is confined on the starting thread),
+// prepared by w.
 func confined(t *testing.T, w *Ward, script string, args ...string) (*exec.Cmd, string) {
 	t.Helper()
 	ws := t.TempDir()
@@ -34,7 +36,8 @@ func confined(t *testing.T, w *Ward, script string, args ...string) (*exec.Cmd, 
 	}
 	cmd := exec.Command("bash", append([]string{"-c", script, "bash"}, args...)...)
 	cmd.Dir = ws
-	if err := jail.Wrap(cmd, jail.ForMode(jail.WorkspaceWrite, ws, "")); err != nil {
+	p := &jail.Policy{Mode: jail.ReadOnly, Workspace: ws, ReadAll: true, Write: []string{filepath.Join(ws, "sub")}}
+	if err := jail.Wrap(cmd, p); err != nil {
 		t.Fatal(err)
 	}
 	w.Prepare(cmd)

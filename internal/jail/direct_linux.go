@@ -18,6 +18,12 @@ import (
 // not run anything else afterwards (it should end once the child is
 // gone). ok is false for a cmd Wrap did not prepare.
 //
+// A policy that writes the workspace goes the other way where user
+// namespaces are allowed (the mount tier, see bindProtected): Unwrap
+// points cmd at the helper started in namespaces of its own, since the
+// binds must be made in the child before Landlock, and returns ok false
+// (start it as usual).
+//
 // A cmd that is started without Unwrap still goes through the helper, so
 // a prepared cmd never runs unconfined by mistake.
 func Unwrap(cmd *exec.Cmd) (apply func() error, ok bool) {
@@ -35,10 +41,15 @@ func Unwrap(cmd *exec.Cmd) (apply func() error, ok bool) {
 		return nil, false
 	}
 	var s spec
-	if err := json.Unmarshal([]byte(cmd.Env[i][len(EnvVar)+1:]), &s); err != nil {
+	if err := json.Unmarshal([]byte(cmd.Env[i][len(EnvVar)+1:]), &s); err != nil || s.Probe {
 		return nil, false // the helper reports it, and runs nothing
+	}
+	if s.WriteWorkspace && MountTier() == nil {
+		if err := toMountTier(cmd, s); err == nil {
+			return nil, false
+		}
 	}
 	cmd.Env = slices.DeleteFunc(slices.Clone(cmd.Env), isSpec)
 	cmd.Path = s.Path
-	return func() error { return confine(s.Policy) }, true
+	return func() error { return confine(s.Policy, false) }, true
 }

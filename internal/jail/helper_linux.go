@@ -33,8 +33,23 @@ func runHelper(raw string) {
 	if err := json.Unmarshal([]byte(raw), &s); err != nil {
 		fail(fmt.Errorf("reading the policy: %w", err))
 	}
+	if s.Probe {
+		if err := probeMount(); err != nil {
+			fmt.Fprintf(os.Stderr, "indusr sandbox: cannot mount in a user namespace: %v\n", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, EnvVar+"=") })
-	if err := confine(s.Policy); err != nil {
+	if s.Mount {
+		switch err := bindProtected(s.Workspace); {
+		case errors.Is(err, errNoMount):
+			s.Mount = false // a namespace without mount rights: the per-entry rules
+		case err != nil:
+			fail(err)
+		}
+	}
+	if err := confine(s.Policy, s.Mount); err != nil {
 		fail(err)
 	}
 	err := syscall.Exec(s.Path, os.Args, env)
@@ -43,8 +58,10 @@ func runHelper(raw string) {
 
 // confine applies p to the calling thread: no new privileges (setuid
 // bits stop working), the Landlock ruleset, and with the network off the
-// seccomp filter.
-func confine(p Policy) error {
+// seccomp filter. mounted says the protected paths are bound read-only
+// (the mount tier): the whole workspace is then granted, and the
+// capabilities of the namespace are dropped.
+func confine(p Policy, mounted bool) error {
 	abi := Probe().ABI
 	if abi < 1 {
 		return ErrUnavailable
@@ -62,7 +79,7 @@ func confine(p Policy) error {
 		return fmt.Errorf("creating the Landlock ruleset: %w", err)
 	}
 	defer syscall.Close(fd)
-	b := &builder{ruleset: fd, handled: handled}
+	b := &builder{ruleset: fd, handled: handled, mounted: mounted}
 	b.rules(p)
 	if b.err != nil {
 		return b.err
@@ -72,6 +89,11 @@ func confine(p Policy) error {
 	}
 	if err := landlockRestrictSelf(fd); err != nil {
 		return fmt.Errorf("applying the Landlock ruleset: %w", err)
+	}
+	if mounted {
+		if err := dropPrivileges(); err != nil {
+			return err
+		}
 	}
 	if !p.Network {
 		if err := denyIPSockets(); err != nil {
@@ -121,6 +143,7 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/d
 type builder struct {
 	ruleset int
 	handled uint64
+	mounted bool // the mount tier: see confine
 	err     error
 }
 
@@ -150,6 +173,12 @@ func (b *builder) rules(p Policy) {
 		b.workspace(p.Workspace)
 	}
 }
+
+// refer lets files move and link between the folders of the whole
+// workspace, in the mount tier: the protected paths are other mounts
+// there, which no rename or link crosses, and outside files are not
+// granted it.
+const refer = writeDir | unix.LANDLOCK_ACCESS_FS_REFER
 
 // path grants rights on path (a file gets only the file rights). A path
 // that is missing is skipped, unless must.
@@ -221,8 +250,12 @@ func (b *builder) write(workspace, path string) {
 // the root folder itself and the protected entries read-only; inside .git
 // and .claude it grants the entries that are not protected. An entry that
 // is a symbolic link is not granted (its target, if inside, is an entry
-// of its own).
+// of its own). In the mount tier the whole workspace is granted instead.
 func (b *builder) workspace(dir string) {
+	if b.mounted {
+		b.path(dir, refer, true)
+		return
+	}
 	root, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		if b.err == nil {
@@ -276,6 +309,10 @@ type Report struct {
 	Err error
 	// Seccomp says the network filter can close IP sockets (UDP too).
 	Seccomp bool
+	// Mount is nil when workspace-write uses the mount tier here (see
+	// MountTier; indusr sandbox check asserts it by starting the helper),
+	// or why not.
+	Mount error
 }
 
 var probed = sync.OnceValue(probe)
@@ -285,7 +322,7 @@ func Probe() Report { return probed() }
 
 func probe() Report {
 	abi, err := landlockABI()
-	r := Report{ABI: abi, Err: err, Seccomp: seccompArch != 0}
+	r := Report{ABI: abi, Err: err, Seccomp: seccompArch != 0, Mount: namespacesAllowed()}
 	if err != nil {
 		r.ABI = 0
 		if errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EOPNOTSUPP) {

@@ -12,17 +12,27 @@
 // unconfined: Wrap points it at this program's own executable with the
 // policy in an environment variable, and [Main], called first thing in
 // main (and in TestMain of the tests that start confined children),
-// notices the variable, confines itself and execs the real target. No
-// second binary has to be shipped or found.
+// notices the variable, confines itself and execs the real target; that
+// needs no second binary (the mount tier below prefers one).
 //
 // Landlock is an allow-list: a directory's rights cover everything
 // beneath it, so a protected path inside a writable workspace cannot be
-// carved out. Instead the workspace's root stays read-only and each of its
-// top-level entries is granted on its own, except the protected ones
-// (see [Protected]); the entries are listed when each child starts. The
-// package chose not to use mount namespaces (bubblewrap's way): they need
-// user namespaces, which many distributions restrict, while Landlock works
-// unprivileged from kernel 5.13 on.
+// carved out with Landlock alone. WorkspaceWrite therefore has two tiers.
+// Where unprivileged user namespaces work, the supervised start sends the
+// child through a helper (the small indusr-jail command beside this
+// executable or on PATH, else this executable itself through Main)
+// started in user and mount namespaces of its own: it binds each existing
+// protected path read-only over itself, grants the whole workspace to
+// Landlock (which then forbids any change of mounts), drops the
+// namespace's capabilities and execs the target. Elsewhere, and for a cmd
+// started without the supervised start, the workspace's root stays
+// read-only and each of its top-level entries is granted on its own,
+// except the protected ones (see [Protected]), listed when each child
+// starts: new top-level entries are then refused.
+//
+// No rule can keep a writable folder from gaining an entry whose name
+// does not exist yet, in either tier; a [Watcher] moves a protected path
+// that a command made into the quarantine once the command ended.
 package jail
 
 import (
@@ -141,6 +151,10 @@ func ForMode(m Mode, workspace, temp string) *Policy {
 	return nil
 }
 
+// HelperName is the dedicated helper command, installed beside indusr: it
+// starts in a few milliseconds where indusr itself loads much more.
+const HelperName = "indusr-jail"
+
 // EnvVar carries a child's policy from [Wrap] to [Main].
 const EnvVar = "INDUSR_JAIL"
 
@@ -148,6 +162,11 @@ const EnvVar = "INDUSR_JAIL"
 type spec struct {
 	Policy
 	Path string `json:"path"`
+	// Mount: the child started in namespaces of its own (the mount
+	// tier), see bindProtected.
+	Mount bool `json:"mount,omitempty"`
+	// Probe: only check that mounting works here, and exit.
+	Probe bool `json:"probe,omitempty"`
 }
 
 // self is this program's executable once [Main] ran; "" means no helper.
@@ -224,9 +243,11 @@ func NewTemp() (string, error) { return os.MkdirTemp("", "indusr-sandbox-") }
 
 // Refused reports whether a failed child's output looks like the sandbox
 // refused it: the messages of EACCES and EPERM, which is what Landlock
-// and the network filter return.
+// and the network filter return, and EROFS, which a protected path bound
+// read-only returns.
 func Refused(output string) bool {
 	return strings.Contains(output, "Permission denied") || strings.Contains(output, "Operation not permitted") ||
+		strings.Contains(output, "Read-only file system") || strings.Contains(output, "read-only file system") ||
 		strings.Contains(output, "permission denied") || strings.Contains(output, "operation not permitted")
 }
 
@@ -235,6 +256,8 @@ func Refused(output string) bool {
 func (p *Policy) Explain() string {
 	var can []string
 	switch {
+	case p.WriteWorkspace && MountTier() == nil:
+		can = append(can, "write anywhere inside the workspace but "+strings.Join(Protected(), ", "))
 	case p.WriteWorkspace:
 		can = append(can, "write inside the workspace (not its top folder itself, nor "+strings.Join(Protected(), ", ")+")")
 	case len(p.Write) > 0:
@@ -256,11 +279,13 @@ func (p *Policy) Explain() string {
 	widen := p.Widen
 	if widen == "" {
 		widen = "the user can start indusr with --sandbox workspace-write (or off) or set INDUSR_SANDBOX; do not retry the same command"
-		if p.WriteWorkspace {
+		if p.WriteWorkspace && MountTier() == nil {
+			widen = "The protected paths stay read-only in every sandboxed mode: ask the user to change them or to run the command with --sandbox off; do not retry the same command"
+		} else if p.WriteWorkspace {
 			widen = "create a new top-level entry with the write tool, or ask the user to run it with --sandbox off; do not retry the same command"
 		}
 	}
-	return fmt.Sprintf("[sandbox %s: this command may %s; a refused action fails with \"Permission denied\". %s]", p.Mode, strings.Join(can, ", "), widen)
+	return fmt.Sprintf("[sandbox %s: this command may %s; a refused action fails with \"Permission denied\" or \"Read-only file system\". %s]", p.Mode, strings.Join(can, ", "), widen)
 }
 
 func and(paths []string) string {

@@ -14,10 +14,13 @@ type Report struct {
 	ABI     int
 	Err     error
 	Seccomp bool
+	Mount   error
 }
 
 // Probe reports that this system has no Landlock.
-func Probe() Report { return Report{Err: errors.New("Landlock is Linux's; this system has none")} }
+func Probe() Report {
+	return Report{Err: errors.New("Landlock is Linux's; this system has none"), Mount: MountTier()}
+}
 
 func runHelper(string) {
 	fmt.Fprintln(os.Stderr, "indusr sandbox: this system cannot confine commands; the command did not run")
@@ -26,3 +29,12 @@ func runHelper(string) {
 
 // Unwrap leaves cmd alone: Wrap never prepares one here.
 func Unwrap(*exec.Cmd) (func() error, bool) { return nil, false }
+
+// MountTier says the mount tier is Linux's.
+func MountTier() error { return errors.New("the mount tier needs Linux user namespaces") }
+
+// Helper is "": this system confines nothing.
+func Helper() string { return "" }
+
+// NamespaceProbe starts nothing: the mount tier is Linux's.
+func NamespaceProbe() (*exec.Cmd, error) { return nil, MountTier() }

@@ -5,6 +5,7 @@ package jail_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,21 @@ import (
 
 func TestMain(m *testing.M) {
 	jail.Main()
-	os.Exit(m.Run())
+	// The dedicated helper, built here and found on PATH, sets up the
+	// children of the mount tier (other packages' tests use the fallback:
+	// their own test binary).
+	dir, err := os.MkdirTemp("", "jail-helper-")
+	if err != nil {
+		panic(err)
+	}
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, jail.HelperName), "../../cmd/indusr-jail").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building %s: %v\n%s", jail.HelperName, err, out)
+		os.Exit(1)
+	}
+	os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 func needLandlock(t *testing.T) {
@@ -49,6 +64,9 @@ func startedBy(s *jailtest.Scene, p *jail.Policy, ward bool) jailtest.Runner {
 		if err := jail.Wrap(cmd, p); err != nil {
 			t.Fatal(err)
 		}
+		// What the command made of an absent protected path is swept
+		// once it ended, before the scene is looked at.
+		defer jail.WatchCmd(cmd).Sweep()
 		var err error
 		if ward {
 			w := childproc.NewWard("")

@@ -17,10 +17,19 @@ func (r Report) Enforces(m Mode) []string {
 	case ReadOnly:
 		out = append(out, "read anywhere the user can; write only a private temp folder ($TMPDIR) and /dev/null, terminals")
 	case WorkspaceWrite:
+		if r.Mount == nil {
+			out = append(out, "read anywhere the user can; write anywhere in the workspace (new top-level entries too) and a private temp folder",
+				"mount tier: the command starts in user and mount namespaces of its own, where .indusvx/, .indus/, .mcp.json, .claude/settings*.json, .git/hooks/ and .git/config are bound read-only; one of them that did not exist and that the command creates is moved to "+Quarantine+" once it ends",
+				"no setuid gains (no_new_privs), no capabilities; files move and link freely within the workspace, not in from outside it")
+			break
+		}
 		out = append(out, "read anywhere the user can; write the workspace's existing top-level entries and everything beneath them, and a private temp folder",
-			"the workspace folder itself stays read-only (no new top-level entries), and so do .indusvx/, .indus/, .mcp.json, .claude/settings*.json, .git/hooks/, .git/config")
+			"the workspace folder itself stays read-only (no new top-level entries), and so do .indusvx/, .indus/, .mcp.json, .claude/settings*.json, .git/hooks/, .git/config",
+			fmt.Sprintf("per-entry tier: the mount tier is not available here (%v)", r.Mount))
 	}
-	out = append(out, "no setuid gains (no_new_privs); no moving or hard-linking files between folders (a link could carry a protected file)")
+	if m != WorkspaceWrite || r.Mount != nil {
+		out = append(out, "no setuid gains (no_new_privs); no moving or hard-linking files between folders (a link could carry a protected file)")
+	}
 	if r.ABI < 3 {
 		out = append(out, fmt.Sprintf("not enforced at ABI %d: truncating a file that is only readable", r.ABI))
 	}

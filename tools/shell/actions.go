@@ -93,6 +93,9 @@ func startReport(p *Proc, yield time.Duration, v Verbs) tool.Result {
 // withStatus adds the JSON block every action about one process ends
 // with: its id and state, and why a wait ended.
 func withStatus(r tool.Result, p *Proc, reason string) tool.Result {
+	if notes := p.g.sandboxNotes(); len(notes) > 0 {
+		r.Blocks = append(r.Blocks, tool.TextBlock(strings.Join(notes, "\n")))
+	}
 	st := p.state()
 	m := map[string]any{"id": p.ID, "pid": p.PID(), "state": st.word, "terminal": p.term != nil}
 	if !st.running {

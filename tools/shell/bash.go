@@ -148,6 +148,9 @@ wait:
 	if p := e.Sandbox(); p != nil && isErr && jail.Refused(text) {
 		sb.WriteString("\n" + p.Explain())
 	}
+	for _, n := range g.sandboxNotes() {
+		sb.WriteString("\n" + n)
+	}
 	return tool.Result{Blocks: []tool.Block{tool.TextBlock(sb.String())}, IsError: isErr}
 }
 

@@ -56,6 +56,7 @@ type group struct {
 	done    chan struct{} // the leader is reaped and status is set
 	pipes   []*os.File    // read ends
 	release func()        // tells the ward the leader is reaped
+	watch   *jail.Watcher // the protected paths a sandboxed command could make
 
 	mu        sync.Mutex
 	final     bool // the leader is being reaped: signal no more
@@ -63,6 +64,7 @@ type group struct {
 	escalated bool // stop had to use SIGKILL
 	status    exitStatus
 	ended     time.Time
+	notes     []string // sandbox notes not yet reported
 	stopOnce  sync.Once
 }
 
@@ -178,6 +180,7 @@ func spawnPipes(ward *childproc.Ward, cmd *exec.Cmd, childEnds []*os.File, sinks
 func launch(ward *childproc.Ward, cmd *exec.Cmd, reads, childEnds []*os.File, sinks []sink) (*group, error) {
 	ward.Prepare(cmd)
 	g := &group{cmd: cmd, exited: make(chan struct{}), drained: make(chan struct{}), done: make(chan struct{}), pipes: reads}
+	g.watch = jail.WatchCmd(cmd)
 	release, err := ward.Start(cmd, true)
 	for _, f := range childEnds {
 		f.Close()
@@ -257,10 +260,23 @@ func (g *group) supervise() {
 	if err != nil && !errors.As(err, &ee) {
 		st.err = err
 	}
+	notes := g.watch.Sweep() // the group is gone: what it made stays made
 	g.mu.Lock()
 	g.status, g.ended = st, time.Now()
+	g.notes = append(g.notes, notes...)
 	g.mu.Unlock()
 	close(g.done)
+}
+
+// sandboxNotes sweeps the protected paths the command could make (see
+// jail.Watcher) and returns the notes not yet reported, one per path moved.
+func (g *group) sandboxNotes() []string {
+	notes := g.watch.Sweep()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	notes = append(g.notes, notes...)
+	g.notes = nil
+	return notes
 }
 
 // tidy runs once the leader has exited. Whatever else is left in the group

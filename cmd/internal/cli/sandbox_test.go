@@ -102,7 +102,7 @@ func TestSandboxCheck(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	code := run(context.Background(), []string{"sandbox", "check"}, strings.NewReader(""), &out, &out)
-	for _, want := range []string{"Landlock ABI ", "read-only:", "workspace-write:", ".git/hooks/", "off:"} {
+	for _, want := range []string{"Landlock ABI ", "read-only:", "workspace-write:", ".git/hooks/", "off:", "mount tier for workspace-write: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("sandbox check lacks %q:\n%s", want, out.String())
 		}

@@ -162,7 +162,16 @@ func (s *Scene) Attempts() []Attempt {
 	// Moved back at once, so the attempts after it find .git in place.
 	add("rename .git", "mv .git git-moved && echo RENAMED; mv git-moved .git 2>/dev/null",
 		func(o string) bool { return strings.Contains(o, "RENAMED") || s.exists(ws+"/git-moved") })
-	add("new top-level entry", "mkdir -p sub/.git && mv sub/.git .git2", made(ws+"/.git2"))
+	add("rename .claude", "mv .claude claude-moved && echo RENAMED; mv claude-moved .claude 2>/dev/null",
+		func(o string) bool { return strings.Contains(o, "RENAMED") || s.exists(ws+"/claude-moved") })
+	add("new .mcp.json moved in", `echo '{}' > sub/m.json && mv sub/m.json .mcp.json`, made(ws+"/.mcp.json"))
+	add("symlink to .git/hooks made inside", "ln -s ../.git/hooks sub/hk; echo x > sub/hk/pre-push", made(ws+"/.git/hooks/pre-push"))
+	add("move into .git/hooks", "echo x > sub/pc && mv sub/pc .git/hooks/pre-applypatch", made(ws+"/.git/hooks/pre-applypatch"))
+	add("hard link into .git/hooks", "echo x > sub/pc2 && ln sub/pc2 .git/hooks/prepare-commit-msg", made(ws+"/.git/hooks/prepare-commit-msg"))
+	add("unmount a protection", "umount .git/hooks; umount -l .git/hooks; echo x > .git/hooks/post-checkout", made(ws+"/.git/hooks/post-checkout"))
+	add("remount a protection writable", "mount -o remount,rw,bind .git/hooks; echo x > .git/hooks/post-merge", made(ws+"/.git/hooks/post-merge"))
+	add("unmount in a nested namespace", "unshare -Urm sh -c 'umount -l .git/hooks; echo x > .git/hooks/pre-rebase'", made(ws+"/.git/hooks/pre-rebase"))
+	add("write the quarantine", "mkdir -p .indusvx/quarantine && echo x > .indusvx/quarantine/planted", made(ws+"/.indusvx/quarantine/planted"))
 	a = append(a, Attempt{Name: "read ~/.ssh", ReadOnly: true, Command: fmt.Sprintf("cat %s/.ssh/id_ed25519", s.Home),
 		Escaped: func(o string) bool { return strings.Contains(o, Secret) }})
 	port := s.tcp.Addr().(*net.TCPAddr).Port
