@@ -186,8 +186,19 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 		return st, err
 	}
 	dir := workspace.At(root).SearchIndex()
+	before, _, _ := lstatAny(root)
 	if err := workspace.MkdirAll(dir, 0o700); err != nil {
 		return st, err
+	}
+	if after, _, _ := lstatAny(root); after != before {
+		// Creating the state folder changed the root itself: let that
+		// change fall behind the racy window, or this build could not
+		// vouch for the root's listing (tree.go).
+		select {
+		case <-time.After(2 * racyWindow):
+		case <-ctx.Done():
+			return st, ctx.Err()
+		}
 	}
 	tmp, err := workspace.CreateTemp(dir)
 	if err != nil {
@@ -229,22 +240,34 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 		}
 		mu.Lock()
 		defer mu.Unlock()
+		rel := filepath.ToSlash(path[len(root)+1:])
 		if !ok || post.bytes > MemoryBudget {
+			// In the table all the same, so that the table lists every
+			// file the walk admits, but never vouched for: grep scans it.
 			st.Skipped++
+			files = append(files, entry{path: rel, stamp: stamp{size: unindexed}})
 			return
 		}
 		id := uint32(len(files))
-		files = append(files, entry{path: filepath.ToSlash(path[len(root)+1:]), stamp: s})
+		files = append(files, entry{path: rel, stamp: s})
 		post.add(id, tris)
 		st.Bytes += int64(len(data))
 	}
-	walk.Walk(ctx, walk.Config{Root: root, Visit: visit, Workers: workers}, &stats)
+	tree := newTreeWatch(root)
+	cfg := walk.Config{Root: root, Visit: visit, Workers: workers,
+		Filter: walk.Filter{NeedRel: true, Keep: tree.keep}}
+	walk.Walk(ctx, cfg, &stats)
 	if err := ctx.Err(); err != nil {
 		return st, err
 	}
-	st.Files = len(files)
+	st.Files = len(files) - st.Skipped
 	st.Skipped += int(stats.Unreadable())
-	st.Size, err = write(tmp, header{built: built, nfiles: uint32(len(files))}, files, post)
+	h := header{built: built, nfiles: uint32(len(files))}
+	watched, complete := tree.finish(stats.Unreadable() == 0)
+	if complete {
+		h.flags |= flagComplete
+	}
+	st.Size, err = write(tmp, h, files, watched, post)
 	if err == nil {
 		err = workspace.Rename(tmp.Name(), filepath.Join(dir, FileName))
 	}
@@ -293,7 +316,7 @@ func readFile(path string, buf *[]byte) ([]byte, stamp, bool) {
 }
 
 // write writes the index into the temp file tmp and closes it.
-func write(tmp *os.File, h header, files []entry, post *postings) (int64, error) {
+func write(tmp *os.File, h header, files []entry, watched []entry, post *postings) (int64, error) {
 	order := make([]uint32, len(files))
 	for i := range order {
 		order[i] = uint32(i)
@@ -322,7 +345,7 @@ func write(tmp *os.File, h header, files []entry, post *postings) (int64, error)
 	if off > 1<<32-1 {
 		return 0, errors.New("search index: posting lists exceed 4 GiB")
 	}
-	meta := encodeMeta(files, order, lk)
+	meta := encodeMeta(files, order, watched, lk)
 	h.ntris = uint32(len(lk.tris))
 	h.metaLen, h.postLen = uint64(len(meta)), off
 	h.metaCRC = crc32.Checksum(meta, castagnoli)

@@ -31,6 +31,22 @@ type counting struct {
 	skipped atomic.Int64
 }
 
+// lister is counting with the index's List, so that grep takes the
+// file table for the walk whenever the index can vouch for the tree;
+// listed counts the searches it served.
+type lister struct {
+	*counting
+	listed atomic.Int64
+}
+
+func (l *lister) List(root, expr string, admit func(rel, name string) bool) ([]string, bool) {
+	paths, ok := l.idx.List(root, expr, admit)
+	if ok {
+		l.listed.Add(1)
+	}
+	return paths, ok
+}
+
 func (c *counting) Narrow(expr string) func(string) bool {
 	skip := c.idx.Narrow(expr)
 	if skip == nil {
@@ -175,7 +191,7 @@ var names = []string{"a.txt", "b.go", "d1/c.txt", "d1/d.go", "d1/d2/e.md", "f.tx
 // the index answers exactly what grep without it answers, every time.
 func TestIndexedGrepEqualsScan(t *testing.T) {
 	defer searchindex.SetRacyWindow(testWindow)()
-	var queries, skipped atomic.Int64
+	var queries, skipped, listed atomic.Int64
 	rapid.Check(t, func(rt *rapid.T) {
 		root, err := os.MkdirTemp("", "indexdiff")
 		if err != nil {
@@ -200,6 +216,7 @@ func TestIndexedGrepEqualsScan(t *testing.T) {
 		}
 		build(rt, root)
 		c := &counting{idx: searchindex.Open(root)}
+		l := &lister{counting: c}
 		// refresh, now and then, is the deck's own change reaching the
 		// index in the same call.
 		refresh := func(name string) {
@@ -244,7 +261,11 @@ func TestIndexedGrepEqualsScan(t *testing.T) {
 			default:
 				in := genInput(rt)
 				want := grep(rt, root, nil, in)
-				got := grep(rt, root, c, in)
+				var n search.Narrower = c
+				if rapid.Bool().Draw(rt, "list") {
+					n = l
+				}
+				got := grep(rt, root, n, in)
 				queries.Add(1)
 				if got != want {
 					rt.Fatalf("grep %v\nwith the index:\n%s\nscanning:\n%s", in, got, want)
@@ -252,12 +273,16 @@ func TestIndexedGrepEqualsScan(t *testing.T) {
 			}
 		}
 		skipped.Add(c.skipped.Load())
+		listed.Add(l.listed.Load())
 	})
-	t.Logf("%d queries, %d files skipped by the index", queries.Load(), skipped.Load())
+	t.Logf("%d queries, %d files skipped by the index, %d searches listed by it", queries.Load(), skipped.Load(), listed.Load())
 	if !testing.Short() && queries.Load() < 2000 {
 		t.Errorf("only %d queries ran; the test wants at least 2000", queries.Load())
 	}
 	if skipped.Load() == 0 {
 		t.Error("the index never let grep skip a file: the test checks nothing")
+	}
+	if listed.Load() == 0 {
+		t.Error("the index never stood in for the walk: the test checks nothing of List")
 	}
 }

@@ -13,9 +13,12 @@ import (
 //	header   64 bytes: magic, version, build time, counts, the lengths of
 //	         the two parts, the checksum of meta, the header's own checksum
 //	meta     the file table (per file: path relative to the workspace,
-//	         size, mtime, ctime, inode, device), the files' ids in path
-//	         order, and the lookup table (per trigram, ascending: the
-//	         trigram, its list's offset, length and checksum)
+//	         size, mtime, ctime, inode, device; size -1 for a file whose
+//	         content is not indexed), the files' ids in path order, the
+//	         watched paths (a count, then path and stamp as for a file:
+//	         the directories and ignore files the walk read, see tree.go),
+//	         and the lookup table (per trigram, ascending: the trigram, its
+//	         list's offset, length and checksum)
 //	postings per trigram, the ids of the files holding it, ascending,
 //	         as uvarint deltas
 //
@@ -25,7 +28,7 @@ import (
 
 const (
 	magic      = "INDUSIDX"
-	version    = 1
+	version    = 2
 	headerSize = 64
 	lookupSize = 16 // trigram, offset, length, checksum: four uint32
 
@@ -42,8 +45,20 @@ func corrupt(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errCorrupt, fmt.Sprintf(format, args...))
 }
 
+// Header flags.
+const (
+	// flagComplete: the table lists every file the walk admitted, and
+	// the watched stamps cover everything else the walk read.
+	flagComplete = 1 << iota
+)
+
+// unindexed is the size recorded for a file in the table whose content
+// is not indexed (too large, unreadable, over the memory budget).
+const unindexed = -1
+
 // header is the fixed start of the file.
 type header struct {
+	flags   uint32
 	built   int64 // unix nanoseconds when the build began
 	nfiles  uint32
 	ntris   uint32
@@ -56,6 +71,7 @@ func (h header) encode() []byte {
 	b := make([]byte, headerSize)
 	copy(b, magic)
 	binary.LittleEndian.PutUint32(b[8:], version)
+	binary.LittleEndian.PutUint32(b[12:], h.flags)
 	binary.LittleEndian.PutUint64(b[16:], uint64(h.built))
 	binary.LittleEndian.PutUint32(b[24:], h.nfiles)
 	binary.LittleEndian.PutUint32(b[28:], h.ntris)
@@ -77,6 +93,7 @@ func decodeHeader(b []byte, fileSize int64) (header, error) {
 	if crc32.Checksum(b[:52], castagnoli) != binary.LittleEndian.Uint32(b[52:]) {
 		return h, corrupt("header checksum mismatch")
 	}
+	h.flags = binary.LittleEndian.Uint32(b[12:])
 	h.built = int64(binary.LittleEndian.Uint64(b[16:]))
 	h.nfiles = binary.LittleEndian.Uint32(b[24:])
 	h.ntris = binary.LittleEndian.Uint32(b[28:])
@@ -128,9 +145,9 @@ func (lk *lookup) list(i int) (off, n, crc uint32) {
 	return binary.LittleEndian.Uint32(r[4:]), binary.LittleEndian.Uint32(r[8:]), binary.LittleEndian.Uint32(r[12:])
 }
 
-func encodeMeta(files []entry, order []uint32, lk *lookupTable) []byte {
+func encodeMeta(files []entry, order []uint32, watched []entry, lk *lookupTable) []byte {
 	var b []byte
-	for _, e := range files {
+	put := func(e entry) {
 		b = binary.AppendUvarint(b, uint64(len(e.path)))
 		b = append(b, e.path...)
 		b = binary.AppendVarint(b, e.stamp.size)
@@ -139,8 +156,15 @@ func encodeMeta(files []entry, order []uint32, lk *lookupTable) []byte {
 		b = binary.AppendUvarint(b, e.stamp.ino)
 		b = binary.AppendUvarint(b, e.stamp.dev)
 	}
+	for _, e := range files {
+		put(e)
+	}
 	for _, id := range order {
 		b = binary.LittleEndian.AppendUint32(b, id)
+	}
+	b = binary.AppendUvarint(b, uint64(len(watched)))
+	for _, e := range watched {
+		put(e)
 	}
 	for i := range lk.tris {
 		b = binary.LittleEndian.AppendUint32(b, lk.tris[i])
@@ -196,43 +220,45 @@ func (r *metaReader) u32(what string) uint32 {
 }
 
 // decodeMeta parses and checks meta against h.
-func decodeMeta(h header, b []byte) ([]entry, []uint32, *lookup, error) {
+func decodeMeta(h header, b []byte) (files []entry, order []uint32, watched []entry, lk *lookup, err error) {
 	if crc32.Checksum(b, castagnoli) != h.metaCRC {
-		return nil, nil, nil, corrupt("file table checksum mismatch")
+		return nil, nil, nil, nil, corrupt("file table checksum mismatch")
 	}
 	// Each file takes at least 11 bytes and each trigram 16: counts beyond
 	// what the bytes can hold are refused before anything is allocated.
 	if uint64(h.nfiles)*11+uint64(h.ntris)*lookupSize > uint64(len(b)) {
-		return nil, nil, nil, corrupt("counts exceed the file table")
+		return nil, nil, nil, nil, corrupt("counts exceed the file table")
 	}
 	r := &metaReader{b: b}
 	// The paths are substrings of one string of the whole table: one
 	// allocation, not one per file.
 	text := string(b[:len(b)-int(h.ntris)*lookupSize])
-	files := make([]entry, h.nfiles)
-	for i := range files {
+	next := func() (entry, bool) {
 		n := r.uvarint("path length")
-		if n == 0 || n > uint64(len(r.b)) {
-			r.fail("path")
-			break
-		}
 		at := len(b) - len(r.b)
-		if at+int(n) > len(text) {
+		if n == 0 || n > uint64(len(r.b)) || at+int(n) > len(text) {
 			r.fail("path")
-			break
+			return entry{}, false
 		}
 		p := text[at : at+int(n)]
 		r.b = r.b[n:]
 		if !validRel(p) {
 			r.fail("path")
-			break
+			return entry{}, false
 		}
-		files[i] = entry{path: p, stamp: stamp{
+		return entry{path: p, stamp: stamp{
 			size: r.varint("size"), mtime: r.varint("mtime"), ctime: r.varint("ctime"),
 			ino: r.uvarint("inode"), dev: r.uvarint("device"),
-		}}
+		}}, r.err == nil
 	}
-	order := make([]uint32, h.nfiles)
+	files = make([]entry, h.nfiles)
+	for i := range files {
+		var ok bool
+		if files[i], ok = next(); !ok {
+			break
+		}
+	}
+	order = make([]uint32, h.nfiles)
 	for i := range order {
 		order[i] = r.u32("order")
 		if order[i] >= h.nfiles {
@@ -242,21 +268,32 @@ func decodeMeta(h header, b []byte) ([]entry, []uint32, *lookup, error) {
 			r.fail("order")
 		}
 	}
+	nw := r.uvarint("watched count")
+	if nw > uint64(len(r.b))/11 {
+		r.fail("watched count")
+	}
+	for range nw {
+		e, ok := next()
+		if !ok {
+			break
+		}
+		watched = append(watched, e)
+	}
 	if r.err != nil {
-		return nil, nil, nil, r.err
+		return nil, nil, nil, nil, r.err
 	}
 	if len(r.b) != int(h.ntris)*lookupSize {
-		return nil, nil, nil, corrupt("bad lookup table in the file table")
+		return nil, nil, nil, nil, corrupt("bad lookup table in the file table")
 	}
-	lk := &lookup{b: r.b}
+	lk = &lookup{b: r.b}
 	for i := range lk.len() {
 		t := lk.tri(i)
 		off, n, _ := lk.list(i)
 		if t >= 1<<24 || (i > 0 && t <= lk.tri(i-1)) || uint64(off)+uint64(n) > h.postLen {
-			return nil, nil, nil, corrupt("bad lookup entry in the file table")
+			return nil, nil, nil, nil, corrupt("bad lookup entry in the file table")
 		}
 	}
-	return files, order, lk, nil
+	return files, order, watched, lk, nil
 }
 
 // validRel reports whether p is a clean relative path below the root.

@@ -33,11 +33,12 @@ type Index struct {
 
 // snapshot is one index file, read.
 type snapshot struct {
-	f     *os.File // for the posting lists; closed by its finalizer
-	h     header
-	files []entry
-	order []uint32
-	lk    *lookup
+	f       *os.File // for the posting lists; closed by its finalizer
+	h       header
+	files   []entry
+	order   []uint32
+	watched []entry // see tree.go
+	lk      *lookup
 }
 
 // Open returns the index of the workspace at root (nothing is read yet).
@@ -105,11 +106,11 @@ func readSnapshot(f *os.File) (*snapshot, stamp, error) {
 	if _, err := f.ReadAt(meta, headerSize); err != nil && !(err == io.EOF && len(meta) == 0) {
 		return nil, k, corrupt("short file table: %v", err)
 	}
-	files, order, lk, err := decodeMeta(h, meta)
+	files, order, watched, lk, err := decodeMeta(h, meta)
 	if err != nil {
 		return nil, k, err
 	}
-	return &snapshot{f: f, h: h, files: files, order: order, lk: lk}, k, nil
+	return &snapshot{f: f, h: h, files: files, order: order, watched: watched, lk: lk}, k, nil
 }
 
 // Narrow plans the regular expression expr (as package linematch compiled
@@ -159,7 +160,7 @@ func (x *Index) narrow(expr string, stale func()) func(path string) bool {
 			return !f.mayMatch(q)
 		}
 		id, ok := s.lookup(rel)
-		if ok && cand.has(id) {
+		if ok && (cand.has(id) || s.files[id].stamp.size == unindexed) {
 			return false
 		}
 		if ok && s.trusted(id, path) {
@@ -318,6 +319,10 @@ func (x *Index) Status() Status {
 	st.Exists, st.Size, st.Files = true, key.size, len(s.files)
 	st.Built = time.Unix(0, s.h.built).Add(racyWindow)
 	for id := range s.files {
+		if s.files[id].stamp.size == unindexed {
+			st.Dirty++ // always scanned
+			continue
+		}
 		st.Bytes += s.files[id].stamp.size
 		path := filepath.Join(x.root, filepath.FromSlash(s.files[id].path))
 		if f, known := x.freshFor(s.files[id].path, path); known && f != nil {

@@ -56,6 +56,27 @@ func (k *Keeper) Narrow(expr string) func(path string) bool {
 	return skip
 }
 
+// List is Index.List, and starts a build when the index needs one:
+// there is none, files changed, or the tree's shape did.
+func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]string, bool) {
+	s := k.load()
+	if s == nil {
+		k.rebuild(true)
+		return nil, false
+	}
+	var stale atomic.Int64
+	limit := max(int64(staleFiles), int64(len(s.files)/staleShare))
+	paths, ok := k.list(root, expr, admit, func() {
+		if stale.Add(1) == limit {
+			k.rebuild(false)
+		}
+	})
+	if !ok && root == k.root {
+		k.rebuild(false)
+	}
+	return paths, ok
+}
+
 // rebuild starts a build unless one runs or one began too recently
 // (unless urgent: there is no usable index).
 func (k *Keeper) rebuild(urgent bool) {

@@ -56,3 +56,24 @@ func statStamp(fi fs.FileInfo) (stamp, bool) {
 	}
 	return stampOf(st)
 }
+
+// lstatAny stamps a regular file or a directory (dir says which) without
+// following a link; ok is false for anything else, and the stamp is
+// zero only when nothing is there.
+func lstatAny(path string) (s stamp, dir, ok bool) {
+	var st unix.Stat_t
+	if unix.Lstat(path, &st) != nil {
+		return stamp{}, false, false
+	}
+	s = stamp{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: st.Dev}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return s, false, true
+	case unix.S_IFDIR:
+		return s, true, true
+	}
+	if s == (stamp{}) {
+		s.ino = 1
+	}
+	return s, false, false
+}

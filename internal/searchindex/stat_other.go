@@ -20,3 +20,5 @@ func pathStamp(string) (stamp, bool) { return stamp{}, false }
 const supported = false
 
 func statStamp(fs.FileInfo) (stamp, bool) { return stamp{}, false }
+
+func lstatAny(string) (stamp, bool, bool) { return stamp{}, false, false }

@@ -92,3 +92,8 @@ func (b *dirBudget) take() bool {
 func fileOf(it walkItem) File {
 	return File{Path: it.path, name: it.path[strings.LastIndexByte(it.path, '/')+1:], dir: it.odir, walked: true}
 }
+
+// ListedFile is the File of a path taken from a listing of the tree
+// made earlier (a search index's file table): opened by its path, and,
+// as for a walked file, a symlink put in its place is not followed.
+func ListedFile(path string) File { return File{Path: path, walked: true} }

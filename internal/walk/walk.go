@@ -324,6 +324,21 @@ func (f *Filter) SetTypes(spec string) error {
 	return nil
 }
 
+// AdmitsFile reports whether f keeps a file that the ignore rules admit,
+// at rel (slash-separated, below the walk's root) with base name name,
+// as the walk would decide. It can only say so for a Filter of types
+// alone (known is false otherwise): a glob can admit what the ignore
+// rules leave out, and Keep can prune directories.
+func (f *Filter) AdmitsFile(rel, name string) (admit, known bool) {
+	if f.Globs != nil || f.Keep != nil {
+		return false, false
+	}
+	if f.Types != nil && f.Types.match(rel, name, false) != ignoreIt {
+		return false, true
+	}
+	return true, true
+}
+
 func (f *Filter) override(rel, name string, isDir bool) verdict {
 	if f.Globs == nil {
 		return noVerdict

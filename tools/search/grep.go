@@ -124,6 +124,8 @@ type grepPlan struct {
 	numbers bool
 	where   string
 	skip    func(path string) bool // from Options.Index; nil: scan all
+	list    []string               // from Options.Index, when listed: the files to search
+	listed  bool
 }
 
 func planGrep(in GrepInput, env *tool.Env) (*grepPlan, error) {
@@ -273,6 +275,8 @@ func runGrep(ctx context.Context, in GrepInput, env *tool.Env, o Options) tool.R
 	}
 	if p.isFile {
 		visit(0, walk.FileAt(p.root))
+	} else if p.listed {
+		visitListed(bctx, p.list, workers, visit)
 	} else {
 		walk.Walk(bctx, walk.Config{Root: p.root, Filter: p.filter, Visit: visit, Workers: workers, ByName: true}, &stats)
 	}

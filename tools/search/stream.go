@@ -301,6 +301,14 @@ func (r *streamRun) produce(order, jobs, free chan *slot) {
 		add(walk.FileAt(r.p.root))
 		return
 	}
+	if r.p.listed {
+		for _, path := range r.p.list {
+			if !add(walk.ListedFile(path)) {
+				return
+			}
+		}
+		return
+	}
 	cfg := walk.Config{Root: r.p.root, Filter: r.p.filter, ByName: true}
 	n := 0
 	for f := range walk.Sorted(r.ctx, cfg, &r.stats) {

@@ -1,0 +1,122 @@
+package searchindex
+
+import (
+	"path"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/indusagi/induscode/internal/walk"
+)
+
+// List returns the files grep must search under root for the regular
+// expression expr (as package linematch compiled it), in the byte order
+// of their paths, taking the file table for the walk: the files the index
+// cannot prove free of a match (candidates, files changed since the
+// build, files whose content is not indexed), among those that admit
+// (the type filter; nil admits all) keeps. ok is false when the table
+// cannot stand in for the walk: no complete index, root not the
+// workspace's, or a directory or ignore file changed since the build (a
+// file created, removed or renamed; a rule edited). grep then walks.
+//
+// Every file is checked against its stamp as Narrow checks it; a file
+// of the table that is gone makes List refuse, since only a walk can
+// tell what happened.
+func (x *Index) List(root, expr string, admit func(rel, name string) bool) (paths []string, ok bool) {
+	return x.list(root, expr, admit, nil)
+}
+
+func (x *Index) list(root, expr string, admit func(rel, name string) bool, stale func()) (paths []string, ok bool) {
+	if root != x.root {
+		return nil, false
+	}
+	s := x.load()
+	if s == nil || s.h.flags&flagComplete == 0 || repoAbove(x.root) {
+		return nil, false
+	}
+	for _, w := range s.watched {
+		if !s.vouches(w, filepath.Join(x.root, filepath.FromSlash(w.path))) {
+			return nil, false
+		}
+	}
+	q := planOf(expr)
+	var cand bitmap
+	if q.op != qAll {
+		var err error
+		if cand, err = s.eval(q); err != nil {
+			x.mu.Lock()
+			if x.snap == s {
+				x.snap, x.bad = nil, err
+			}
+			x.mu.Unlock()
+			return nil, false
+		}
+	}
+	// Decide each file in path order, in parallel: most decisions are a
+	// stat.
+	ids := s.order
+	if admit != nil {
+		ids = make([]uint32, 0, len(s.order))
+		for _, id := range s.order {
+			if p := s.files[id].path; admit(p, path.Base(p)) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	search := make([]bool, len(ids))
+	var refused atomic.Bool
+	workers := walk.Workers(0)
+	chunk := (len(ids) + workers - 1) / max(workers, 1)
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(ids); lo += max(chunk, 1) {
+		hi := min(lo+chunk, len(ids))
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				e := &s.files[ids[i]]
+				abs := filepath.Join(x.root, filepath.FromSlash(e.path))
+				if cand == nil || cand.has(ids[i]) || e.stamp.size == unindexed {
+					search[i] = true
+					continue
+				}
+				if f, known := x.freshFor(e.path, abs); known {
+					search[i] = f == nil || f.mayMatch(q)
+					if f == nil && stale != nil {
+						stale()
+					}
+					continue
+				}
+				now, ok := pathStamp(abs)
+				switch {
+				case !ok:
+					refused.Store(true)
+				case now == e.stamp && !s.racy(e.stamp):
+				default:
+					search[i] = true
+					if stale != nil {
+						stale()
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if refused.Load() {
+		return nil, false
+	}
+	for i, id := range ids {
+		if search[i] {
+			paths = append(paths, filepath.Join(x.root, filepath.FromSlash(s.files[id].path)))
+		}
+	}
+	return paths, true
+}
+
+// racy reports whether a file stamped st changed too close to the build
+// to tell.
+func (s *snapshot) racy(st stamp) bool { return st.mtime >= s.h.built || st.ctime >= s.h.built }
+
+// vouches reports whether the watched path at abs is as recorded.
+func (s *snapshot) vouches(w entry, abs string) bool {
+	now, _, ok := lstatAny(abs)
+	return ok && now == w.stamp && !s.racy(w.stamp)
+}
