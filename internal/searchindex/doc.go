@@ -9,9 +9,14 @@
 // byte strings it allows (plan.go), so there is no separate folded index.
 // A build (build.go) walks the tree with grep's own rules, reads each file
 // once and writes the file atomically; its memory is bounded by leaving
-// files out of the table, which grep then scans. The deck's own writes
+// the content of the files beyond the budget unindexed (they stay in the
+// table, and grep scans them). The deck's own writes
 // and edits reach the index in the same call (fresh.go): the changed file
 // is read again and its trigrams kept in memory until the next build.
+//
+// The build also stamps every directory it entered and every ignore file
+// it read (tree.go); while they are all unchanged, List hands grep the
+// files to open from the table instead of a walk (list.go).
 //
 // A file is skipped only when the index proves it holds no match (index.go):
 // it is in the table, its size, modification and change times, inode and
