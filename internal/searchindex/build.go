@@ -22,14 +22,10 @@ import (
 
 // Limits of a build.
 const (
-	// MaxFileSize is the largest file indexed. Larger files are not in
-	// the table, so grep always scans them (and says what it says about
-	// them: long lines, multiline limits).
+	// MaxFileSize is the largest file indexed. The content of larger
+	// files is not indexed, so grep always scans them (and says what it
+	// says about them: long lines, multiline limits).
 	MaxFileSize = 16 << 20
-	// MemoryBudget bounds the posting lists a build holds. A tree whose
-	// lists outgrow it is indexed in part: the files beyond are left out
-	// of the table, and grep scans them.
-	MemoryBudget = 1 << 30
 )
 
 // The racy rule. A file's stamp proves it unchanged only if any later
@@ -49,7 +45,8 @@ const coarseWindow = 3 * time.Second
 type BuildStats struct {
 	Files   int   // files in the table
 	Bytes   int64 // their bytes
-	Skipped int   // files left out: too large, unreadable or over the memory budget
+	Skipped int   // files whose content is not indexed: too large or unreadable
+	Runs    int   // sorted runs spilled to disk and merged
 	Size    int64 // bytes of the index file
 }
 
@@ -178,7 +175,8 @@ func (x *extractor) distinct(data []byte) []uint32 {
 
 // Build indexes the files under root that grep would search there (the
 // walk's ignore rules, no state folder) and replaces the index file
-// atomically. It holds the posting lists in memory up to MemoryBudget.
+// atomically. It holds the posting lists in memory up to spillBudget and
+// spills them to disk beyond (spill.go).
 func Build(ctx context.Context, root string) (BuildStats, error) {
 	var st BuildStats
 	root, err := filepath.Abs(root)
@@ -223,11 +221,35 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	}
 	built := start.mtime - int64(window)
 	var (
-		mu    sync.Mutex
-		post  = &postings{}
-		files []entry
-		stats walk.Stats
+		mu       sync.Mutex
+		post     = &postings{}
+		files    []entry
+		stats    walk.Stats
+		spilled  runs
+		spillErr error
 	)
+	var forgetRuns []func()
+	defer func() {
+		for i, f := range spilled {
+			f.Close()
+			_ = workspace.Remove(f.Name())
+			forgetRuns[i]()
+		}
+	}()
+	// spillRun moves the lists in memory to a run on disk (spill.go).
+	spillRun := func() error {
+		f, err := workspace.CreateTemp(dir)
+		if err != nil {
+			return err
+		}
+		forgetRuns = append(forgetRuns, workspace.At(root).Journal().Record(f.Name()))
+		spilled = append(spilled, f)
+		if err := post.spill(f); err != nil {
+			return err
+		}
+		post = &postings{}
+		return nil
+	}
 	workers := walk.Workers(0)
 	xs := make([]extractor, workers)
 	visit := func(w int, f walk.File) {
@@ -241,7 +263,7 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		rel := filepath.ToSlash(path[len(root)+1:])
-		if !ok || post.bytes > MemoryBudget {
+		if !ok {
 			// In the table all the same, so that the table lists every
 			// file the walk admits, but never vouched for: grep scans it.
 			st.Skipped++
@@ -252,6 +274,9 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 		files = append(files, entry{path: rel, stamp: s})
 		post.add(id, tris)
 		st.Bytes += int64(len(data))
+		if post.bytes > spillBudget && spillErr == nil {
+			spillErr = spillRun()
+		}
 	}
 	tree := newTreeWatch(root)
 	cfg := walk.Config{Root: root, Visit: visit, Workers: workers,
@@ -267,7 +292,16 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	if complete {
 		h.flags |= flagComplete
 	}
-	st.Size, err = write(tmp, h, files, watched, post)
+	var src lists = post
+	if spillErr == nil && len(spilled) > 0 {
+		spillErr = spillRun()
+		src = spilled
+	}
+	if spillErr != nil {
+		return st, fmt.Errorf("search index: spilling posting lists to disk: %w", spillErr)
+	}
+	st.Runs = len(spilled)
+	st.Size, err = write(tmp, h, files, watched, src)
 	if err == nil {
 		err = workspace.Rename(tmp.Name(), filepath.Join(dir, FileName))
 	}
@@ -315,8 +349,10 @@ func readFile(path string, buf *[]byte) ([]byte, stamp, bool) {
 	return b[:n], s, true
 }
 
-// write writes the index into the temp file tmp and closes it.
-func write(tmp *os.File, h header, files []entry, watched []entry, post *postings) (int64, error) {
+// write writes the index into the temp file tmp and closes it. It reads
+// the lists twice: once for the lookup table, which precedes them, once
+// to write them.
+func write(tmp *os.File, h header, files []entry, watched []entry, src lists) (int64, error) {
 	order := make([]uint32, len(files))
 	for i := range order {
 		order[i] = uint32(i)
@@ -324,26 +360,19 @@ func write(tmp *os.File, h header, files []entry, watched []entry, post *posting
 	slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(files[a].path, files[b].path) })
 	lk := &lookupTable{}
 	var off uint64
-	var scratch []byte
-	for hi, blk := range post.slot {
-		if blk == nil {
-			continue
+	err := src.each(func(t uint32, l []byte) error {
+		lk.tris = append(lk.tris, t)
+		lk.offs = append(lk.offs, uint32(off))
+		lk.lens = append(lk.lens, uint32(len(l)))
+		lk.crcs = append(lk.crcs, crc32.Checksum(l, castagnoli))
+		off += uint64(len(l))
+		if off > 1<<32-1 {
+			return errors.New("search index: posting lists exceed 4 GiB")
 		}
-		for lo, i := range blk {
-			if i == 0 {
-				continue
-			}
-			l := post.list(i, scratch[:0])
-			scratch = l
-			lk.tris = append(lk.tris, uint32(hi)<<12|uint32(lo))
-			lk.offs = append(lk.offs, uint32(off))
-			lk.lens = append(lk.lens, uint32(len(l)))
-			lk.crcs = append(lk.crcs, crc32.Checksum(l, castagnoli))
-			off += uint64(len(l))
-		}
-	}
-	if off > 1<<32-1 {
-		return 0, errors.New("search index: posting lists exceed 4 GiB")
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	meta := encodeMeta(files, order, watched, lk)
 	h.ntris = uint32(len(lk.tris))
@@ -353,9 +382,17 @@ func write(tmp *os.File, h header, files []entry, watched []entry, post *posting
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	w.Write(h.encode())
 	w.Write(meta)
-	for _, t := range lk.tris {
-		scratch = post.list(post.slot[t>>12][t&(1<<12-1)], scratch[:0])
-		w.Write(scratch)
+	var written uint64
+	err = src.each(func(_ uint32, l []byte) error {
+		written += uint64(len(l))
+		_, err := w.Write(l)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	if written != off {
+		return 0, errors.New("search index: posting lists changed between passes")
 	}
 	if err := w.Flush(); err != nil {
 		return 0, err

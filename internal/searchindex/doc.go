@@ -8,9 +8,8 @@
 // case-insensitive pattern, a class or an alternation becomes an OR of the
 // byte strings it allows (plan.go), so there is no separate folded index.
 // A build (build.go) walks the tree with grep's own rules, reads each file
-// once and writes the file atomically; its memory is bounded by leaving
-// the content of the files beyond the budget unindexed (they stay in the
-// table, and grep scans them). The deck's own writes
+// once and writes the file atomically; its memory is bounded by spilling
+// sorted runs of posting lists to disk and merging them (spill.go). The deck's own writes
 // and edits reach the index in the same call (fresh.go): the changed file
 // is read again and its trigrams kept in memory until the next build.
 //

@@ -12,3 +12,11 @@ func SetRacyWindow(d time.Duration) (restore func()) {
 
 // RacyWindow is the window in force.
 func RacyWindow() time.Duration { return racyWindow }
+
+// SetSpillBudget makes builds spill their posting lists beyond n bytes;
+// the returned function restores the budget.
+func SetSpillBudget(n int64) (restore func()) {
+	old := spillBudget
+	spillBudget = n
+	return func() { spillBudget = old }
+}

@@ -1,0 +1,81 @@
+package searchindex
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// lists reads every posting list of the index at root as the paths of
+// its files, by trigram.
+func dumpLists(t *testing.T, root string) map[uint32][]string {
+	t.Helper()
+	s := Open(root).load()
+	if s == nil {
+		t.Fatal("no index")
+	}
+	out := map[uint32][]string{}
+	for i := range s.lk.len() {
+		off, n, _ := s.lk.list(i)
+		data := make([]byte, n)
+		if _, err := s.f.ReadAt(data, headerSize+int64(s.h.metaLen)+int64(off)); err != nil {
+			t.Fatal(err)
+		}
+		ids, err := decodePostings(data, s.h.nfiles, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, id := range ids {
+			paths = append(paths, s.files[id].path)
+		}
+		slices.Sort(paths)
+		out[s.lk.tri(i)] = paths
+	}
+	return out
+}
+
+// TestSpilledBuildEqualsInMemory: a build whose budget makes it spill a
+// run after nearly every file writes the same posting lists as one that
+// holds them all in memory.
+func TestSpilledBuildEqualsInMemory(t *testing.T) {
+	root := t.TempDir()
+	for i := range 60 {
+		p := filepath.Join(root, fmt.Sprintf("d%d", i%4), fmt.Sprintf("f%d.txt", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		body := strings.Repeat(fmt.Sprintf("word%d shared text %d\n", i%7, i), 1+i%5)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := Build(context.Background(), root)
+	if err != nil || st.Runs != 0 {
+		t.Fatalf("in-memory build: %+v %v", st, err)
+	}
+	want := dumpLists(t, root)
+	defer SetSpillBudget(64)()
+	st, err = Build(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Runs < 30 {
+		t.Fatalf("a build over a 64-byte budget spilled only %d runs", st.Runs)
+	}
+	got := dumpLists(t, root)
+	if len(got) != len(want) {
+		t.Fatalf("%d trigrams spilled, %d in memory", len(got), len(want))
+	}
+	for tri, paths := range want {
+		if !slices.Equal(got[tri], paths) {
+			t.Fatalf("trigram %06x: spilled %q, in memory %q", tri, got[tri], paths)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(root, ".indusvx", "index", "*"))
+	if len(left) != 1 {
+		t.Fatalf("runs left behind: %q", left)
+	}
+}
