@@ -3,9 +3,12 @@ package serve
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -213,11 +216,51 @@ func TestJSONTransportDelete(t *testing.T) {
 	}
 }
 
-// An idle session ends after the timeout; one with its event stream open
-// is not idle. A second event stream of one session is refused.
-func TestJSONTransportIdleSessions(t *testing.T) {
+// An idle session ends after the timeout: the timer is real and short,
+// and the test waits for the session to be gone rather than for a fixed
+// time (calling it would touch it and restart its timer).
+func TestJSONTransportIdleSessionEnds(t *testing.T) {
 	t.Parallel()
-	url, _ := startHTTP(t, sessionOptions(workspace(t, nil)), HTTPOptions{SessionTimeout: 300 * time.Millisecond})
+	url, srv := startHTTP(t, sessionOptions(workspace(t, nil)), HTTPOptions{SessionTimeout: 100 * time.Millisecond})
+	idle := startRawHTTP(t, url)
+	for deadline := time.Now().Add(10 * time.Second); hasSession(srv, idle.session); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a session idle for ten seconds has not ended with a timeout of 100 ms")
+		}
+	}
+	if err := idle.call("todo_read", map[string]any{}); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("a call after the idle timeout: %v, want 404", err)
+	}
+}
+
+// hasSession reports whether the server still holds the MCP session id.
+func hasSession(srv *Server, id string) bool {
+	for ss := range srv.MCP().Sessions() {
+		if ss.ID() == id {
+			return true
+		}
+	}
+	return false
+}
+
+// A session with its event stream open is not idle: when its timer runs
+// out it lives on, while one without a stream ends. The transport runs
+// with a timeout no test outlives and the test fires the timers itself,
+// so the outcome cannot depend on how fast the machine is. A second event
+// stream of one session is refused.
+func TestJSONTransportOpenStreamIsNotIdle(t *testing.T) {
+	t.Parallel()
+	srv, err := New(sessionOptions(workspace(t, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	transport := newJSONHTTP(srv.mcp, quiet, time.Hour)
+	hs := httptest.NewServer(transport)
+	t.Cleanup(func() {
+		srv.Close()
+		hs.Close()
+	})
+	url := hs.URL
 	idle := startRawHTTP(t, url)
 	listening := startRawHTTP(t, url)
 
@@ -235,7 +278,16 @@ func TestJSONTransportIdleSessions(t *testing.T) {
 		t.Errorf("a second GET: %d %q, want 409", resp.StatusCode, body)
 	}
 
-	time.Sleep(900 * time.Millisecond)
+	// The timeout runs out for both: what each session's timer does.
+	transport.mu.Lock()
+	sessions := slices.Collect(maps.Values(transport.sessions))
+	transport.mu.Unlock()
+	if len(sessions) != 2 {
+		t.Fatalf("%d sessions open, want 2", len(sessions))
+	}
+	for _, s := range sessions {
+		s.expire()
+	}
 	if err := idle.call("todo_read", map[string]any{}); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("a call after the idle timeout: %v, want 404", err)
 	}
