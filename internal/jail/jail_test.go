@@ -12,11 +12,15 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/internal/jail/jailtest"
 )
 
+// TestMain lets the test binary be the jail's re-executed child, and
+// fails the package when a test leaves a goroutine behind.
 func TestMain(m *testing.M) {
 	jail.Main()
 	// The dedicated helper, built here and found on PATH, sets up the
@@ -32,6 +36,12 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutines left behind:", err)
+			code = 1
+		}
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
