@@ -39,7 +39,7 @@ func hugeDir(t *testing.T, size uint64) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(shm) })
 	var st syscall.Statfs_t
-	if syscall.Statfs(shm, &st) != nil || st.Bavail*uint64(st.Bsize) < size {
+	if syscall.Statfs(shm, &st) != nil || uint64(st.Bavail)*uint64(st.Bsize) < size {
 		return t.TempDir()
 	}
 	return shm
