@@ -94,7 +94,12 @@ func startReport(p *Proc, yield time.Duration, v Verbs) tool.Result {
 // with: its id and state, and why a wait ended.
 func withStatus(r tool.Result, p *Proc, reason string) tool.Result {
 	if notes := p.g.sandboxNotes(); len(notes) > 0 {
-		r.Blocks = append(r.Blocks, tool.TextBlock(strings.Join(notes, "\n")))
+		note := strings.Join(notes, "\n")
+		if len(r.Blocks) > 0 && r.Blocks[0].Kind == tool.KindText {
+			r.Blocks[0].Text += "\n" + note
+		} else {
+			r.Blocks = append([]tool.Block{tool.TextBlock(note)}, r.Blocks...)
+		}
 	}
 	st := p.state()
 	m := map[string]any{"id": p.ID, "pid": p.PID(), "state": st.word, "terminal": p.term != nil}

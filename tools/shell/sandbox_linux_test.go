@@ -1,0 +1,72 @@
+//go:build linux
+
+package shell
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/indusagi/induscode/internal/jail"
+	"github.com/indusagi/induscode/tool"
+)
+
+// confinedSession is a session whose engine runs workspace-write, where the
+// mount tier works (skipped elsewhere: the per-entry rules refuse new
+// top-level entries, which the jail package's tests cover).
+func confinedSession(t *testing.T) *tool.Env {
+	t.Helper()
+	if jail.Probe().ABI < 1 {
+		t.Skip("no Landlock here")
+	}
+	cmd, why := jail.NamespaceProbe()
+	if why == nil {
+		why = cmd.Run()
+	}
+	if why != nil {
+		t.Skipf("no mount tier here: %v", why)
+	}
+	env := session(t)
+	EngineOf(env).Confine(jail.ForMode(jail.WorkspaceWrite, env.Dir, t.TempDir()))
+	return env
+}
+
+// Under workspace-write a command makes new top-level entries, and a
+// protected one it made is moved away and named in the result.
+func TestBashSandboxQuarantines(t *testing.T) {
+	t.Parallel()
+	env := confinedSession(t)
+	r := call(t, BashTool(), env, map[string]any{"command": "touch newtop && mkdir build && echo '{}' > .mcp.json"})
+	out := text(r)
+	if r.IsError || !strings.Contains(out, "protected path .mcp.json, which was moved to .indusvx/quarantine/") {
+		t.Fatalf("bash said:\n%s", out)
+	}
+	if _, err := os.Lstat(filepath.Join(env.Dir, ".mcp.json")); err == nil {
+		t.Error(".mcp.json is still in the workspace")
+	}
+	for _, p := range []string{"newtop", "build"} {
+		if _, err := os.Stat(filepath.Join(env.Dir, p)); err != nil {
+			t.Errorf("the new top-level entry %s: %v", p, err)
+		}
+	}
+}
+
+// A background process's protected paths are swept when it is read, while
+// it runs.
+func TestProcessSandboxQuarantines(t *testing.T) {
+	t.Parallel()
+	env := confinedSession(t)
+	id, _ := startBg(t, env, "mkdir -p .indus/addons/evil && echo made > made && exec sleep 300")
+	waitFile(t, filepath.Join(env.Dir, "made"))
+	out := proc(t, env, map[string]any{"action": "output", "id": id})
+	if !strings.Contains(out, "protected path .indus, which was moved to") {
+		t.Fatalf("output said:\n%s", out)
+	}
+	if _, err := os.Lstat(filepath.Join(env.Dir, ".indus")); err == nil {
+		t.Error(".indus is still in the workspace")
+	}
+	if again := proc(t, env, map[string]any{"action": "output", "id": id}); strings.Contains(again, "protected path") {
+		t.Errorf("the note came twice:\n%s", again)
+	}
+}
