@@ -1,9 +1,30 @@
 // Package cli is the indusr command line: a declarative flag table, the
-// subcommands (tools, call, rewind, mcp status, mcp ledger, version) and the
-// boot wiring that turns flags into a provisioned deck with the MCP tools
-// grafted; --session keeps a session's reads and checklist between runs.
-// cmd/indusr and cmd/indusagir are thin mains over [Main], which
-// keeps the whole CLI testable in-process.
+// subcommands below, and the boot wiring that turns flags into a
+// provisioned deck with the MCP tools grafted; --session keeps a session's
+// reads and checklist between runs, and -p gives the agent a prompt.
+// cmd/indusr and cmd/indusagir are thin mains over [Main], which keeps the
+// whole CLI testable in-process.
+//
+// The subcommands (a test keeps this list equal to the command tree):
+//
+//   - indusr tools: the tools of the session
+//   - indusr call: call one tool and print its result
+//   - indusr rewind, indusr rewind list, indusr rewind gc: undo the file
+//     changes of write and edit, list the checkpoints, prune old ones
+//   - indusr version
+//   - indusr mcp status, indusr mcp ledger, indusr mcp trust: mount the MCP
+//     servers and show their health, print the enrollment ledger, approve
+//     the workspace's own MCP config
+//   - indusr serve: the deck as an MCP server over stdio or HTTP
+//   - indusr addons list, indusr addons check, indusr addons run: the
+//     workspace's addons
+//   - indusr hooks list, indusr hooks trust: the workspace's command hooks
+//     and their approval
+//   - indusr lsp status: the configured language servers
+//   - indusr sandbox check: what the sandbox enforces on this kernel
+//   - indusr index build, indusr index status, indusr index drop: grep's
+//     search index
+//   - indusr transcripts: the workspace's conversations, for --resume
 //
 // Exit status: 0 success, 1 a tool reported an error or the command failed
 // (including an interrupt), 2 a usage error.
