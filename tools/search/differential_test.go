@@ -82,7 +82,7 @@ func copyDir(t *testing.T, src, dst string) {
 		return os.WriteFile(target, b, 0o644)
 	})
 	if err != nil {
-		t.Skipf("cannot copy Go sources from %s: %v", src, err)
+		testpeer.Missing(t, "Go's library sources in "+src+" ("+err.Error()+")", "install a Go toolchain with its src folder, as the official downloads have")
 	}
 }
 
