@@ -67,8 +67,8 @@ type Options struct {
 	MaxLedgerEntries int
 }
 
-// DefaultMaxLedgerEntries keeps replay well under the 300 ms budget (a
-// 100,000-line log replays in about 200 ms) while holding the history of
+// DefaultMaxLedgerEntries keeps replay within its 300 ms budget (the
+// Replay100k benchmark, BENCHMARKS.md) while holding the history of
 // hundreds of sessions.
 const DefaultMaxLedgerEntries = 100_000
 

@@ -6,21 +6,21 @@ import (
 	"testing"
 )
 
-// specBuiltins is the built-in order the spec fixes; rows present in the
+// catalogBuiltins is the fixed order of the built-ins; rows present in the
 // catalog must appear in this order, before any app card.
-var specBuiltins = []string{"read", "ls", "grep", "find", "websearch", "webfetch", "todo_read",
+var catalogBuiltins = []string{"read", "ls", "grep", "find", "websearch", "webfetch", "todo_read",
 	"write", "edit", "bash", "process", "todo_set"}
 
-var specAppCards = []string{"todo", "bg-process", "task", "saas-action", "memory", "enter_plan_mode", "exit_plan_mode"}
+var catalogAppCards = []string{"todo", "bg-process", "task", "saas-action", "memory", "enter_plan_mode", "exit_plan_mode"}
 
-// readOnlyBuiltins are the observe-only built-ins of the spec.
+// readOnlyBuiltins are the observe-only built-ins.
 var readOnlyBuiltins = []string{"read", "ls", "grep", "find", "websearch", "webfetch", "todo_read"}
 
-// TestCatalogOrder pins the catalog: exactly the spec's 12 built-ins and 7
-// app cards, in the spec's order, nothing more.
+// TestCatalogOrder pins the catalog: exactly the 12 built-ins and 7
+// app cards, in this order, nothing more.
 func TestCatalogOrder(t *testing.T) {
 	t.Parallel()
-	if got, want := IDs(), slices.Concat(specBuiltins, specAppCards); !reflect.DeepEqual(got, want) {
+	if got, want := IDs(), slices.Concat(catalogBuiltins, catalogAppCards); !reflect.DeepEqual(got, want) {
 		t.Errorf("catalog = %v\nwant     %v", got, want)
 	}
 }
@@ -33,8 +33,8 @@ func TestProfileCounts(t *testing.T) {
 		p    Profile
 		want []string
 	}{
-		{All, slices.Concat(specBuiltins, specAppCards)},
-		{Survey, specBuiltins},
+		{All, slices.Concat(catalogBuiltins, catalogAppCards)},
+		{Survey, catalogBuiltins},
 		{Authoring, readOnlyBuiltins},
 	} {
 		t.Run(tc.p.String(), func(t *testing.T) {
@@ -117,7 +117,7 @@ func TestIndexFirstOccurrenceWins(t *testing.T) {
 	}
 }
 
-// TestProfileInversion pins the spec's deliberate naming: Authoring is the
+// TestProfileInversion pins the deliberate naming: Authoring is the
 // read-only set, Survey every built-in, All built-ins plus app cards.
 func TestProfileInversion(t *testing.T) {
 	t.Parallel()
@@ -131,7 +131,7 @@ func TestProfileInversion(t *testing.T) {
 	if got, want := ids(CardsFor(Authoring)), readOnlyBuiltins; !reflect.DeepEqual(got, want) {
 		t.Errorf("Authoring = %v, want the read-only built-ins %v", got, want)
 	}
-	if got, want := ids(CardsFor(Survey)), specBuiltins; !reflect.DeepEqual(got, want) {
+	if got, want := ids(CardsFor(Survey)), catalogBuiltins; !reflect.DeepEqual(got, want) {
 		t.Errorf("Survey = %v, want every built-in %v", got, want)
 	}
 	if got, want := ids(CardsFor(All)), IDs(); !reflect.DeepEqual(got, want) {
@@ -142,7 +142,7 @@ func TestProfileInversion(t *testing.T) {
 		switch {
 		case slices.Contains(readOnlyBuiltins, c.ID):
 			want = []Profile{Authoring, Survey}
-		case slices.Contains(specBuiltins, c.ID):
+		case slices.Contains(catalogBuiltins, c.ID):
 			want = []Profile{Survey}
 		default:
 			want = []Profile{All}
@@ -164,7 +164,7 @@ func TestBuiltinReadOnlyAgrees(t *testing.T) {
 			if s.Name != c.ID {
 				t.Errorf("built tool is named %q", s.Name)
 			}
-			if c.In(Authoring) != s.ReadOnly && !slices.Contains(specAppCards, c.ID) {
+			if c.In(Authoring) != s.ReadOnly && !slices.Contains(catalogAppCards, c.ID) {
 				t.Errorf("ReadOnly = %v but Authoring membership = %v", s.ReadOnly, c.In(Authoring))
 			}
 			if s.Label == "" || s.Description == "" || len(s.InputSchema) == 0 {
@@ -225,7 +225,7 @@ func TestEveryProfileHandled(t *testing.T) {
 func TestCancellableCards(t *testing.T) {
 	t.Parallel()
 	for _, c := range Catalog() {
-		want := !slices.Contains(specAppCards, c.ID) && c.ID != "bash" && c.ID != "process"
+		want := !slices.Contains(catalogAppCards, c.ID) && c.ID != "bash" && c.ID != "process"
 		if c.Cancellable != want {
 			t.Errorf("%s: Cancellable = %v, want %v", c.ID, c.Cancellable, want)
 		}

@@ -15,8 +15,8 @@ import (
 // returns as soon as the context ends, even if the tool ignores it (its
 // result is then dropped). A cancellable tool runs on the caller's
 // goroutine: the handoff, and the fresh goroutine's stack growing through
-// JSON decoding and schema validation, were about 15% of a small read over
-// stdio. Either way a panic in the tool becomes an IsError result.
+// JSON decoding and schema validation, were a large part of a small read
+// (BENCHMARKS.md). Either way a panic in the tool becomes an IsError result.
 //
 // The watcher sits right around the tool (and its checkpoint wrapper),
 // under whatever the host maps over the deck (the addons' gates and

@@ -8,21 +8,19 @@ import (
 )
 
 // What [Options.AdaptGC] and [Options.AdaptProcs] set, by load. The
-// figures are from the 2-core VM of BENCHMARKS.md.
+// measurements behind each choice are in BENCHMARKS.md ("indusr serve
+// against its peers").
 const (
 	// calmGC is the GC target while calls come one at a time: Go's
 	// default. A client that calls one tool after another waits for each
 	// call, and on a young process what a small call costs is mostly
 	// touching fresh memory while the heap grows to its target; a small
-	// target keeps the heap small and warm (a read over stdio: 0.19-0.27 ms
-	// at 100 against 0.55-0.62 ms at 400 in the first few hundred calls).
+	// target keeps the heap small and warm.
 	calmGC = 100
 	// busyGC is the target while calls overlap. The MCP SDK allocates a
 	// fresh 32 KiB buffer for each JSON decoding, several per message, so
-	// with many clients at once the collector at 100 runs every few calls:
-	// server CPU per read with 8 HTTP clients was about twice that at 400,
-	// and 12% less at 800 than at 400 (1600 no better). The heap then
-	// grows to tens of MiB.
+	// with many clients at once the collector at 100 runs every few calls
+	// and costs more CPU per call than the larger heap of a higher target.
 	busyGC = 800
 	// calmProcs is how many processors run Go code while calls come one
 	// at a time. A call passes through several goroutines (the
@@ -30,13 +28,11 @@ const (
 	// with another processor idle, each handoff wakes a thread there, and
 	// a thread switch costs far more than the handoff, on a virtual
 	// machine most. On one processor the next goroutine runs on the same
-	// thread. Per small read over stdio: 6.7 thread switches and 0.23 ms
-	// p50 on two processors, 3.0 and 0.16 ms on one (standard input read
-	// through the poller: a read blocked in read(2) would hold the one
-	// processor); a grafted echo over HTTP took half the CPU time, with
-	// 8 thread switches instead of 17. Overlapping calls get Go's default
-	// count, and so does a large tree walk while it runs (package procs):
-	// grep over 7,600 files took 0.19 s on one processor and 0.11 s on two.
+	// thread, with fewer thread switches and less CPU per call (standard
+	// input is read through the poller: a read blocked in read(2) would
+	// hold the one processor). Overlapping calls get Go's default count,
+	// and so does a large tree walk while it runs (package procs), which
+	// is faster on every processor.
 	calmProcs = 1
 	// calmAfter is how long the load must stay light before the process
 	// is calm again: long enough that a client pausing between bursts does
