@@ -15,7 +15,9 @@
 //
 // The build also stamps every directory it entered and every ignore file
 // it read (tree.go); while they are all unchanged, List hands grep the
-// files to open from the table instead of a walk (list.go).
+// files to open from the table instead of a walk (list.go). A Keeper
+// (serve) also watches the tree, so that only the files written to since
+// need a stat (watch.go).
 //
 // A file is skipped only when the index proves it holds no match (index.go):
 // it is in the table, its size, modification and change times, inode and

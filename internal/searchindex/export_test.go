@@ -20,3 +20,6 @@ func SetSpillBudget(n int64) (restore func()) {
 	spillBudget = n
 	return func() { spillBudget = old }
 }
+
+// ListStats is how many files List has stat-ed.
+func (x *Index) ListStats() int64 { return x.listStats.Load() }

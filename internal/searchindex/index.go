@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/indusagi/induscode/workspace"
@@ -29,6 +30,8 @@ type Index struct {
 	bad  error // why the file on disk was refused
 
 	fresh freshSet // files the deck changed since, read again
+
+	listStats atomic.Int64 // files List has stat-ed, for tests
 }
 
 // snapshot is one index file, read.

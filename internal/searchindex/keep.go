@@ -22,6 +22,9 @@ type Keeper struct {
 	wg       sync.WaitGroup
 	mu       sync.Mutex
 	last     time.Time // when the last build began
+
+	tw     *treeWatcher // under mu; see watch.go
+	twSnap *snapshot    // the snapshot tw watches for
 }
 
 // Rebuild bounds: a build after at least minRebuild, once a search met
@@ -57,24 +60,58 @@ func (k *Keeper) Narrow(expr string) func(path string) bool {
 }
 
 // List is Index.List, and starts a build when the index needs one:
-// there is none, files changed, or the tree's shape did.
+// there is none, files changed, or the tree's shape did. With the tree
+// watched (watch.go), the files nothing wrote to need no stat.
 func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]string, bool) {
 	s := k.load()
 	if s == nil {
 		k.rebuild(true)
 		return nil, false
 	}
+	tw := k.watcherFor(s)
 	var stale atomic.Int64
 	limit := max(int64(staleFiles), int64(len(s.files)/staleShare))
-	paths, ok := k.list(root, expr, admit, func() {
+	hk := listHooks{stale: func(rel string) {
+		if tw != nil {
+			tw.markDirty(rel)
+		}
 		if stale.Add(1) == limit {
 			k.rebuild(false)
 		}
-	})
+	}}
+	if tw != nil && tw.sync() {
+		watched := hk
+		watched.clean = tw.clean
+		if paths, ok := k.list(s, root, expr, admit, watched); ok {
+			return paths, true
+		}
+	}
+	paths, ok := k.list(s, root, expr, admit, hk)
+	if tw != nil && root == k.root {
+		tw.setArmed(ok)
+	}
 	if !ok && root == k.root {
 		k.rebuild(false)
 	}
 	return paths, ok
+}
+
+// watcherFor returns the watch over s's tree, setting it when s is new;
+// nil when s cannot stand in for a walk or the tree cannot be watched.
+func (k *Keeper) watcherFor(s *snapshot) *treeWatcher {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.twSnap == s {
+		return k.tw
+	}
+	if k.tw != nil {
+		k.tw.close()
+	}
+	k.tw, k.twSnap = nil, s
+	if s.h.flags&flagComplete != 0 && k.ctx.Err() == nil {
+		k.tw = k.watch(s)
+	}
+	return k.tw
 }
 
 // rebuild starts a build unless one runs or one began too recently

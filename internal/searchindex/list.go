@@ -23,20 +23,36 @@ import (
 // of the table that is gone makes List refuse, since only a walk can
 // tell what happened.
 func (x *Index) List(root, expr string, admit func(rel, name string) bool) (paths []string, ok bool) {
-	return x.list(root, expr, admit, nil)
+	return x.list(x.load(), root, expr, admit, listHooks{})
 }
 
-func (x *Index) list(root, expr string, admit func(rel, name string) bool, stale func()) (paths []string, ok bool) {
-	if root != x.root {
+// listHooks let a Keeper take part in a listing.
+type listHooks struct {
+	// stale hears of each file of the table found changed.
+	stale func(rel string)
+	// clean, when set, vouches for the tree's shape and for each file
+	// it reports true for, so that they need no stat: a watcher saw no
+	// change to them.
+	clean func(rel string) bool
+}
+
+func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string) bool, hk listHooks) (paths []string, ok bool) {
+	if root != x.root || s == nil || s.h.flags&flagComplete == 0 {
 		return nil, false
 	}
-	s := x.load()
-	if s == nil || s.h.flags&flagComplete == 0 || repoAbove(x.root) {
+	if repoAbove(x.root) {
 		return nil, false
 	}
-	for _, w := range s.watched {
-		if !s.vouches(w, filepath.Join(x.root, filepath.FromSlash(w.path))) {
-			return nil, false
+	if hk.clean == nil {
+		for _, w := range s.watched {
+			if !s.vouches(w, filepath.Join(x.root, filepath.FromSlash(w.path))) {
+				return nil, false
+			}
+		}
+	}
+	stale := func(rel string) {
+		if hk.stale != nil {
+			hk.stale(rel)
 		}
 	}
 	q := planOf(expr)
@@ -80,11 +96,15 @@ func (x *Index) list(root, expr string, admit func(rel, name string) bool, stale
 				}
 				if f, known := x.freshFor(e.path, abs); known {
 					search[i] = f == nil || f.mayMatch(q)
-					if f == nil && stale != nil {
-						stale()
+					if f == nil {
+						stale(e.path)
 					}
 					continue
 				}
+				if hk.clean != nil && hk.clean(e.path) && !s.racy(e.stamp) {
+					continue
+				}
+				x.listStats.Add(1)
 				now, ok := pathStamp(abs)
 				switch {
 				case !ok:
@@ -92,9 +112,7 @@ func (x *Index) list(root, expr string, admit func(rel, name string) bool, stale
 				case now == e.stamp && !s.racy(e.stamp):
 				default:
 					search[i] = true
-					if stale != nil {
-						stale()
-					}
+					stale(e.path)
 				}
 			}
 		})

@@ -1,0 +1,193 @@
+package searchindex
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/indusagi/induscode/workspace"
+)
+
+// A Keeper watches the tree of its index (fsnotify) so that a search
+// needs no stat of the files nothing wrote to. The watches are set on
+// every directory and ignore file the build stamped; then one listing
+// checks every stamp as a one-shot search does, and from then on:
+//   - a file written or touched is dirty: it is checked by its stamp
+//     (and scanned when changed) until the next build;
+//   - an entry created, removed or renamed, an ignore file changed, or
+//     an event lost (queue overflow, a watcher error) breaks the watch:
+//     searches walk, as they do without one, until the next build.
+// Before each listing a probe file is created in the index folder and
+// its event awaited: the kernel queues events in order, so every change
+// made before the search began has been seen by then.
+
+// probeWait bounds the wait for the probe's event; beyond it the search
+// checks every stamp instead.
+const probeWait = time.Second
+
+// treeWatcher is the watch over one snapshot's tree.
+type treeWatcher struct {
+	snap  *snapshot
+	w     *fsnotify.Watcher
+	root  string
+	index string // the index folder, where probes are made
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	armed  bool // a listing checked every stamp since the watches were set
+	broken bool
+	dirty  map[string]bool // rel paths
+	probes map[string]bool // probe files whose creation was seen
+	done   bool            // the event loop ended
+}
+
+// watch sets watches over s's tree; nil when it cannot (too many
+// directories for the system's limit, a path gone).
+func (k *Keeper) watch(s *snapshot) *treeWatcher {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil
+	}
+	tw := &treeWatcher{snap: s, w: w, root: k.root, index: filepath.Dir(k.path),
+		dirty: map[string]bool{}, probes: map[string]bool{}}
+	tw.cond = sync.NewCond(&tw.mu)
+	if err := w.Add(tw.index); err != nil {
+		w.Close()
+		return nil
+	}
+	for _, e := range s.watched {
+		if err := w.Add(filepath.Join(k.root, filepath.FromSlash(e.path))); err != nil {
+			w.Close()
+			return nil
+		}
+	}
+	k.wg.Go(func() { tw.loop(k) })
+	return tw
+}
+
+// loop applies the watcher's events until it is closed.
+func (tw *treeWatcher) loop(k *Keeper) {
+	defer func() {
+		tw.mu.Lock()
+		tw.done, tw.broken = true, true
+		tw.cond.Broadcast()
+		tw.mu.Unlock()
+	}()
+	for {
+		select {
+		case <-k.ctx.Done():
+			tw.w.Close()
+			return
+		case err, ok := <-tw.w.Errors:
+			if !ok {
+				return
+			}
+			_ = err // an overflow or a failure: events may be lost
+			tw.mu.Lock()
+			tw.broken = true
+			tw.mu.Unlock()
+		case ev, ok := <-tw.w.Events:
+			if !ok {
+				return
+			}
+			tw.apply(ev)
+		}
+	}
+}
+
+func (tw *treeWatcher) apply(ev fsnotify.Event) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if filepath.Dir(ev.Name) == tw.index {
+		if ev.Has(fsnotify.Create) {
+			tw.probes[filepath.Base(ev.Name)] = true
+			tw.cond.Broadcast()
+		}
+		return
+	}
+	rel, ok := strings.CutPrefix(ev.Name, tw.root+string(filepath.Separator))
+	if ev.Name == tw.root {
+		rel, ok = ".", true
+	}
+	if !ok {
+		return
+	}
+	rel = filepath.ToSlash(rel)
+	base := filepath.Base(rel)
+	switch {
+	case ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
+		if !strings.HasPrefix(rel, workspace.StateDir+"/") {
+			tw.broken = true // the tree's shape changed
+		}
+	case base == ".gitignore" || base == ".ignore" || strings.HasPrefix(rel, ".git/"):
+		tw.broken = true // a rule may have changed
+	default:
+		tw.dirty[rel] = true
+	}
+}
+
+// sync waits until every change made before it was called has been
+// applied; false when the watch cannot vouch for the tree.
+func (tw *treeWatcher) sync() bool {
+	tw.mu.Lock()
+	usable := tw.armed && !tw.broken
+	tw.mu.Unlock()
+	if !usable {
+		return false
+	}
+	f, err := workspace.CreateTemp(tw.index)
+	if err != nil {
+		return false
+	}
+	name := filepath.Base(f.Name())
+	f.Close()
+	defer workspace.Remove(f.Name())
+	timer := time.AfterFunc(probeWait, func() {
+		tw.mu.Lock()
+		tw.cond.Broadcast()
+		tw.mu.Unlock()
+	})
+	defer timer.Stop()
+	deadline := time.Now().Add(probeWait)
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	for !tw.probes[name] && !tw.done && time.Now().Before(deadline) {
+		tw.cond.Wait()
+	}
+	seen := tw.probes[name]
+	delete(tw.probes, name)
+	return seen && !tw.broken
+}
+
+// clean reports whether nothing wrote to rel since the watch was armed.
+func (tw *treeWatcher) clean(rel string) bool {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	return !tw.dirty[rel]
+}
+
+func (tw *treeWatcher) markDirty(rel string) {
+	tw.mu.Lock()
+	tw.dirty[rel] = true
+	tw.mu.Unlock()
+}
+
+func (tw *treeWatcher) setArmed(ok bool) {
+	tw.mu.Lock()
+	if ok {
+		tw.armed = true
+	} else {
+		tw.broken = true
+	}
+	tw.mu.Unlock()
+}
+
+func (tw *treeWatcher) close() {
+	if err := tw.w.Close(); err != nil && !errors.Is(err, fsnotify.ErrClosed) {
+		return
+	}
+}
