@@ -103,8 +103,15 @@ func toMountTier(cmd *exec.Cmd, s spec) error {
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 	a.GidMappingsEnableSetgroups = false
+	// The namespace's capabilities would end at the exec of the helper (a
+	// user other than root keeps none): these two are kept across it, to
+	// mount and to lock the secure bits; the helper drops them all.
+	a.AmbientCaps = nsCaps
 	return nil
 }
+
+// nsCaps are the capabilities the helper keeps, in its namespace only.
+var nsCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 
 // errNoMount is a namespace in which this process may not mount: the
 // helper then keeps to the per-entry rules.
@@ -231,6 +238,7 @@ func NamespaceProbe() (cmd *exec.Cmd, why error) {
 	cmd.Env = append(os.Environ(), EnvVar+`={"probe":true}`)
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags:  nsFlags,
+		AmbientCaps: nsCaps,
 		UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
 		GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
 	}
