@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +23,27 @@ func nonblocking(t *testing.T, fd int) bool {
 	}
 	return flags&unix.O_NONBLOCK != 0
 }
+
+// waitParked waits until a goroutine that test started is parked in the
+// poller, so that what the test does next meets a read under way, not one
+// that has yet to start.
+func waitParked(t *testing.T, test string) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		n := runtime.Stack(buf, true)
+		for g := range strings.SplitSeq(string(buf[:n]), "\n\n") {
+			if strings.Contains(g, "runtime_pollWait") && strings.Contains(g, "created by "+modulePath+"/internal/"+test) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the read never parked in the poller")
+		}
+	}
+}
+
+const modulePath = "github.com/indusagi/induscode"
 
 // A pipe or a socket given as standard input is read through the poller:
 // data arrives, Close ends a read under way, and restore leaves the
@@ -67,7 +89,7 @@ func TestPollableReadsPipesAndSockets(t *testing.T) {
 			}
 			read := make(chan error, 1)
 			go func() { _, err := f.Read(buf); read <- err }()
-			time.Sleep(20 * time.Millisecond)
+			waitParked(t, "stdioconn.TestPollableReadsPipesAndSockets")
 			f.Close()
 			select {
 			case err := <-read:
