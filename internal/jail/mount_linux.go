@@ -65,15 +65,19 @@ var helper = sync.OnceValue(func() string {
 func Helper() string { return helper() }
 
 // namespacesAllowed reads the system's switches for unprivileged user
-// namespaces. A kernel that lets them be made but grants nothing inside
-// them (an AppArmor restriction) is caught by the helper, which then
-// falls back to the per-entry rules.
+// namespaces. A system that lets them be made but grants nothing inside
+// them some other way is caught by the helper, which then falls back to
+// the per-entry rules.
 var namespacesAllowed = sync.OnceValue(func() error {
 	if b, err := os.ReadFile("/proc/sys/user/max_user_namespaces"); err == nil && strings.TrimSpace(string(b)) == "0" {
 		return errors.New("user namespaces are disabled (user.max_user_namespaces is 0)")
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/unprivileged_userns_clone"); err == nil && strings.TrimSpace(string(b)) == "0" {
 		return errors.New("unprivileged user namespaces are disabled (kernel.unprivileged_userns_clone is 0)")
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"); err == nil && strings.TrimSpace(string(b)) == "1" {
+		// The namespace is made, but nothing may be mounted in it.
+		return errors.New("AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns is 1)")
 	}
 	if _, err := os.Stat("/proc/self/ns/user"); err != nil {
 		return errors.New("this kernel has no user namespaces")
