@@ -17,7 +17,7 @@ import (
 // enough that holding it, or any fraction that grows with it, would show.
 const hugeFileSize = 1 << 30
 
-// peakHeapLimit is the bound the issue sets for grep over a huge file.
+// peakHeapLimit is the bound on the heap of grep over a huge file.
 const peakHeapLimit = 64 << 20
 
 // writeHugeFile writes hugeFileSize bytes of 100-byte lines: one line in
