@@ -272,28 +272,38 @@ func TestCancellableGraftRunsOnTheCaller(t *testing.T) {
 		time.Sleep(300 * time.Millisecond) // ignores its context, against its word
 		return tool.Text("own result")
 	}
+	// The watched tool ignores its context until the test ends: a Box that
+	// waited for it would get its own result only after ten seconds.
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	stuck := func(context.Context, json.RawMessage, *tool.Env) tool.Result {
+		select {
+		case <-release:
+		case <-time.After(10 * time.Second):
+		}
+		return tool.Text("own result")
+	}
 	if err := d.Graft(
 		&cancellableFunc{tool.Func{S: tool.Spec{Name: "says_cancellable", Label: "s", InputSchema: tool.EmptyObjectSchema()}, Fn: slow}},
-		fn("watched", slow),
+		fn("watched", stuck),
 	); err != nil {
 		t.Fatal(err)
 	}
 	box := d.Box()
 	for _, tt := range []struct {
-		name           string
-		result         string
-		atLeast, below time.Duration
+		name, result string
+		atLeast      time.Duration
 	}{
-		{"says_cancellable", "own result", 300 * time.Millisecond, 10 * time.Second},
-		{"watched", "was stopped", 0, 250 * time.Millisecond},
+		{"says_cancellable", "own result", 300 * time.Millisecond},
+		{"watched", "was stopped", 0},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 		start := time.Now()
 		r := box.Run(ctx, tt.name, nil)
 		took := time.Since(start)
 		cancel()
-		if !strings.Contains(r.PlainText(), tt.result) || took < tt.atLeast || took >= tt.below {
-			t.Errorf("%s: %q after %v; want %q within [%v, %v)", tt.name, r.PlainText(), took, tt.result, tt.atLeast, tt.below)
+		if !strings.Contains(r.PlainText(), tt.result) || took < tt.atLeast {
+			t.Errorf("%s: %q after %v; want %q, after at least %v", tt.name, r.PlainText(), took, tt.result, tt.atLeast)
 		}
 	}
 }
