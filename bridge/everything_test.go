@@ -77,7 +77,7 @@ func exerciseEverything(t *testing.T, f *Fleet) {
 	time.AfterFunc(500*time.Millisecond, cancel)
 	start := time.Now()
 	wantError(t, callCtx(cctx, t, f, "everything__trigger-long-running-operation", `{"duration":20,"steps":20}`), "cancelled")
-	if took := time.Since(start); took > 3*time.Second {
+	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("cancellation took %v", took)
 	}
 	wantText(t, call(t, f, "everything__echo", `{"message":"after cancel"}`), "Echo: after cancel")

@@ -175,7 +175,7 @@ func TestCallIdleTimeout(t *testing.T) {
 	stopProcess(t, proc)
 	start := time.Now()
 	wantError(t, call(t, f, "mute__echo", `{"message":"x"}`), "gave no answer or progress for 300ms", "callTimeout")
-	if took := time.Since(start); took > 1500*time.Millisecond {
+	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("the idle timeout fired after %v", took)
 	}
 	continueProcess(t, proc)

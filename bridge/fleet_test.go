@@ -134,7 +134,7 @@ func TestCancellation(t *testing.T) {
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
 	wantError(t, callCtx(ctx, t, f, "slow__slow", `{"seconds":10}`), "cancelled", "told to stop")
-	if took := time.Since(start); took > 2*time.Second {
+	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("cancellation took %v", took)
 	}
 	// The cancel notification reached the server, which stopped.

@@ -166,7 +166,7 @@ func TestHungGateFailsClosedAndIsKilled(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.PlainText(), "gate no-deny failed (event/gate got no answer within 300ms") {
 		t.Fatalf("hung gate: %q", res.PlainText())
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the call took %v", d)
 	}
 	if !l.faults.has("gate no-deny of tool:before failed; it refused the event") {
