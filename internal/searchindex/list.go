@@ -83,29 +83,34 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	var refused atomic.Bool
 	workers := walk.Workers(0)
 	chunk := (len(ids) + workers - 1) / max(workers, 1)
+	x.fresh.mu.Lock()
+	refreshed := len(x.fresh.files) > 0
+	x.fresh.mu.Unlock()
 	var wg sync.WaitGroup
 	for lo := 0; lo < len(ids); lo += max(chunk, 1) {
 		hi := min(lo+chunk, len(ids))
 		wg.Go(func() {
 			for i := lo; i < hi; i++ {
 				e := &s.files[ids[i]]
-				abs := filepath.Join(x.root, filepath.FromSlash(e.path))
 				if cand == nil || cand.has(ids[i]) || e.stamp.size == unindexed {
 					search[i] = true
 					continue
 				}
-				if f, known := x.freshFor(e.path, abs); known {
-					search[i] = f == nil || f.mayMatch(q)
-					if f == nil {
-						stale(e.path)
+				if refreshed {
+					abs := filepath.Join(x.root, filepath.FromSlash(e.path))
+					if f, known := x.freshFor(e.path, abs); known {
+						search[i] = f == nil || f.mayMatch(q)
+						if f == nil {
+							stale(e.path)
+						}
+						continue
 					}
-					continue
 				}
 				if hk.clean != nil && hk.clean(e.path) && !s.racy(e.stamp) {
 					continue
 				}
 				x.listStats.Add(1)
-				now, ok := pathStamp(abs)
+				now, ok := pathStamp(filepath.Join(x.root, filepath.FromSlash(e.path)))
 				switch {
 				case !ok:
 					refused.Store(true)
