@@ -15,11 +15,15 @@ import (
 	"github.com/indusagi/induscode/internal/jail/jailtest"
 )
 
-// needMountTier skips where user namespaces cannot be used to mount: the
-// per-entry rules then apply, which the other tests cover.
+// needMountTier skips where the system rules out user namespaces: the
+// per-entry rules then apply, which the other tests cover. Where it
+// allows them, a helper that cannot mount in them fails the test.
 func needMountTier(t *testing.T) {
 	t.Helper()
 	needLandlock(t)
+	if why := jail.MountTier(); why != nil {
+		t.Skipf("no mount tier here (workspace-write keeps to per-entry rules): %v", why)
+	}
 	cmd, why := jail.NamespaceProbe()
 	if why == nil {
 		var out []byte
@@ -29,7 +33,7 @@ func needMountTier(t *testing.T) {
 		}
 	}
 	if why != nil {
-		t.Skipf("no mount tier here (workspace-write keeps to per-entry rules): %v", why)
+		t.Fatalf("user namespaces are allowed here, but the helper could not mount in one: %v", why)
 	}
 }
 

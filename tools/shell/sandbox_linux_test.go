@@ -13,18 +13,14 @@ import (
 )
 
 // confinedSession is a session whose engine runs workspace-write, where the
-// mount tier works (skipped elsewhere: the per-entry rules refuse new
-// top-level entries, which the jail package's tests cover).
+// system allows the mount tier (skipped elsewhere: the per-entry rules
+// refuse new top-level entries, which the jail package's tests cover).
 func confinedSession(t *testing.T) *tool.Env {
 	t.Helper()
 	if jail.Probe().ABI < 1 {
 		t.Skip("no Landlock here")
 	}
-	cmd, why := jail.NamespaceProbe()
-	if why == nil {
-		why = cmd.Run()
-	}
-	if why != nil {
+	if why := jail.MountTier(); why != nil {
 		t.Skipf("no mount tier here: %v", why)
 	}
 	env := session(t)
