@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,7 +26,8 @@ func standInServer(mode string) Server {
 // standIn speaks LSP on stdin and stdout. In mode "flood" it answers each
 // change with floodNotes log messages before the file's diagnostics; in
 // mode "babble" it sends log messages without end and never publishes; in
-// mode "once" it publishes the first change's diagnostics and then dies.
+// mode "once" it publishes the first change's diagnostics and dies when
+// the test creates onceStop.
 func standIn(mode string) int {
 	ctx := context.Background()
 	done := make(chan struct{})
@@ -57,6 +60,9 @@ func standIn(mode string) int {
 	return 0
 }
 
+// onceStop is the file that tells a stand-in in mode "once" to die.
+const onceStop = "stand-in.stop"
+
 // floodNotes is how many log messages the flood sends before each publish.
 const floodNotes = 5000
 
@@ -75,7 +81,16 @@ func noise(ctx context.Context, c *jsonrpc2.Conn, mode, uri string, version int)
 		}},
 	})
 	if mode == "once" {
-		time.Sleep(100 * time.Millisecond) // let the client read it
+		// Die once the test has seen the diagnostics (it says so with a
+		// file beside the document), so the client never loses them to
+		// the exit.
+		u, _ := url.Parse(uri)
+		stop := filepath.Join(filepath.Dir(u.Path), onceStop)
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(stop); err == nil {
+				break
+			}
+		}
 		os.Exit(3)
 	}
 }
@@ -130,6 +145,9 @@ func TestCrashedServerIsRestartedOnNextNeed(t *testing.T) {
 	if !strings.Contains(first, "found beneath the flood") {
 		t.Fatalf("first edit:\n%s\nwant the server's diagnostic", first)
 	}
+	if err := os.WriteFile(filepath.Join(r.dir, onceStop), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// Wait until the first server is gone, so the next edit must start one.
 	deadline := time.Now().Add(30 * time.Second)
 	for r.m.Status()[0].State == "running" {
@@ -137,6 +155,9 @@ func TestCrashedServerIsRestartedOnNextNeed(t *testing.T) {
 			t.Fatal("the stand-in server did not exit")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	if err := os.Remove(filepath.Join(r.dir, onceStop)); err != nil {
+		t.Fatal(err)
 	}
 	second := r.editAndDiagnose(t, "x.go", "package y", "package z")
 	if !strings.Contains(second, "found beneath the flood") {
