@@ -63,6 +63,9 @@ func (k *Keeper) Narrow(expr string) func(path string) bool {
 // there is none, files changed, or the tree's shape did. With the tree
 // watched (watch.go), the files nothing wrote to need no stat.
 func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]string, bool) {
+	if root != k.root {
+		return nil, false // only a walk knows a subfolder's rules
+	}
 	s := k.load()
 	if s == nil {
 		k.rebuild(true)
@@ -87,11 +90,11 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 		}
 	}
 	paths, ok := k.list(s, root, expr, admit, hk)
-	if tw != nil && root == k.root {
+	if tw != nil {
 		tw.setArmed(ok)
 	}
-	if !ok && root == k.root {
-		k.rebuild(false)
+	if !ok && s.h.flags&flagComplete != 0 {
+		k.rebuild(false) // the tree's shape changed since the build
 	}
 	return paths, ok
 }
