@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -105,7 +106,7 @@ func (s *server) callFailed(ctx, callCtx context.Context, l *link, exposed strin
 	}
 	select {
 	case <-l.ended:
-	case <-time.After(drainGrace):
+	case <-time.After(childproc.DrainGrace):
 	}
 	select {
 	case <-l.ended:
@@ -113,8 +114,8 @@ func (s *server) callFailed(ctx, callCtx context.Context, l *link, exposed strin
 			// Let the stderr reader reach the end of the pipe: the
 			// server's last words ("panic: …") belong in this message.
 			select {
-			case <-l.proc.done:
-			case <-time.After(drainGrace):
+			case <-l.proc.child.Done():
+			case <-time.After(childproc.DrainGrace):
 			}
 		}
 		s.mu.Lock()

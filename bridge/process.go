@@ -7,8 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/internal/childlog"
@@ -17,38 +15,15 @@ import (
 	"github.com/indusagi/induscode/workspace"
 )
 
-// Teardown of a stdio server follows the MCP specification's order: close its stdin,
-// wait, SIGTERM, wait, SIGKILL. The waits are short because a session is
-// waiting on them; a server that needs longer to flush is rare and loses
-// nothing the bridge needs.
-const (
-	// stdinGrace is how long a server has to exit after its stdin closes.
-	stdinGrace = 500 * time.Millisecond
-	// termGrace is how long a server has to exit after SIGTERM.
-	termGrace = time.Second
-	// drainGrace is how long the output pipes may stay open after the
-	// server's process group is gone, held by a descendant that left the
-	// group; then the bridge closes them itself.
-	drainGrace = 500 * time.Millisecond
-)
-
-// process is a running stdio server: the direct child leads its own process
-// group, so teardown reaches what it spawned (npx starts node, uvx starts
-// python). Its stdout goes through a lineFilter and its stderr to the
-// server's log.
+// process is a running stdio server, a supervised child (childproc.Child):
+// it leads its own process group, so teardown reaches what it spawned
+// (npx starts node, uvx starts python), and it dies with indusr, also
+// under SIGKILL. Its stdout goes through a lineFilter and its stderr to
+// the server's log.
 type process struct {
-	cmd    *exec.Cmd
-	group  *childproc.Group
-	ward   *childproc.Ward // the server dies with indusr, also under SIGKILL
-	unward func()
+	child  *childproc.Child
 	stdin  *os.File
 	stdout *lineFilter
-	log    *childlog.Log
-
-	exited  chan struct{} // closed when the child has been reaped
-	exitErr error         // its exit status, valid after exited
-	done    chan struct{} // closed when the child is reaped and its pipes are drained
-	stop1   sync.Once
 }
 
 // startProcess starts cfg's command in dir.
@@ -70,9 +45,7 @@ func startProcess(cfg mcpconfig.Server, dir string, log *childlog.Log) (*process
 		}
 		cmd.Env = env // later entries win, so the config overrides
 	}
-	childproc.OwnGroup(cmd)
 	ward := childproc.NewWard(workspace.At(dir).Procs())
-	ward.Prepare(cmd)
 	var temp string
 	if cfg.Sandbox.Canon() != jail.Off {
 		t, err := jail.NewTemp()
@@ -89,42 +62,33 @@ func startProcess(cfg mcpconfig.Server, dir string, log *childlog.Log) (*process
 		}
 	}
 	watch := jail.WatchCmd(cmd)
-	pipes, err := childproc.OpenPipes(cmd)
+	p := &process{}
+	child, err := childproc.Start(cmd, childproc.Options{
+		Ward: ward,
+		Log:  log,
+		Stdio: func(stdin, stdout *os.File) <-chan struct{} {
+			p.stdin, p.stdout = stdin, newLineFilter(stdout, log)
+			return p.stdout.eof
+		},
+		Ended: func(c *childproc.Child) {
+			log.Printf("exited: %v", childproc.ExitText(c.Err()))
+			ward.Close() // what left the group (setsid)
+			if temp != "" {
+				os.RemoveAll(temp)
+				for _, n := range watch.Sweep() {
+					log.Printf("%s", n)
+				}
+			}
+		},
+	})
 	if err != nil {
-		os.RemoveAll(temp)
-		return nil, err
-	}
-	unward, err := ward.Start(cmd, true)
-	if err != nil {
-		pipes.Close()
 		os.RemoveAll(temp)
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("starting %s: the command %s was not found (%v); install it or correct \"command\" in %s", commandLine(cfg), cfg.Command, err, where(cfg))
 		}
 		return nil, fmt.Errorf("starting %s: %w", commandLine(cfg), err)
 	}
-	pipes.CloseChildEnds()
-	inW, outR, errR := pipes.Stdin, pipes.Stdout, pipes.Stderr
-	p := &process{
-		cmd: cmd, group: childproc.NewGroup(cmd), ward: ward, unward: unward, stdin: inW, stdout: newLineFilter(outR, log), log: log,
-		exited: make(chan struct{}), done: make(chan struct{}),
-	}
-	if temp != "" {
-		go func() {
-			<-p.done
-			os.RemoveAll(temp)
-			for _, n := range watch.Sweep() {
-				log.Printf("%s", n)
-			}
-		}()
-	}
-	log.Printf("started %s (pid %d)", commandLine(cfg), cmd.Process.Pid)
-	stderrDone := make(chan struct{})
-	go func() {
-		defer close(stderrDone)
-		log.Drain("stderr", errR)
-	}()
-	go p.reap(outR, errR, stderrDone)
+	p.child = child
 	return p, nil
 }
 
@@ -161,45 +125,17 @@ func where(cfg mcpconfig.Server) string {
 	return "its config"
 }
 
-// reap waits for the child, then clears out its process group and drains
-// the pipes, closing them itself if a stray descendant keeps them open.
-func (p *process) reap(outR, errR *os.File, stderrDone chan struct{}) {
-	p.exitErr = p.group.Reap()
-	p.unward()
-	close(p.exited)
-	p.log.Printf("exited: %v", childproc.ExitText(p.exitErr))
-	p.ward.Close() // what left the group (setsid)
-	select {
-	case <-stderrDone:
-	case <-time.After(drainGrace):
-		errR.Close()
-		<-stderrDone
-	}
-	errR.Close()
-	// stdout is read by the SDK through the filter; closing it ends a read
-	// still waiting on a descendant.
-	select {
-	case <-p.stdout.eof:
-	case <-time.After(drainGrace):
-		outR.Close()
-	}
-	close(p.done)
-}
-
 // stop tears the process down (once) and waits until it is gone.
-func (p *process) stop() {
-	p.stop1.Do(func() { p.group.Stop(p.stdin, p.exited, stdinGrace, termGrace) })
-	<-p.done
-}
+func (p *process) stop() { p.child.Stop() }
 
 // pid is the child's process id.
-func (p *process) pid() int { return p.cmd.Process.Pid }
+func (p *process) pid() int { return p.child.Pid() }
 
 // exitStatus describes how the child ended, or "" while it runs.
 func (p *process) exitStatus() string {
 	select {
-	case <-p.exited:
-		return childproc.ExitText(p.exitErr)
+	case <-p.child.Reaped():
+		return childproc.ExitText(p.child.Err())
 	default:
 		return ""
 	}

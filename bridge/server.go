@@ -12,6 +12,7 @@ import (
 
 	"github.com/indusagi/induscode/bridge/mcpconfig"
 	"github.com/indusagi/induscode/internal/childlog"
+	"github.com/indusagi/induscode/internal/childproc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -419,8 +420,8 @@ func (l *link) watch() {
 		// stdout usually closes a moment before the exit is reaped; wait
 		// for it so the status can say how the process ended.
 		select {
-		case <-l.proc.exited:
-		case <-time.After(drainGrace):
+		case <-l.proc.child.Reaped():
+		case <-time.After(childproc.DrainGrace):
 		}
 	}
 	close(l.ended)

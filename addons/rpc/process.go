@@ -16,28 +16,21 @@ import (
 )
 
 // Teardown waits, in the order the protocol gives: shutdown is asked for
-// and answered, stdin closes, then SIGTERM, then SIGKILL. The waits are
-// short because a session is waiting on them.
+// and answered, then the child's stop (stdin closed, SIGTERM, SIGKILL, with
+// childproc's waits).
 const (
-	shutdownGrace = time.Second            // for the answer to shutdown
-	stdinGrace    = 500 * time.Millisecond // to exit once stdin closed
-	termGrace     = time.Second            // to exit after SIGTERM
-	drainGrace    = 500 * time.Millisecond // for the pipes once the group is gone
+	shutdownGrace = time.Second // for the answer to shutdown
 	// pingGrace is how long an addon whose call timed out has to answer
 	// a ping before it is taken for hung and killed (and restarted).
 	pingGrace = time.Second
 )
 
-// proc is one run of the addon's process.
+// proc is one run of the addon's process, a supervised child.
 type proc struct {
-	cmd    *exec.Cmd
-	group  *childproc.Group
-	unward func()
-	stdin  *os.File
-	conn   *conn
-	decls  *Declarations
-	exited chan struct{} // closed once reaped
-	done   chan struct{} // closed once reaped and drained
+	child *childproc.Child
+	conn  *conn
+	decls *Declarations
+	done  <-chan struct{} // closed once reaped, drained and its calls failed
 
 	mu       sync.Mutex
 	stopping bool   // the host ended it: not a crash
@@ -46,7 +39,7 @@ type proc struct {
 
 func (p *proc) alive() bool {
 	select {
-	case <-p.exited:
+	case <-p.child.Exited():
 		return false
 	default:
 		return true
@@ -63,61 +56,36 @@ func (s *supervisor) spawn() (*proc, error) {
 	cmd := exec.Command(s.command[0], s.command[1:]...)
 	cmd.Dir = s.dir
 	cmd.Env = append([]string{}, s.env...)
-	childproc.OwnGroup(cmd)
-	s.ward.Prepare(cmd)
 	if err := jail.Wrap(cmd, s.sandbox); err != nil {
 		return nil, fmt.Errorf("confining %s: %w", strings.Join(s.command, " "), err)
 	}
-	pipes, err := childproc.OpenPipes(cmd)
+	p := &proc{}
+	child, err := childproc.Start(cmd, childproc.Options{
+		Ward: s.ward,
+		Log:  s.log,
+		Stdio: func(stdin, stdout *os.File) <-chan struct{} {
+			p.conn = newConn(stdin, s.log)
+			go p.conn.readLoop(stdout)
+			return p.conn.done
+		},
+		Ended: func(c *childproc.Child) { s.ended(p, c.Err()) },
+	})
 	if err != nil {
-		return nil, err
-	}
-	unward, err := s.ward.Start(cmd, true)
-	pipes.CloseChildEnds()
-	if err != nil {
-		pipes.Close()
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("the command %s was not found (%v); install it or correct [process] command in %s", s.command[0], err, s.file)
 		}
 		return nil, fmt.Errorf("starting %s: %w", strings.Join(s.command, " "), err)
 	}
-	inW, outR, errR := pipes.Stdin, pipes.Stdout, pipes.Stderr
-	p := &proc{cmd: cmd, group: childproc.NewGroup(cmd), unward: unward, stdin: inW, exited: make(chan struct{}), done: make(chan struct{})}
-	p.conn = newConn(inW, s.log)
-	s.log.Printf("started %s (pid %d)", strings.Join(s.command, " "), cmd.Process.Pid)
-	stderrDone := make(chan struct{})
-	go func() {
-		defer close(stderrDone)
-		s.log.Drain("stderr", errR)
-	}()
-	go p.conn.readLoop(outR)
-	go s.reap(p, outR, errR, stderrDone)
+	p.child, p.done = child, child.Done()
 	return p, nil
 }
 
-// reap waits for the process, clears its group, drains its pipes and
-// fails the calls still waiting on it; an exit the host did not ask for
-// is a crash.
-func (s *supervisor) reap(p *proc, outR, errR *os.File, stderrDone chan struct{}) {
-	err := p.group.Reap()
+// ended runs once the process is reaped and its pipes drained: an exit the
+// host did not ask for is a crash, and the calls still waiting on it fail.
+func (s *supervisor) ended(p *proc, err error) {
 	p.mu.Lock()
 	stopping, killedBy := p.stopping, p.killedBy
 	p.mu.Unlock()
-	p.unward()
-	close(p.exited)
-	p.stdin.Close()
-	for _, w := range []struct {
-		done <-chan struct{}
-		f    *os.File
-	}{{stderrDone, errR}, {p.conn.done, outR}} {
-		select {
-		case <-w.done:
-		case <-time.After(drainGrace):
-			w.f.Close() // a descendant that left the group holds it open
-			<-w.done
-		}
-		w.f.Close()
-	}
 	how := childproc.ExitText(err)
 	if killedBy != "" {
 		how = "killed by the host: " + killedBy
@@ -138,7 +106,6 @@ func (s *supervisor) reap(p *proc, outR, errR *os.File, stderrDone chan struct{}
 	s.mu.Unlock()
 	s.quarantined(q)
 	p.conn.end(fmt.Errorf("the addon's process ended (%s)%s", how, hint))
-	close(p.done)
 }
 
 // kill ends p at once; its exit counts as a crash unless p was being
@@ -150,11 +117,10 @@ func (s *supervisor) kill(p *proc, why string) {
 	}
 	p.mu.Unlock()
 	s.log.Printf("killing the process: %s", why)
-	p.group.Signal(true)
-	<-p.done
+	p.child.Kill()
 }
 
-// stopProc ends p gracefully: shutdown, stdin closed, SIGTERM, SIGKILL.
+// stopProc ends p gracefully: shutdown, then the child's stop.
 func (s *supervisor) stopProc(p *proc) {
 	p.mu.Lock()
 	p.stopping = true
@@ -167,6 +133,5 @@ func (s *supervisor) stopProc(p *proc) {
 			s.log.Printf("shutdown: %v", err)
 		}
 	}
-	p.group.Stop(p.stdin, p.exited, stdinGrace, termGrace)
-	<-p.done
+	p.child.Stop()
 }

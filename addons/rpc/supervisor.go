@@ -292,7 +292,7 @@ func (s *supervisor) status() Status {
 	if q := s.rec.Quarantined; q.active(time.Now()) {
 		st.State, st.Why = "quarantined", q
 	} else if s.cur != nil && s.cur.alive() {
-		st.State, st.PID = "running", s.cur.cmd.Process.Pid
+		st.State, st.PID = "running", s.cur.child.Pid()
 	}
 	return st
 }

@@ -14,10 +14,11 @@
 // whatever carries the token of an owner that is gone ([Reap]), and a
 // session's own Close kills what escaped its groups ([Ward.Close]).
 //
-// It also holds what the supervisors of a long-lived child (the bridge's
-// stdio servers, process addons) share: a child in its own process group
-// ([OwnGroup], [Group]) stopped in order and reaped without signalling a
-// reused pid, and its stdio as pipes ([OpenPipes]).
+// It also holds the one supervised child, [Child], that the bridge's stdio
+// servers, process addons and the shell's commands run as: started in its
+// own process group and the ward, its stderr drained into its log, stopped
+// politely and then killed after the shared waits, reaped without
+// signalling a reused pid. [Group] and [OpenPipes] are its parts.
 package childproc
 
 import (

@@ -34,12 +34,26 @@ func (g *Group) Signal(hard bool) {
 	}
 }
 
+// send sends sig to the group unless its leader has been reaped.
+func (g *Group) send(sig os.Signal) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.reaped {
+		sendGroup(g.cmd, sig)
+	}
+}
+
 // Reap waits for the leader to exit, kills what is left of its group and
 // reaps the leader, returning its exit status. The leader stays a zombie
 // while the group is killed (see [AwaitExit]), so the signal cannot reach
 // a process that reused the pid.
 func (g *Group) Reap() error {
 	reaped, err := AwaitExit(g.cmd)
+	return g.reap(reaped, err)
+}
+
+// reap is Reap once AwaitExit has returned.
+func (g *Group) reap(reaped bool, err error) error {
 	if !reaped {
 		g.Signal(true)
 	}

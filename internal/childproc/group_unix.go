@@ -3,6 +3,7 @@
 package childproc
 
 import (
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -26,3 +27,15 @@ func signalGroup(cmd *exec.Cmd, hard bool) {
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, sig)
 }
+
+// sendGroup sends sig to cmd's group; a group already gone is not an
+// error.
+func sendGroup(cmd *exec.Cmd, sig os.Signal) {
+	if s, ok := sig.(syscall.Signal); ok {
+		_ = syscall.Kill(-cmd.Process.Pid, s)
+	}
+}
+
+// sessionLeader reports whether cmd starts a session of its own, which
+// makes it lead a process group too.
+func sessionLeader(cmd *exec.Cmd) bool { return cmd.SysProcAttr.Setsid }

@@ -44,22 +44,20 @@ type exitStatus struct {
 	err    error  // a failure to wait for it, if any
 }
 
-// group is one command running as the leader of its own process group,
-// with its output pipes and the goroutines that read them.
+// group is one command running as the leader of its own process group (a
+// supervised child, childproc.Child), with its output pipes and the
+// goroutines that read them.
 type group struct {
-	cmd     *exec.Cmd
+	child   *childproc.Child
 	pid     int
 	started time.Time
 
-	exited  chan struct{} // the leader has exited (maybe not yet reaped)
-	drained chan struct{} // every output pipe reached EOF or was cut off
-	done    chan struct{} // the leader is reaped and status is set
-	pipes   []*os.File    // read ends
-	release func()        // tells the ward the leader is reaped
-	watch   *jail.Watcher // the protected paths a sandboxed command could make
+	drained chan struct{}   // every output pipe reached EOF or was cut off
+	done    <-chan struct{} // the leader is reaped and status is set
+	pipes   []*os.File      // read ends
+	watch   *jail.Watcher   // the protected paths a sandboxed command could make
 
 	mu        sync.Mutex
-	final     bool // the leader is being reaped: signal no more
 	stopping  bool // stop was called
 	escalated bool // stop had to use SIGKILL
 	status    exitStatus
@@ -140,7 +138,6 @@ func shellCmd(command string, args []string, dir string, env []string, sandbox *
 // order is kept; with two, each stream has its own. childEnds are files
 // the child gets that the parent closes once it started.
 func spawnPipes(ward *childproc.Ward, cmd *exec.Cmd, childEnds []*os.File, sinks ...sink) (*group, error) {
-	setGroup(cmd)
 	var reads []*os.File
 	closeAll := func() {
 		for _, f := range childEnds {
@@ -174,25 +171,19 @@ func spawnPipes(ward *childproc.Ward, cmd *exec.Cmd, childEnds []*os.File, sinks
 	return launch(ward, cmd, reads, childEnds, sinks)
 }
 
-// launch starts cmd, marked as the ward's child, and pumps each of reads
-// into the sink at the same index. childEnds are closed once the child
-// holds its own copies; on failure reads are closed too.
+// launch starts cmd as a supervised child of the ward and pumps each of
+// reads into the sink at the same index. childEnds are closed once the
+// child holds its own copies; on failure reads are closed too.
 func launch(ward *childproc.Ward, cmd *exec.Cmd, reads, childEnds []*os.File, sinks []sink) (*group, error) {
-	ward.Prepare(cmd)
-	g := &group{cmd: cmd, exited: make(chan struct{}), drained: make(chan struct{}), done: make(chan struct{}), pipes: reads}
-	g.watch = jail.WatchCmd(cmd)
-	release, err := ward.Start(cmd, true)
-	for _, f := range childEnds {
-		f.Close()
-	}
+	g := &group{drained: make(chan struct{}), pipes: reads, watch: jail.WatchCmd(cmd)}
+	child, err := childproc.Start(cmd, childproc.Options{Ward: ward, ChildEnds: childEnds, Tidy: g.tidy, Ended: g.end})
 	if err != nil {
 		for _, f := range reads {
 			f.Close()
 		}
 		return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
 	}
-	g.release = release
-	g.pid = cmd.Process.Pid
+	g.child, g.pid, g.done = child, child.Pid(), child.Done()
 	g.started = time.Now()
 
 	var readers sync.WaitGroup
@@ -207,7 +198,6 @@ func launch(ward *childproc.Ward, cmd *exec.Cmd, reads, childEnds []*os.File, si
 		readers.Wait()
 		close(g.drained)
 	}()
-	go g.supervise()
 	return g, nil
 }
 
@@ -238,26 +228,15 @@ func pump(r *os.File, s sink) {
 	}
 }
 
-// supervise waits for the leader to exit, clears out the rest of its group,
-// reaps it and records how it ended.
-func (g *group) supervise() {
-	reaped, err := childproc.AwaitExit(g.cmd)
-	close(g.exited)
-	g.tidy()
-	g.mu.Lock()
-	g.final = true
-	g.mu.Unlock()
-	if !reaped {
-		err = g.cmd.Wait()
-	}
-	g.release()
+// end records how the command ended, once its leader is reaped.
+func (g *group) end(c *childproc.Child) {
 	for _, p := range g.pipes {
 		p.Close()
 	}
-	code, sig := describeExit(g.cmd.ProcessState)
+	code, sig := describeExit(c.ProcessState())
 	st := exitStatus{code: code, signal: sig}
 	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
+	if err := c.Err(); err != nil && !errors.As(err, &ee) {
 		st.err = err
 	}
 	notes := g.watch.Sweep() // the group is gone: what it made stays made
@@ -265,7 +244,6 @@ func (g *group) supervise() {
 	g.status, g.ended = st, time.Now()
 	g.notes = append(g.notes, notes...)
 	g.mu.Unlock()
-	close(g.done)
 }
 
 // sandboxNotes sweeps the protected paths the command could make (see
@@ -283,12 +261,12 @@ func (g *group) sandboxNotes() []string {
 // (a job the command put in the background) gets SIGTERM, time to finish
 // writing, and then SIGKILL. If the output is already closed nothing is
 // holding it, and the group is killed at once.
-func (g *group) tidy() {
+func (g *group) tidy(c *childproc.Child) {
 	if !closedWithin(g.drained, 0) {
-		g.signal(sigTerm)
+		c.Signal(sigTerm)
 		closedWithin(g.drained, StopGrace)
 	}
-	g.signal(sigKill)
+	c.Signal(sigKill)
 	if !closedWithin(g.drained, drainGrace) {
 		// A process that escaped the group (setsid) still holds a pipe.
 		for _, p := range g.pipes {
@@ -298,15 +276,8 @@ func (g *group) tidy() {
 	}
 }
 
-// signal sends sig to the group unless the leader is being reaped.
-func (g *group) signal(sig os.Signal) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.final {
-		return
-	}
-	_ = signalGroup(g.pid, sig) // a vanished group needs no signal
-}
+// signal sends sig to the group unless the leader has been reaped.
+func (g *group) signal(sig os.Signal) { g.child.Signal(sig) }
 
 // stop ends the group: SIGTERM, then SIGKILL if the leader is still alive
 // after StopGrace. It returns once the leader is reaped. Calling it again,
@@ -314,18 +285,16 @@ func (g *group) signal(sig os.Signal) {
 // already exited is not marked as stopped.
 func (g *group) stop() {
 	g.stopOnce.Do(func() {
-		if closedWithin(g.exited, 0) {
-			return // it ended on its own; supervise is tidying up
+		if closedWithin(g.child.Exited(), 0) {
+			return // it ended on its own; the child is tidying up
 		}
 		g.mu.Lock()
 		g.stopping = true
 		g.mu.Unlock()
-		g.signal(sigTerm)
-		if !closedWithin(g.exited, StopGrace) {
+		if g.child.Terminate(StopGrace) {
 			g.mu.Lock()
 			g.escalated = true
 			g.mu.Unlock()
-			g.signal(sigKill)
 		}
 	})
 	<-g.done

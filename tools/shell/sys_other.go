@@ -4,7 +4,6 @@ package shell
 
 import (
 	"os"
-	"os/exec"
 )
 
 // Without process groups the best this platform offers is to stop the
@@ -14,16 +13,6 @@ var (
 	sigKill os.Signal = os.Kill
 	sigInt  os.Signal = os.Interrupt
 )
-
-func setGroup(*exec.Cmd) {}
-
-func signalGroup(pid int, sig os.Signal) error {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return nil
-	}
-	return p.Signal(sig)
-}
 
 func describeExit(ps *os.ProcessState) (int, string) {
 	if ps == nil {

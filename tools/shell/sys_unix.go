@@ -3,10 +3,8 @@
 package shell
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"syscall"
 )
 
@@ -16,26 +14,6 @@ var (
 	sigKill os.Signal = syscall.SIGKILL
 	sigInt  os.Signal = syscall.SIGINT // Ctrl-C sent to a process without a terminal
 )
-
-// setGroup makes the command the leader of a new process group, so that
-// the command and everything it forks can be signalled at once.
-func setGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-}
-
-// signalGroup sends sig to every process in the group led by pid. A group
-// that no longer exists is not an error.
-func signalGroup(pid int, sig os.Signal) error {
-	s, ok := sig.(syscall.Signal)
-	if !ok {
-		return fmt.Errorf("unsupported signal %v", sig)
-	}
-	err := syscall.Kill(-pid, s)
-	if errors.Is(err, syscall.ESRCH) {
-		return nil
-	}
-	return err
-}
 
 // describeExit reads the exit code and, when a signal ended the process,
 // the signal's name from a finished process.
