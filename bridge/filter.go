@@ -1,8 +1,6 @@
 package bridge
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/indusagi/induscode/internal/childlog"
+	"github.com/indusagi/induscode/internal/jsonline"
 )
 
 // maxFrame bounds one JSON-RPC line from a stdio server, the same limit the
@@ -29,17 +28,16 @@ const maxFrame = 16 << 20
 // adds no goroutine or copy hop per message.
 type lineFilter struct {
 	src     io.ReadCloser
-	r       *bufio.Reader
+	lines   *jsonline.Reader
 	log     *childlog.Log
 	pending []byte
-	line    []byte
 	dropped atomic.Int64
 	eof     chan struct{} // closed once Read has returned an error
 	eofOnce sync.Once
 }
 
 func newLineFilter(src io.ReadCloser, log *childlog.Log) *lineFilter {
-	return &lineFilter{src: src, r: bufio.NewReaderSize(src, 64<<10), log: log, eof: make(chan struct{})}
+	return &lineFilter{src: src, lines: jsonline.NewReader(src, maxFrame), log: log, eof: make(chan struct{})}
 }
 
 func (f *lineFilter) Read(p []byte) (int, error) {
@@ -62,42 +60,25 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 }
 
 // next returns the next accepted line with its newline, or nil for a line
-// that was dropped or blank.
+// that was dropped.
 func (f *lineFilter) next() ([]byte, error) {
-	f.line = f.line[:0]
-	oversize := false
-	var size int
-	var sc frameScanner
-	for {
-		chunk, err := f.r.ReadSlice('\n')
-		size += len(chunk)
-		switch {
-		case oversize:
-			sc.feed(chunk)
-		case len(f.line)+len(chunk) > maxFrame:
-			oversize = true
-			sc.feed(f.line)
-			sc.feed(chunk)
-			f.line = nil // do not keep a frame-sized buffer for the next line
-		default:
-			f.line = append(f.line, chunk...)
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if oversize {
-			return f.tooLarge(&sc, size), err
-		}
-		return f.accept(f.line), err
+	text, err := f.lines.Next()
+	var tooLong *jsonline.TooLongError
+	switch {
+	case errors.As(err, &tooLong):
+		return f.tooLarge(tooLong), nil
+	case err != nil:
+		return nil, err
 	}
+	return f.accept(text), nil
 }
 
 // tooLarge drops a line over the frame limit. When it is a response, an
 // error response for the same request takes its place, naming the size and
 // the limit.
-func (f *lineFilter) tooLarge(sc *frameScanner, size int) []byte {
+func (f *lineFilter) tooLarge(e *jsonline.TooLongError) []byte {
 	f.dropped.Add(1)
-	id := sc.responseID()
+	id, size := e.ResponseID, e.Size
 	if id == nil {
 		f.log.Printf("dropped a stdout line of %d bytes, over the %d-byte frame limit", size, maxFrame)
 		return nil
@@ -126,11 +107,7 @@ const codeFrameTooLarge = -32099
 // code it tells the bridge's own stand-in from a server's error.
 const frameTooLargePrefix = "the answer was "
 
-func (f *lineFilter) accept(line []byte) []byte {
-	text := bytes.TrimSpace(line)
-	if len(text) == 0 {
-		return nil
-	}
+func (f *lineFilter) accept(text []byte) []byte {
 	if isJSONRPC(text) {
 		out := make([]byte, len(text)+1)
 		copy(out, text)

@@ -1,8 +1,6 @@
 package rpc
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/internal/childlog"
+	"github.com/indusagi/induscode/internal/jsonline"
 )
 
 // maxMessage bounds one line the addon writes. A protocol message larger
@@ -169,32 +168,21 @@ func (c *conn) closedErr() error {
 	return c.err
 }
 
-// readLoop reads the addon's stdout until it ends.
+// readLoop reads the addon's stdout until it ends; a line over the limit
+// is dropped, and reading goes on.
 func (c *conn) readLoop(r io.Reader) {
 	defer close(c.done)
-	br := bufio.NewReaderSize(r, 64<<10)
-	var line []byte
-	over := false
+	lines := jsonline.NewReader(r, maxMessage)
 	for {
-		chunk, err := br.ReadSlice('\n')
-		if !over {
-			if len(line)+len(chunk) > maxMessage {
-				over = true
-				c.log.Line("host", fmt.Sprintf("a stdout line over %d bytes was dropped", maxMessage))
-				line = line[:0]
-			} else {
-				line = append(line, chunk...)
-			}
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if !over && len(bytes.TrimSpace(line)) > 0 {
-			c.handle(line)
-		}
-		line, over = line[:0], false
-		if err != nil {
+		line, err := lines.Next()
+		var tooLong *jsonline.TooLongError
+		switch {
+		case errors.As(err, &tooLong):
+			c.log.Line("host", fmt.Sprintf("a stdout line over %d bytes was dropped", maxMessage))
+		case err != nil:
 			return // the reaper ends the conn with the exit status
+		default:
+			c.handle(line)
 		}
 	}
 }

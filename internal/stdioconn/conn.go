@@ -24,7 +24,6 @@
 package stdioconn
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -37,6 +36,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/indusagi/induscode/internal/callids"
+	"github.com/indusagi/induscode/internal/jsonline"
 )
 
 // DefaultMaxLine is the longest message a connection takes unless
@@ -92,7 +92,7 @@ func New(in io.ReadCloser, out io.WriteCloser, o Options) mcp.Connection {
 		in:     in,
 		out:    out,
 		opts:   o,
-		r:      bufio.NewReaderSize(in, 64<<10),
+		lines:  jsonline.NewReader(in, o.MaxLine),
 		closed: make(chan struct{}),
 	}
 	if o.ServerCalls {
@@ -120,8 +120,8 @@ type conn struct {
 
 	// Reading state, owned by readLoop or by the one goroutine that
 	// calls Read.
-	r     *bufio.Reader
-	ended error // what ended the input, once it has ended
+	lines *jsonline.Reader
+	ended error // a bad line that ended the input (client side)
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -148,47 +148,30 @@ func (c *conn) readLoop() {
 // client's side a bad line. A message on the last line, without a
 // newline, comes first and the end of the input with the next call.
 func (c *conn) next() (jsonrpc.Message, error) {
-	var long []byte // a line longer than the buffer, being gathered
 	for {
 		if c.ended != nil {
 			return nil, c.ended
 		}
-		chunk, err := c.r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(long)+len(chunk) <= c.opts.MaxLine {
-				long = append(long, chunk...)
-				continue
-			}
-			long = nil
-			skipLine(c.r)
+		text, err := c.lines.Next()
+		var tooLong *jsonline.TooLongError
+		switch {
+		case errors.As(err, &tooLong):
 			if err := c.reject(nil, jsonrpc.CodeInvalidRequest, c.tooLong()); err != nil {
 				return nil, err
 			}
 			continue
+		case err != nil:
+			return nil, err
 		}
-		if err != nil {
-			c.ended = err
+		msg, rawID, code, why := decode(text)
+		if why == "" {
+			if c.book == nil || c.enter(msg, rawID) {
+				return msg, nil
+			}
+			continue
 		}
-		line := chunk
-		if len(long) > 0 {
-			line = append(long, chunk...)
-			long = nil
-		}
-		if len(line) > c.opts.MaxLine {
-			if err := c.reject(nil, jsonrpc.CodeInvalidRequest, c.tooLong()); err != nil {
-				return nil, err
-			}
-		} else if text := bytes.TrimSpace(line); len(text) > 0 {
-			msg, rawID, code, why := decode(text)
-			if why == "" {
-				if c.book == nil || c.enter(msg, rawID) {
-					return msg, nil
-				}
-				continue
-			}
-			if err := c.reject(text, code, why); err != nil {
-				return nil, err
-			}
+		if err := c.reject(text, code, why); err != nil {
+			return nil, err
 		}
 	}
 }
@@ -251,15 +234,6 @@ func (c *conn) reject(line []byte, code int64, why string) error {
 	}
 	c.ended = errors.New("stdio: " + why)
 	return c.ended
-}
-
-// skipLine discards input up to the end of the current line.
-func skipLine(r *bufio.Reader) {
-	for {
-		if _, err := r.ReadSlice('\n'); !errors.Is(err, bufio.ErrBufferFull) {
-			return
-		}
-	}
 }
 
 // Decode reads one JSON-RPC message as a connection reads a line: member
