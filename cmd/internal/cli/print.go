@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/indusagi/induscode/cmd/internal/render"
 	"github.com/indusagi/induscode/conductor"
-	"github.com/indusagi/induscode/provider"
 )
 
 // ExitInterrupted is the exit code of a -p run ended by Ctrl-C (128 +
@@ -115,8 +113,8 @@ func runPrint(cmd *cobra.Command, opts *options, p *printOpts, args []string) er
 	if co.MaxTurns == 0 {
 		co.MaxTurns = settings.MaxTurns
 	}
-	out := &printer{w: bufio.NewWriter(stdout), stderr: stderr, format: p.format, verbose: p.verbose}
-	co.OnEvent = out.event
+	out := render.New(stdout, stderr, p.format, p.verbose)
+	co.OnEvent = out.Event
 	c, err := conductor.Open(ctx, co)
 	if err != nil {
 		var oe *conductor.OptionError
@@ -125,15 +123,15 @@ func runPrint(cmd *cobra.Command, opts *options, p *printOpts, args []string) er
 		}
 		return bootError(err)
 	}
-	out.session = c.SessionID()
+	out.SetSession(c.SessionID())
 	c.Begin()
 	res, err := c.Run(ctx, prompt)
 	cerr := c.Close() // session:end; every process the tools started is stopped
 	if err != nil {
 		return &failure{err}
 	}
-	out.result(res)
-	if werr := out.w.Flush(); werr != nil {
+	out.Result(res)
+	if werr := out.Flush(); werr != nil {
 		return &failure{werr}
 	}
 	if cerr != nil {
@@ -155,104 +153,4 @@ func firstOf(vals ...string) string {
 		}
 	}
 	return ""
-}
-
-// printer shows a run in one of the output formats.
-type printer struct {
-	w       *bufio.Writer
-	stderr  io.Writer
-	format  string
-	verbose bool
-	session string
-}
-
-func (p *printer) line(v any) {
-	b, _ := json.Marshal(v)
-	p.w.Write(b)
-	p.w.WriteByte('\n')
-	p.w.Flush() // each message as it happens, for a reader following the stream
-}
-
-func (p *printer) event(e conductor.Event) {
-	switch e := e.(type) {
-	case conductor.Started:
-		p.session = e.SessionID
-		if p.format == "stream-json" {
-			p.line(map[string]any{"type": "system", "subtype": "init", "session_id": e.SessionID, "cwd": e.Dir,
-				"tools": e.Tools, "model": e.Model, "permissionMode": e.Mode, "mcp_servers": []any{}})
-		}
-	case conductor.AssistantMessage:
-		if p.format == "stream-json" {
-			p.line(map[string]any{"type": "assistant", "session_id": p.session, "message": map[string]any{
-				"type": "message", "role": "assistant", "model": e.Model, "content": claudeBlocks(e.Message.Blocks),
-				"stop_reason": e.Stop, "usage": e.Usage}})
-		} else if p.verbose {
-			for _, b := range e.Message.ToolUses() {
-				fmt.Fprintf(p.stderr, "→ %s %s\n", b.Name, clip(string(b.Input), 200))
-			}
-		}
-	case conductor.ToolResults:
-		if p.format == "stream-json" {
-			p.line(map[string]any{"type": "user", "session_id": p.session, "message": map[string]any{
-				"role": "user", "content": claudeBlocks(e.Message.Blocks)}})
-		} else if p.verbose {
-			for _, b := range e.Message.Blocks {
-				mark := "←"
-				if b.IsError {
-					mark = "← error:"
-				}
-				fmt.Fprintf(p.stderr, "%s %s\n", mark, clip(b.Text, 200))
-			}
-		}
-	case conductor.Notice:
-		if p.format != "stream-json" || p.verbose {
-			fmt.Fprintln(p.stderr, "indusr:", e.Text)
-		}
-	case conductor.Compacted:
-		if p.format == "stream-json" {
-			p.line(map[string]any{"type": "system", "subtype": "compact_boundary", "session_id": p.session})
-		}
-	}
-}
-
-func (p *printer) result(r *conductor.Result) {
-	if p.format == "text" {
-		if r.IsError {
-			fmt.Fprintln(p.stderr, "indusr:", r.Text)
-			return
-		}
-		p.w.WriteString(strings.TrimRight(r.Text, "\n") + "\n")
-		return
-	}
-	p.line(map[string]any{
-		"type": "result", "subtype": r.Subtype, "is_error": r.IsError,
-		"duration_ms": r.Duration.Milliseconds(), "num_turns": r.Turns,
-		"result": r.Text, "session_id": p.session, "total_cost_usd": r.Cost, "usage": r.Usage,
-	})
-}
-
-// claudeBlocks writes content blocks as Claude Code's messages carry them.
-func claudeBlocks(bs []provider.Block) []map[string]any {
-	out := make([]map[string]any, 0, len(bs))
-	for _, b := range bs {
-		switch b.Kind {
-		case provider.TextBlock:
-			out = append(out, map[string]any{"type": "text", "text": b.Text})
-		case provider.ThinkingBlock:
-			out = append(out, map[string]any{"type": "thinking", "thinking": b.Text, "signature": b.Signature})
-		case provider.ToolUseBlock:
-			out = append(out, map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": b.Input})
-		case provider.ToolResultBlock:
-			out = append(out, map[string]any{"type": "tool_result", "tool_use_id": b.ToolUseID, "content": b.Text, "is_error": b.IsError})
-		}
-	}
-	return out
-}
-
-func clip(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

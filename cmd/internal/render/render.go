@@ -1,0 +1,132 @@
+// Package render shows an agent run of the conductor on the command line,
+// in the output formats of `indusr -p`: text (the final answer), json (one
+// result object) and stream-json (each message as it happens, in Claude
+// Code's shapes). It prints; the conductor only reports typed events.
+package render
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/indusagi/induscode/conductor"
+	"github.com/indusagi/induscode/provider"
+)
+
+// New returns a printer of the run in format ("text", "json" or
+// "stream-json") to stdout, with notices (and with verbose the tool calls)
+// on stderr.
+func New(stdout, stderr io.Writer, format string, verbose bool) *Printer {
+	return &Printer{w: bufio.NewWriter(stdout), stderr: stderr, format: format, verbose: verbose}
+}
+
+// SetSession names the session that later lines carry.
+func (p *Printer) SetSession(id string) { p.session = id }
+
+// Flush writes out what is buffered.
+func (p *Printer) Flush() error { return p.w.Flush() }
+
+// Printer shows a run in one of the output formats (text, json,
+// stream-json). Its methods are called from one goroutine at a time.
+type Printer struct {
+	w       *bufio.Writer
+	stderr  io.Writer
+	format  string
+	verbose bool
+	session string
+}
+
+func (p *Printer) line(v any) {
+	b, _ := json.Marshal(v)
+	p.w.Write(b)
+	p.w.WriteByte('\n')
+	p.w.Flush() // each message as it happens, for a reader following the stream
+}
+
+// Event shows one event of the run as it happens.
+func (p *Printer) Event(e conductor.Event) {
+	switch e := e.(type) {
+	case conductor.Started:
+		p.session = e.SessionID
+		if p.format == "stream-json" {
+			p.line(map[string]any{"type": "system", "subtype": "init", "session_id": e.SessionID, "cwd": e.Dir,
+				"tools": e.Tools, "model": e.Model, "permissionMode": e.Mode, "mcp_servers": []any{}})
+		}
+	case conductor.AssistantMessage:
+		if p.format == "stream-json" {
+			p.line(map[string]any{"type": "assistant", "session_id": p.session, "message": map[string]any{
+				"type": "message", "role": "assistant", "model": e.Model, "content": claudeBlocks(e.Message.Blocks),
+				"stop_reason": e.Stop, "usage": e.Usage}})
+		} else if p.verbose {
+			for _, b := range e.Message.ToolUses() {
+				fmt.Fprintf(p.stderr, "→ %s %s\n", b.Name, clip(string(b.Input), 200))
+			}
+		}
+	case conductor.ToolResults:
+		if p.format == "stream-json" {
+			p.line(map[string]any{"type": "user", "session_id": p.session, "message": map[string]any{
+				"role": "user", "content": claudeBlocks(e.Message.Blocks)}})
+		} else if p.verbose {
+			for _, b := range e.Message.Blocks {
+				mark := "←"
+				if b.IsError {
+					mark = "← error:"
+				}
+				fmt.Fprintf(p.stderr, "%s %s\n", mark, clip(b.Text, 200))
+			}
+		}
+	case conductor.Notice:
+		if p.format != "stream-json" || p.verbose {
+			fmt.Fprintln(p.stderr, "indusr:", e.Text)
+		}
+	case conductor.Compacted:
+		if p.format == "stream-json" {
+			p.line(map[string]any{"type": "system", "subtype": "compact_boundary", "session_id": p.session})
+		}
+	}
+}
+
+// Result shows how the run ended.
+func (p *Printer) Result(r *conductor.Result) {
+	if p.format == "text" {
+		if r.IsError {
+			fmt.Fprintln(p.stderr, "indusr:", r.Text)
+			return
+		}
+		p.w.WriteString(strings.TrimRight(r.Text, "\n") + "\n")
+		return
+	}
+	p.line(map[string]any{
+		"type": "result", "subtype": r.Subtype, "is_error": r.IsError,
+		"duration_ms": r.Duration.Milliseconds(), "num_turns": r.Turns,
+		"result": r.Text, "session_id": p.session, "total_cost_usd": r.Cost, "usage": r.Usage,
+	})
+}
+
+// claudeBlocks writes content blocks as Claude Code's messages carry them.
+func claudeBlocks(bs []provider.Block) []map[string]any {
+	out := make([]map[string]any, 0, len(bs))
+	for _, b := range bs {
+		switch b.Kind {
+		case provider.TextBlock:
+			out = append(out, map[string]any{"type": "text", "text": b.Text})
+		case provider.ThinkingBlock:
+			out = append(out, map[string]any{"type": "thinking", "thinking": b.Text, "signature": b.Signature})
+		case provider.ToolUseBlock:
+			out = append(out, map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": b.Input})
+		case provider.ToolResultBlock:
+			out = append(out, map[string]any{"type": "tool_result", "tool_use_id": b.ToolUseID, "content": b.Text, "is_error": b.IsError})
+		}
+	}
+	return out
+}
+
+func clip(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
