@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/shell/output"
 )
 
 // DefaultWait is how long a wait call blocks when it names no bound.
@@ -311,7 +312,7 @@ func renderStream(s *stream, u unread, re *regexp.Regexp, budget int) string {
 	if err != nil {
 		fmt.Fprintf(&sb, "[the capture file is incomplete: %v]\n", err)
 	}
-	if note := capNote(capture, s.captureCap, outBytes); note != "" {
+	if note := output.CapNote(capture, s.captureCap, outBytes); note != "" {
 		fmt.Fprintf(&sb, "[%s]\n", note)
 	}
 	return strings.TrimSuffix(strings.ToValidUTF8(sb.String(), "\uFFFD"), "\n")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/shell/output"
 )
 
 // DefaultTimeout is how long a bash command may run when the call names no
@@ -72,8 +73,8 @@ func runBash(ctx context.Context, in bashInput, env *tool.Env) tool.Result {
 	if in.TimeoutMS > 0 {
 		timeout = min(time.Duration(in.TimeoutMS)*time.Millisecond, MaxTimeout)
 	}
-	out := &clip{openLog: e.logOpener("bash")}
-	last := &latest{next: out}
+	out := &output.Clip{OpenLog: e.logOpener("bash")}
+	last := &latest{next: clipSink{out}}
 	g, err := e.runForeground(in.Command, dir, last)
 	if err != nil {
 		return tool.Errorf("could not run the command: %v", err)
@@ -112,7 +113,7 @@ wait:
 	<-g.done // the output is complete once the group is done
 
 	var sb strings.Builder
-	text := out.text()
+	text := out.Text()
 	if text == "" {
 		text = "(no output)"
 	}
@@ -120,16 +121,7 @@ wait:
 	if !strings.HasSuffix(text, "\n") {
 		sb.WriteByte('\n')
 	}
-	if out.truncated() {
-		switch {
-		case out.logPath != "" && out.logErr == nil && capNote(out.logPath, out.logCap, out.total) != "":
-			fmt.Fprintf(&sb, "[output was %d bytes in %d lines; %s]\n", out.total, out.lines, capNote(out.logPath, out.logCap, out.total))
-		case out.logPath != "" && out.logErr == nil:
-			fmt.Fprintf(&sb, "[output was %d bytes in %d lines; the full output is in %s]\n", out.total, out.lines, out.logPath)
-		case out.logErr != nil:
-			fmt.Fprintf(&sb, "[output was %d bytes in %d lines; the full output could not be saved: %v]\n", out.total, out.lines, out.logErr)
-		}
-	}
+	sb.WriteString(out.Note())
 	st, stopped, _, _ := g.result()
 	isErr := true
 	switch {

@@ -29,3 +29,13 @@
 // most [MaxInputBytes] and waits at most [InputTimeout] for the process to
 // take them.
 package shell
+
+import "github.com/indusagi/induscode/tools/shell/output"
+
+// MaxModelChars is the most command output the model is shown in one
+// result (see output.Clip).
+const MaxModelChars = output.MaxModelChars
+
+// MaxSpillBytes bounds each file the engine writes output to (see
+// output.CappedFile).
+const MaxSpillBytes = output.MaxSpillBytes

@@ -17,6 +17,7 @@ import (
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/internal/termtext"
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/shell/output"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -146,7 +147,7 @@ func (e *Engine) createFile(name string) (io.WriteCloser, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return newCappedFile(f, path, e.spillCap), path, nil
+	return output.NewCappedFile(f, path, e.spillCap), path, nil
 }
 
 // pruneOld deletes the engine's own files (*.log) last changed before cutoff.

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/indusagi/induscode/tools/shell/output"
 )
 
 // progressEvery is how often a running bash command reports progress: a
@@ -68,3 +70,9 @@ func appendCapped(dst, p []byte) []byte {
 	}
 	return append(dst, p...)
 }
+
+// clipSink feeds an output.Clip as a sink.
+type clipSink struct{ *output.Clip }
+
+func (s clipSink) write(p []byte) { _, _ = s.Write(p) }
+func (s clipSink) close()         { s.Close() }

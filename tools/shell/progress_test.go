@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/indusagi/induscode/tool"
+	"github.com/indusagi/induscode/tools/shell/output"
 )
 
 // A long bash command reports progress about once a second, with its
@@ -60,7 +61,7 @@ func TestLatestLine(t *testing.T) {
 		{"long line capped", []string{strings.Repeat("x", 500) + "\n"}, strings.Repeat("x", maxProgressLine)},
 		{"rune not cut", []string{strings.Repeat("x", maxProgressLine-1) + "é\n"}, strings.Repeat("x", maxProgressLine-1)},
 	} {
-		l := &latest{next: &clip{}}
+		l := &latest{next: clipSink{&output.Clip{}}}
 		for _, w := range tc.writes {
 			l.write([]byte(w))
 		}

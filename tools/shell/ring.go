@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"sync"
+
+	"github.com/indusagi/induscode/tools/shell/output"
 )
 
 // MaxBufferedLines is how many of the latest lines of each stream of a
@@ -54,7 +56,7 @@ type stream struct {
 }
 
 func newStream(name string, capture io.WriteCloser, path string) *stream {
-	return &stream{name: name, capture: capture, capturePath: path, captureCap: capOf(capture)}
+	return &stream{name: name, capture: capture, capturePath: path, captureCap: output.CapOf(capture)}
 }
 
 // write takes one chunk of output. Work is proportional to the chunk's

@@ -1,4 +1,4 @@
-package shell
+package output
 
 import (
 	"bytes"
@@ -20,11 +20,13 @@ const markerRoom = 64
 // halfBudget is how much of the head, and of the tail, is kept.
 const halfBudget = (MaxModelChars - markerRoom) / 2
 
-// clip collects the merged output of a bash command with bounded memory:
+// Clip collects the merged output of a bash command with bounded memory:
 // all of it while it fits in MaxModelChars, then only the first and last
 // halfBudget bytes, with the whole output spilled to a log file.
-type clip struct {
-	openLog func() (io.WriteCloser, string, error)
+type Clip struct {
+	// OpenLog opens the file the whole output goes to once it outgrows
+	// MaxModelChars; nil keeps none.
+	OpenLog func() (io.WriteCloser, string, error)
 
 	all     []byte // everything, until it outgrows MaxModelChars
 	head    []byte // the first halfBudget bytes, once spilled
@@ -40,7 +42,8 @@ type clip struct {
 	logCap  int64 // the log's size cap (0: none)
 }
 
-func (c *clip) write(p []byte) {
+// Write keeps p; it never fails.
+func (c *Clip) Write(p []byte) (int, error) {
 	c.total += int64(len(p))
 	c.lines += int64(bytes.Count(p, []byte{'\n'}))
 	if c.tail == nil {
@@ -48,7 +51,7 @@ func (c *clip) write(p []byte) {
 		if len(c.all) > MaxModelChars {
 			c.spill()
 		}
-		return
+		return len(p), nil
 	}
 	if c.log != nil {
 		if _, err := c.log.Write(p); err != nil {
@@ -58,17 +61,18 @@ func (c *clip) write(p []byte) {
 		}
 	}
 	c.keepTail(p)
+	return len(p), nil
 }
 
 // spill switches from keeping everything (now more than MaxModelChars) to
 // keeping head and tail, and starts the log file with what came so far.
-func (c *clip) spill() {
+func (c *Clip) spill() {
 	c.head = bytes.Clone(c.all[:halfBudget])
 	c.tail = make([]byte, halfBudget)
 	c.keepTail(c.all[len(c.head):])
-	if c.openLog != nil {
-		c.log, c.logPath, c.logErr = c.openLog()
-		c.logCap = capOf(c.log)
+	if c.OpenLog != nil {
+		c.log, c.logPath, c.logErr = c.OpenLog()
+		c.logCap = CapOf(c.log)
 		if c.log != nil {
 			if _, err := c.log.Write(c.all); err != nil {
 				c.logErr = err
@@ -80,7 +84,7 @@ func (c *clip) spill() {
 	c.all = nil
 }
 
-func (c *clip) keepTail(p []byte) {
+func (c *Clip) keepTail(p []byte) {
 	if len(p) >= len(c.tail) {
 		copy(c.tail, p[len(p)-len(c.tail):])
 		c.tailAt, c.tailLen = 0, len(c.tail)
@@ -92,7 +96,8 @@ func (c *clip) keepTail(p []byte) {
 	c.tailLen = min(c.tailLen+len(p), len(c.tail))
 }
 
-func (c *clip) close() {
+// Close closes the log file, if one was opened.
+func (c *Clip) Close() {
 	if c.log != nil {
 		if err := c.log.Close(); err != nil && c.logErr == nil {
 			c.logErr = err
@@ -101,12 +106,12 @@ func (c *clip) close() {
 	}
 }
 
-// truncated reports whether the model sees less than the whole output.
-func (c *clip) truncated() bool { return c.tail != nil }
+// Truncated reports whether the model sees less than the whole output.
+func (c *Clip) Truncated() bool { return c.tail != nil }
 
-// text is the output as the model sees it: all of it, or the head up to
+// Text is the output as the model sees it: all of it, or the head up to
 // its last full line, a marker, and the tail from its first full line.
-func (c *clip) text() string {
+func (c *Clip) Text() string {
 	if c.tail == nil {
 		return strings.ToValidUTF8(string(c.all), "\uFFFD")
 	}
@@ -145,6 +150,24 @@ func (c *clip) text() string {
 	sb.WriteByte('\n')
 	sb.Write(tail)
 	return strings.ToValidUTF8(sb.String(), "\uFFFD")
+}
+
+// Note is the line that follows a truncated output: its size and where
+// the whole of it is, or why it could not be kept; "" when the model sees
+// all of it.
+func (c *Clip) Note() string {
+	if !c.Truncated() {
+		return ""
+	}
+	switch {
+	case c.logPath != "" && c.logErr == nil && CapNote(c.logPath, c.logCap, c.total) != "":
+		return fmt.Sprintf("[output was %d bytes in %d lines; %s]\n", c.total, c.lines, CapNote(c.logPath, c.logCap, c.total))
+	case c.logPath != "" && c.logErr == nil:
+		return fmt.Sprintf("[output was %d bytes in %d lines; the full output is in %s]\n", c.total, c.lines, c.logPath)
+	case c.logErr != nil:
+		return fmt.Sprintf("[output was %d bytes in %d lines; the full output could not be saved: %v]\n", c.total, c.lines, c.logErr)
+	}
+	return ""
 }
 
 // trimRuneEnd drops a character cut off at the end of b.

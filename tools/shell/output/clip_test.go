@@ -1,4 +1,4 @@
-package shell
+package output
 
 import (
 	"bytes"
@@ -17,15 +17,15 @@ type memLog struct{ bytes.Buffer }
 func (*memLog) Close() error { return nil }
 
 // feed writes data to a fresh clip in chunks of the given sizes (cycled).
-func feed(data []byte, chunks ...int) (*clip, *memLog) {
+func feed(data []byte, chunks ...int) (*Clip, *memLog) {
 	log := new(memLog)
-	c := &clip{openLog: func() (io.WriteCloser, string, error) { return log, "/log", nil }}
+	c := &Clip{OpenLog: func() (io.WriteCloser, string, error) { return log, "/log", nil }}
 	for i := 0; len(data) > 0; i++ {
 		n := min(chunks[i%len(chunks)], len(data))
-		c.write(data[:n])
+		c.Write(data[:n])
 		data = data[n:]
 	}
-	c.close()
+	c.Close()
 	return c, log
 }
 
@@ -55,9 +55,9 @@ func TestClip(t *testing.T) {
 		for _, chunk := range []int{1 << 20, 4096, 7} {
 			t.Run(fmt.Sprintf("%s/chunk%d", c.name, chunk), func(t *testing.T) {
 				cl, log := feed(c.data, chunk)
-				got := cl.text()
-				if cl.truncated() != c.truncated {
-					t.Fatalf("truncated = %v, want %v", cl.truncated(), c.truncated)
+				got := cl.Text()
+				if cl.Truncated() != c.truncated {
+					t.Fatalf("truncated = %v, want %v", cl.Truncated(), c.truncated)
 				}
 				if !utf8.ValidString(got) || strings.ContainsRune(got, utf8.RuneError) && !bytes.ContainsRune(c.data, utf8.RuneError) {
 					t.Errorf("text has a broken character")
@@ -111,13 +111,13 @@ func TestClipChunkingDoesNotMatter(t *testing.T) {
 		whole, _ := feed(data, 1<<30)
 		chunks := rapid.SliceOfN(rapid.IntRange(1, 5000), 1, 10).Draw(t, "chunks")
 		parts, log := feed(data, chunks...)
-		if whole.text() != parts.text() {
+		if whole.Text() != parts.Text() {
 			t.Fatalf("chunking changed the text")
 		}
-		if len(parts.text()) > MaxModelChars {
-			t.Fatalf("text over the limit: %d", len(parts.text()))
+		if len(parts.Text()) > MaxModelChars {
+			t.Fatalf("text over the limit: %d", len(parts.Text()))
 		}
-		if parts.truncated() && !bytes.Equal(log.Bytes(), data) {
+		if parts.Truncated() && !bytes.Equal(log.Bytes(), data) {
 			t.Fatalf("log incomplete")
 		}
 	})

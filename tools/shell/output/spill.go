@@ -1,4 +1,4 @@
-package shell
+package output
 
 import (
 	"fmt"
@@ -17,10 +17,10 @@ import (
 // the first and the newest half, with a line saying what was cut.
 const MaxSpillBytes = 64 << 20
 
-// cappedFile is an output file of at most max bytes. The first half is
+// CappedFile is an output file of at most max bytes. The first half is
 // written as it comes; after that the newest bytes go round a ring in the
 // second half, which Close puts back in order behind a marker line.
-type cappedFile struct {
+type CappedFile struct {
 	f    *os.File
 	path string
 	max  int64
@@ -28,16 +28,17 @@ type cappedFile struct {
 	err  error
 }
 
-var _ io.WriteCloser = (*cappedFile)(nil)
+var _ io.WriteCloser = (*CappedFile)(nil)
 
-func newCappedFile(f *os.File, path string, max int64) *cappedFile {
-	return &cappedFile{f: f, path: path, max: max}
+// NewCappedFile caps f, the file at path, at max bytes.
+func NewCappedFile(f *os.File, path string, max int64) *CappedFile {
+	return &CappedFile{f: f, path: path, max: max}
 }
 
-func (c *cappedFile) halves() (head, tail int64) { return c.max / 2, c.max - c.max/2 }
+func (c *CappedFile) halves() (head, tail int64) { return c.max / 2, c.max - c.max/2 }
 
 // Write never fails for the cap; it reports a failing disk.
-func (c *cappedFile) Write(p []byte) (int, error) {
+func (c *CappedFile) Write(p []byte) (int, error) {
 	if c.err != nil {
 		return 0, c.err
 	}
@@ -64,17 +65,17 @@ func (c *cappedFile) Write(p []byte) (int, error) {
 	return written, nil
 }
 
-// capOf returns the cap of w when it is a capped file, else 0.
-func capOf(w io.Writer) int64 {
-	if c, ok := w.(*cappedFile); ok {
+// CapOf returns the cap of w when it is a capped file, else 0.
+func CapOf(w io.Writer) int64 {
+	if c, ok := w.(*CappedFile); ok {
 		return c.max
 	}
 	return 0
 }
 
-// capNote says what a file capped at max keeps of total bytes, or "" when
+// CapNote says what a file capped at max keeps of total bytes, or "" when
 // nothing was cut.
-func capNote(path string, max, total int64) string {
+func CapNote(path string, max, total int64) string {
 	if max <= 0 || total <= max {
 		return ""
 	}
@@ -92,7 +93,7 @@ func mib(n int64) string {
 // Close puts a wrapped ring back in order (head, a marker line, the
 // oldest kept tail byte onwards) by writing a new file and renaming it
 // over the old, then closes.
-func (c *cappedFile) Close() error {
+func (c *CappedFile) Close() error {
 	head, tail := c.halves()
 	total := c.n
 	if total <= c.max || c.err != nil {
