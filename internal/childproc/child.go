@@ -136,14 +136,14 @@ func (c *Child) supervise(tidy, ended func(*Child)) {
 	close(c.reaped)
 	if c.stdin != nil {
 		c.stdin.Close() // a write to a gone child fails at once
-		if !closedWithin(c.stderrDone, DrainGrace) {
+		if !ClosedWithin(c.stderrDone, DrainGrace) {
 			c.stderr.Close() // a descendant that left the group holds it
 			<-c.stderrDone
 		}
 		c.stderr.Close()
 		// stdout's reader may be the peer's (an SDK transport) and read
 		// no more: closing the pipe ends a read still waiting on it.
-		closedWithin(c.stdoutDone, DrainGrace)
+		ClosedWithin(c.stdoutDone, DrainGrace)
 		c.stdout.Close()
 	}
 	if ended != nil {
@@ -180,7 +180,7 @@ func (c *Child) Signal(sig os.Signal) { c.group.send(sig) }
 // within grace, SIGKILL, which it reports. It does not wait for the reaping.
 func (c *Child) Terminate(grace time.Duration) (killed bool) {
 	c.group.Signal(false)
-	if closedWithin(c.exited, grace) {
+	if ClosedWithin(c.exited, grace) {
 		return false
 	}
 	c.group.Signal(true)
@@ -202,7 +202,7 @@ func (c *Child) Stop() {
 }
 
 // closedWithin reports whether ch is closed now or becomes closed within d.
-func closedWithin(ch <-chan struct{}, d time.Duration) bool {
+func ClosedWithin(ch <-chan struct{}, d time.Duration) bool {
 	select {
 	case <-ch:
 		return true

@@ -262,12 +262,12 @@ func (g *group) sandboxNotes() []string {
 // writing, and then SIGKILL. If the output is already closed nothing is
 // holding it, and the group is killed at once.
 func (g *group) tidy(c *childproc.Child) {
-	if !closedWithin(g.drained, 0) {
+	if !childproc.ClosedWithin(g.drained, 0) {
 		c.Signal(sigTerm)
-		closedWithin(g.drained, StopGrace)
+		childproc.ClosedWithin(g.drained, StopGrace)
 	}
 	c.Signal(sigKill)
-	if !closedWithin(g.drained, drainGrace) {
+	if !childproc.ClosedWithin(g.drained, drainGrace) {
 		// A process that escaped the group (setsid) still holds a pipe.
 		for _, p := range g.pipes {
 			p.SetReadDeadline(time.Now())
@@ -285,7 +285,7 @@ func (g *group) signal(sig os.Signal) { g.child.Signal(sig) }
 // already exited is not marked as stopped.
 func (g *group) stop() {
 	g.stopOnce.Do(func() {
-		if closedWithin(g.child.Exited(), 0) {
+		if childproc.ClosedWithin(g.child.Exited(), 0) {
 			return // it ended on its own; the child is tidying up
 		}
 		g.mu.Lock()
@@ -305,26 +305,6 @@ func (g *group) result() (st exitStatus, stopped, escalated bool, ran time.Durat
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.status, g.stopping, g.escalated, g.ended.Sub(g.started)
-}
-
-// closedWithin reports whether ch is closed now or becomes closed within d.
-func closedWithin(ch <-chan struct{}, d time.Duration) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-	}
-	if d <= 0 {
-		return false
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ch:
-		return true
-	case <-t.C:
-		return false
-	}
 }
 
 // shellPath is the shell commands run under: bash, or sh where bash is
