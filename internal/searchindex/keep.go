@@ -63,8 +63,8 @@ func (k *Keeper) Narrow(expr string) func(path string) bool {
 // there is none, files changed, or the tree's shape did. With the tree
 // watched (watch.go), the files nothing wrote to need no stat.
 func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]string, bool) {
-	if root != k.root {
-		return nil, false // only a walk knows a subfolder's rules
+	if root != k.root || planOf(expr).op == qAll {
+		return nil, false // only a walk knows a subfolder's rules; see Index.List
 	}
 	s := k.load()
 	if s == nil {

@@ -15,7 +15,9 @@ import (
 // cannot prove free of a match (candidates, files changed since the
 // build, files whose content is not indexed), among those that admit
 // (the type filter; nil admits all) keeps. ok is false when the table
-// cannot stand in for the walk: no complete index, root not the
+// cannot stand in for the walk, or need not: a pattern without a usable
+// trigram (every file is read, and the walk opens them more cheaply by
+// their folder), no complete index, root not the
 // workspace's, or a directory or ignore file changed since the build (a
 // file created, removed or renamed; a rule edited). grep then walks.
 //
@@ -23,6 +25,9 @@ import (
 // of the table that is gone makes List refuse, since only a walk can
 // tell what happened.
 func (x *Index) List(root, expr string, admit func(rel, name string) bool) (paths []string, ok bool) {
+	if planOf(expr).op == qAll {
+		return nil, false
+	}
 	return x.list(x.load(), root, expr, admit, listHooks{})
 }
 

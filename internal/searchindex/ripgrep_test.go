@@ -145,10 +145,11 @@ func TestIndexedGrepEqualsRipgrep(t *testing.T) {
 		}
 	}
 	// A glob can admit what the ignore files leave out: only the walk
-	// can say, so those searches are not listed.
+	// can say, so those searches are not listed; nor is a pattern
+	// without a trigram, which reads every file anyway.
 	listable := 0
 	for _, tt := range tests {
-		if tt.in["glob"] == nil {
+		if tt.in["glob"] == nil && tt.in["pattern"] != "[A-Z]{3}[0-9]{4}" {
 			listable++
 		}
 	}
