@@ -293,6 +293,7 @@ func (c *client) sync(ctx context.Context, path, text string) (version, seq int,
 // anything after publish number seq) and returns them.
 func (c *client) diagnosticsOf(ctx context.Context, path string, version, seq int) ([]diagnostic, error) {
 	uri := fileURI(path)
+	sent := time.Now()
 	for {
 		c.mu.Lock()
 		p, ok := c.diags[uri]
@@ -302,7 +303,10 @@ func (c *client) diagnosticsOf(ctx context.Context, path string, version, seq in
 			return p.diags, nil
 		}
 		if ok && p.version == nil && p.seq > seq {
-			return c.settle(ctx, uri, p), nil
+			// A server slow to publish its first phase (a busy machine,
+			// a big project) is as slow with the next: the quiet it must
+			// keep grows with the wait so far.
+			return c.settle(ctx, uri, p, max(versionlessSettle, 2*time.Since(sent))), nil
 		}
 		select {
 		case <-changed:
@@ -314,15 +318,15 @@ func (c *client) diagnosticsOf(ctx context.Context, path string, version, seq in
 	}
 }
 
-// versionlessSettle is how long a server that sends no document versions
-// must stay quiet before its latest publish is taken as the answer: such
-// servers publish in phases (syntax first, types later), and the first
-// publish after a change is often an empty one.
+// versionlessSettle is how long, at least, a server that sends no
+// document versions must stay quiet before its latest publish is taken as
+// the answer: such servers publish in phases (syntax first, types later),
+// and the first publish after a change is often an empty one.
 const versionlessSettle = 750 * time.Millisecond
 
-// settle waits for a versionless server to stop publishing for uri and
-// returns its last word (or what it had when ctx ends).
-func (c *client) settle(ctx context.Context, uri string, p published) []diagnostic {
+// settle waits for a versionless server to stop publishing for uri for
+// quiet and returns its last word (or what it had when ctx ends).
+func (c *client) settle(ctx context.Context, uri string, p published, quiet time.Duration) []diagnostic {
 	for {
 		c.mu.Lock()
 		latest, changed := c.diags[uri], c.changed
@@ -332,7 +336,7 @@ func (c *client) settle(ctx context.Context, uri string, p published) []diagnost
 		}
 		select {
 		case <-changed:
-		case <-time.After(versionlessSettle):
+		case <-time.After(quiet):
 			c.mu.Lock()
 			latest = c.diags[uri]
 			c.mu.Unlock()
