@@ -11,11 +11,11 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/indusagi/induscode/cmd/internal/render"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/session"
 	"github.com/indusagi/induscode/tool"
@@ -140,14 +140,14 @@ func runOne(ctx context.Context, s *session.Session, timeout time.Duration, want
 	if err != nil {
 		return bootError(err)
 	}
-	var stream *textStream
+	var stream *render.TextStream
 	if !asJSON {
 		// Tools that can (grep's content output) print as they go.
-		stream = &textStream{w: stdout}
+		stream = render.NewTextStream(stdout)
 		ctx = tool.WithTextStream(ctx, stream)
 	}
 	res := callWithTimeout(ctx, s.Box(), timeout, name, input)
-	if stream != nil && stream.close() && isEmptyText(res) {
+	if stream != nil && stream.Close() && render.IsEmptyText(res) {
 		// Everything was streamed; an empty remainder prints nothing.
 		if res.IsError {
 			return errToolFailed
@@ -163,7 +163,7 @@ func runOne(ctx context.Context, s *session.Session, timeout time.Duration, want
 		if res.IsError {
 			out = stderr
 		}
-		writeResult(out, res)
+		render.ToolResult(out, res)
 	}
 	if res.IsError {
 		return errToolFailed
@@ -180,43 +180,6 @@ func callWithTimeout(ctx context.Context, box *deck.Box, timeout time.Duration, 
 	return box.Run(ctx, name, input)
 }
 
-// textStream is the writer a call streams its text to: stdout, until the
-// call has returned. A tool still running after an interrupted call
-// cannot write behind the final message.
-type textStream struct {
-	mu     sync.Mutex
-	w      io.Writer
-	wrote  bool
-	closed bool
-}
-
-func (s *textStream) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return 0, errStreamClosed
-	}
-	if len(p) > 0 {
-		s.wrote = true
-	}
-	return s.w.Write(p)
-}
-
-// close ends the stream and reports whether anything was written.
-func (s *textStream) close() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	return s.wrote
-}
-
-var errStreamClosed = errors.New("the call has ended; its output is closed")
-
-// isEmptyText reports whether a result is one empty text block.
-func isEmptyText(res tool.Result) bool {
-	return len(res.Blocks) == 1 && res.Blocks[0].Kind == tool.KindText && res.Blocks[0].Text == ""
-}
-
 // jsonError explains why raw is not JSON.
 func jsonError(raw []byte) error {
 	var v any
@@ -225,27 +188,6 @@ func jsonError(raw []byte) error {
 		return fmt.Errorf("%v (at byte %d)", se, se.Offset)
 	}
 	return err
-}
-
-// writeResult prints a result for a person: text as is, JSON indented.
-func writeResult(w io.Writer, res tool.Result) {
-	for i, b := range res.Blocks {
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		if b.Kind == tool.KindJSON {
-			var buf bytes.Buffer
-			if json.Indent(&buf, b.JSON, "", "  ") == nil {
-				fmt.Fprintln(w, buf.String())
-				continue
-			}
-		}
-		s := tool.Result{Blocks: []tool.Block{b}}.PlainText()
-		fmt.Fprint(w, s)
-		if !strings.HasSuffix(s, "\n") {
-			fmt.Fprintln(w)
-		}
-	}
 }
 
 // batchCall is one line of --batch input.

@@ -1,7 +1,9 @@
-// Package render shows an agent run of the conductor on the command line,
-// in the output formats of `indusr -p`: text (the final answer), json (one
-// result object) and stream-json (each message as it happens, in Claude
-// Code's shapes). It prints; the conductor only reports typed events.
+// Package render shows results on the command line: a tool's result for
+// a person (text as is, JSON indented, streamed text closed with its
+// call), and an agent run of the conductor in the output formats of
+// `indusr -p`: text (the final answer), json (one result object) and
+// stream-json (each message as it happens, in Claude Code's shapes). It
+// prints; the conductor only reports typed events.
 package render
 
 import (

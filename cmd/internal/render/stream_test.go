@@ -1,4 +1,4 @@
-package cli
+package render
 
 import (
 	"errors"
@@ -10,18 +10,18 @@ import (
 // must not print behind the final message.
 func TestTextStreamClosesWithTheCall(t *testing.T) {
 	var out strings.Builder
-	s := &textStream{w: &out}
-	if s.close() {
+	s := NewTextStream(&out)
+	if s.Close() {
 		t.Error("an unused stream says it was written")
 	}
-	s = &textStream{w: &out}
+	s = NewTextStream(&out)
 	if _, err := s.Write([]byte("line\n")); err != nil {
 		t.Fatal(err)
 	}
-	if !s.close() {
+	if !s.Close() {
 		t.Error("a used stream says it was not written")
 	}
-	if _, err := s.Write([]byte("late\n")); !errors.Is(err, errStreamClosed) {
+	if _, err := s.Write([]byte("late\n")); !errors.Is(err, ErrStreamClosed) {
 		t.Errorf("write after the call: err = %v", err)
 	}
 	if out.String() != "line\n" {
