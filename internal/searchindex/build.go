@@ -361,10 +361,7 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists) (i
 	lk := &lookupTable{}
 	var off uint64
 	err := src.each(func(t uint32, l []byte) error {
-		lk.tris = append(lk.tris, t)
-		lk.offs = append(lk.offs, uint32(off))
-		lk.lens = append(lk.lens, uint32(len(l)))
-		lk.crcs = append(lk.crcs, crc32.Checksum(l, castagnoli))
+		lk.add(t, uint32(off), uint32(len(l)), crc32.Checksum(l, castagnoli))
 		off += uint64(len(l))
 		if off > 1<<32-1 {
 			return errors.New("search index: posting lists exceed 4 GiB")
@@ -374,14 +371,16 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists) (i
 	if err != nil {
 		return 0, err
 	}
+	lk.seal()
 	meta := encodeMeta(files, order, watched, lk)
-	h.ntris = uint32(len(lk.tris))
+	h.ntris = uint32(len(lk.b) / lookupSize)
 	h.metaLen, h.postLen = uint64(len(meta)), off
 	h.metaCRC = crc32.Checksum(meta, castagnoli)
 
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	w.Write(h.encode())
 	w.Write(meta)
+	w.Write(lk.b)
 	var written uint64
 	err = src.each(func(_ uint32, l []byte) error {
 		written += uint64(len(l))
@@ -403,5 +402,5 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists) (i
 	if err := tmp.Close(); err != nil {
 		return 0, err
 	}
-	return int64(headerSize) + int64(len(meta)) + int64(off), nil
+	return h.postAt() + int64(off), nil
 }

@@ -25,5 +25,7 @@
 // file), it was not changed too close to the build to tell, and it lacks a
 // trigram the pattern needs. Everything else is scanned, so results,
 // order, counts, context and limits are the scan's. A file that fails a
-// check (header, version, lengths, checksums) is not used at all.
+// check (header, version, lengths, checksums) is not used at all; the
+// lookup blocks and posting lists a query reads are checked as it reads
+// them, and one that fails makes the whole file refused from then on.
 package searchindex

@@ -5,32 +5,44 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"slices"
 	"strings"
 )
 
 // The on-disk format, one file (FileName) written atomically:
 //
 //	header   64 bytes: magic, version, build time, counts, the lengths of
-//	         the two parts, the checksum of meta, the header's own checksum
+//	         meta and the postings, the checksum of meta, the header's own
+//	         checksum
 //	meta     the file table (per file: path relative to the workspace,
 //	         size, mtime, ctime, inode, device; size -1 for a file whose
 //	         content is not indexed), the files' ids in path order, the
 //	         watched paths (a count, then path and stamp as for a file:
 //	         the directories and ignore files the walk read, see tree.go),
-//	         and the lookup table (per trigram, ascending: the trigram, its
-//	         list's offset, length and checksum)
+//	         and the directory of the lookup table: per block of
+//	         lookupBlock entries, its first trigram and its checksum
+//	lookup   per trigram, ascending: the trigram, its list's offset,
+//	         length and checksum (lookupSize bytes each)
 //	postings per trigram, the ids of the files holding it, ascending,
 //	         as uvarint deltas
 //
 // Everything read is checked: a bad magic, version, length or checksum
 // makes the whole index unusable (grep then scans), so a corrupt, foreign
-// or half-written file is never trusted.
+// or half-written file is never trusted. Loading reads the header and
+// meta only; a query reads the lookup blocks and lists it needs and
+// checks each before use, so a one-shot grep pays for the file table,
+// not for the whole lookup table.
 
 const (
 	magic      = "INDUSIDX"
-	version    = 2
+	version    = 3
 	headerSize = 64
 	lookupSize = 16 // trigram, offset, length, checksum: four uint32
+
+	// lookupBlock is how many lookup entries share one checksum: a
+	// query reads and checks a block (lookupBlock*lookupSize bytes) per
+	// trigram it needs.
+	lookupBlock = 256
 
 	// FileName is the index file inside the index folder.
 	FileName = "grep-trigrams.idx"
@@ -101,7 +113,7 @@ func decodeHeader(b []byte, fileSize int64) (header, error) {
 	h.postLen = binary.LittleEndian.Uint64(b[40:])
 	h.metaCRC = binary.LittleEndian.Uint32(b[48:])
 	if h.metaLen > uint64(fileSize) || h.postLen > uint64(fileSize) ||
-		uint64(headerSize)+h.metaLen+h.postLen != uint64(fileSize) {
+		uint64(headerSize)+h.metaLen+h.lookupLen()+h.postLen != uint64(fileSize) {
 		return h, corrupt("lengths do not add up to the file size")
 	}
 	if h.postLen > 1<<32-1 {
@@ -109,6 +121,14 @@ func decodeHeader(b []byte, fileSize int64) (header, error) {
 	}
 	return h, nil
 }
+
+// lookupLen is the length of the lookup table.
+func (h header) lookupLen() uint64 { return uint64(h.ntris) * lookupSize }
+
+// lookupAt and postAt are the offsets of the lookup table and the
+// postings in the file.
+func (h header) lookupAt() int64 { return headerSize + int64(h.metaLen) }
+func (h header) postAt() int64   { return h.lookupAt() + int64(h.lookupLen()) }
 
 // entry is one indexed file.
 type entry struct {
@@ -122,27 +142,99 @@ type stamp struct {
 	ino, dev           uint64
 }
 
-// lookupTable is the table of trigrams present, ascending, as a build
-// writes it.
+// lookupTable is the lookup table as a build writes it: its bytes and
+// the directory of its blocks.
 type lookupTable struct {
-	tris, offs, lens, crcs []uint32
+	b      []byte
+	firsts []uint32 // first trigram of each block
+	crcs   []uint32 // checksum of each block
 }
 
-// lookup is the same table as read: its bytes, searched in place, so
-// that loading an index allocates nothing per trigram.
-type lookup struct {
-	b []byte // lookupSize bytes per trigram
+// add appends trigram t's entry.
+func (lk *lookupTable) add(t, off, n, crc uint32) {
+	if len(lk.b)%(lookupBlock*lookupSize) == 0 {
+		lk.firsts = append(lk.firsts, t)
+	}
+	lk.b = binary.LittleEndian.AppendUint32(lk.b, t)
+	lk.b = binary.LittleEndian.AppendUint32(lk.b, off)
+	lk.b = binary.LittleEndian.AppendUint32(lk.b, n)
+	lk.b = binary.LittleEndian.AppendUint32(lk.b, crc)
 }
 
-func (lk *lookup) len() int { return len(lk.b) / lookupSize }
+// seal checksums the blocks.
+func (lk *lookupTable) seal() {
+	for i := 0; i < len(lk.b); i += lookupBlock * lookupSize {
+		lk.crcs = append(lk.crcs, crc32.Checksum(lk.b[i:min(i+lookupBlock*lookupSize, len(lk.b))], castagnoli))
+	}
+}
 
-func (lk *lookup) tri(i int) uint32 { return binary.LittleEndian.Uint32(lk.b[i*lookupSize:]) }
+// lookupDir is the directory of the lookup table as read: per block,
+// its first trigram and checksum.
+type lookupDir struct {
+	firsts, crcs []uint32
+}
 
-// list returns where trigram i's posting list lies in the postings, and
-// its checksum.
-func (lk *lookup) list(i int) (off, n, crc uint32) {
-	r := lk.b[i*lookupSize:]
-	return binary.LittleEndian.Uint32(r[4:]), binary.LittleEndian.Uint32(r[8:]), binary.LittleEndian.Uint32(r[12:])
+// block returns the block that would hold trigram t, or false when t
+// precedes every trigram.
+func (d *lookupDir) block(t uint32) (int, bool) {
+	i, _ := slices.BinarySearch(d.firsts, t+1) // the first block starting after t
+	return i - 1, i > 0
+}
+
+// lookupEntry is one entry of a lookup block.
+type lookupEntry struct{ tri, off, n, crc uint32 }
+
+func entryAt(b []byte, i int) lookupEntry {
+	r := b[i*lookupSize:]
+	return lookupEntry{
+		tri: binary.LittleEndian.Uint32(r), off: binary.LittleEndian.Uint32(r[4:]),
+		n: binary.LittleEndian.Uint32(r[8:]), crc: binary.LittleEndian.Uint32(r[12:]),
+	}
+}
+
+// checkBlock checks block k of the lookup table, as read, against the
+// directory and h: its checksum, its trigrams ascending from the block's
+// first to below the next block's, and its lists inside the postings.
+func checkBlock(h header, d *lookupDir, k int, b []byte) error {
+	want := min(lookupBlock, int(h.ntris)-k*lookupBlock)
+	if len(b) != want*lookupSize {
+		return corrupt("short lookup block")
+	}
+	if crc32.Checksum(b, castagnoli) != d.crcs[k] {
+		return corrupt("lookup block checksum mismatch")
+	}
+	next := uint32(1 << 24)
+	if k+1 < len(d.firsts) {
+		next = d.firsts[k+1]
+	}
+	for i := range want {
+		e := entryAt(b, i)
+		if (i == 0 && e.tri != d.firsts[k]) || (i > 0 && e.tri <= entryAt(b, i-1).tri) ||
+			e.tri >= next || uint64(e.off)+uint64(e.n) > h.postLen {
+			return corrupt("bad lookup entry")
+		}
+	}
+	return nil
+}
+
+// findIn returns trigram t's entry in a checked block.
+func findIn(b []byte, t uint32) (lookupEntry, bool) {
+	n := len(b) / lookupSize
+	i, j := 0, n
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if entryAt(b, m).tri < t {
+			i = m + 1
+		} else {
+			j = m
+		}
+	}
+	if i < n {
+		if e := entryAt(b, i); e.tri == t {
+			return e, true
+		}
+	}
+	return lookupEntry{}, false
 }
 
 func encodeMeta(files []entry, order []uint32, watched []entry, lk *lookupTable) []byte {
@@ -166,10 +258,8 @@ func encodeMeta(files []entry, order []uint32, watched []entry, lk *lookupTable)
 	for _, e := range watched {
 		put(e)
 	}
-	for i := range lk.tris {
-		b = binary.LittleEndian.AppendUint32(b, lk.tris[i])
-		b = binary.LittleEndian.AppendUint32(b, lk.offs[i])
-		b = binary.LittleEndian.AppendUint32(b, lk.lens[i])
+	for i := range lk.firsts {
+		b = binary.LittleEndian.AppendUint32(b, lk.firsts[i])
 		b = binary.LittleEndian.AppendUint32(b, lk.crcs[i])
 	}
 	return b
@@ -220,19 +310,21 @@ func (r *metaReader) u32(what string) uint32 {
 }
 
 // decodeMeta parses and checks meta against h.
-func decodeMeta(h header, b []byte) (files []entry, order []uint32, watched []entry, lk *lookup, err error) {
+func decodeMeta(h header, b []byte) (files []entry, order []uint32, watched []entry, dir *lookupDir, err error) {
 	if crc32.Checksum(b, castagnoli) != h.metaCRC {
 		return nil, nil, nil, nil, corrupt("file table checksum mismatch")
 	}
-	// Each file takes at least 11 bytes and each trigram 16: counts beyond
-	// what the bytes can hold are refused before anything is allocated.
-	if uint64(h.nfiles)*11+uint64(h.ntris)*lookupSize > uint64(len(b)) {
+	// Each file takes at least 11 bytes and each lookup block 8: counts
+	// beyond what the bytes can hold are refused before anything is
+	// allocated.
+	nblocks := (uint64(h.ntris) + lookupBlock - 1) / lookupBlock
+	if uint64(h.nfiles)*11+nblocks*8 > uint64(len(b)) {
 		return nil, nil, nil, nil, corrupt("counts exceed the file table")
 	}
 	r := &metaReader{b: b}
 	// The paths are substrings of one string of the whole table: one
 	// allocation, not one per file.
-	text := string(b[:len(b)-int(h.ntris)*lookupSize])
+	text := string(b[:len(b)-int(nblocks)*8])
 	next := func() (entry, bool) {
 		n := r.uvarint("path length")
 		at := len(b) - len(r.b)
@@ -282,47 +374,25 @@ func decodeMeta(h header, b []byte) (files []entry, order []uint32, watched []en
 	if r.err != nil {
 		return nil, nil, nil, nil, r.err
 	}
-	if len(r.b) != int(h.ntris)*lookupSize {
-		return nil, nil, nil, nil, corrupt("bad lookup table in the file table")
+	if uint64(len(r.b)) != nblocks*8 {
+		return nil, nil, nil, nil, corrupt("bad lookup directory in the file table")
 	}
-	lk = &lookup{b: r.b}
-	for i := range lk.len() {
-		t := lk.tri(i)
-		off, n, _ := lk.list(i)
-		if t >= 1<<24 || (i > 0 && t <= lk.tri(i-1)) || uint64(off)+uint64(n) > h.postLen {
-			return nil, nil, nil, nil, corrupt("bad lookup entry in the file table")
+	dir = &lookupDir{firsts: make([]uint32, nblocks), crcs: make([]uint32, nblocks)}
+	for k := range dir.firsts {
+		dir.firsts[k], dir.crcs[k] = r.u32("lookup directory"), r.u32("lookup directory")
+		if dir.firsts[k] >= 1<<24 || (k > 0 && dir.firsts[k] <= dir.firsts[k-1]) {
+			return nil, nil, nil, nil, corrupt("bad lookup directory in the file table")
 		}
 	}
-	return files, order, watched, lk, nil
+	return files, order, watched, dir, nil
 }
 
-// validRel reports whether p is a clean relative path below the root.
+// validRel reports whether p is a clean relative path below the root:
+// not absolute, no NUL, no ".." component.
 func validRel(p string) bool {
-	if p == "" || p[0] == '/' || strings.ContainsRune(p, 0) {
-		return false
-	}
-	for p != "" {
-		var part string
-		part, p, _ = strings.Cut(p, "/")
-		if part == ".." {
-			return false
-		}
-	}
-	return true
-}
-
-// find returns the position of trigram t in the lookup table.
-func (lk *lookup) find(t uint32) (int, bool) {
-	i, j := 0, lk.len()
-	for i < j {
-		h := int(uint(i+j) >> 1)
-		if lk.tri(h) < t {
-			i = h + 1
-		} else {
-			j = h
-		}
-	}
-	return i, i < lk.len() && lk.tri(i) == t
+	return p != "" && p[0] != '/' && strings.IndexByte(p, 0) < 0 &&
+		p != ".." && !strings.HasPrefix(p, "../") && !strings.HasSuffix(p, "/..") &&
+		!strings.Contains(p, "/../")
 }
 
 // decodePostings appends the file ids of one list to ids; a list that is

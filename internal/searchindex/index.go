@@ -41,7 +41,46 @@ type snapshot struct {
 	files   []entry
 	order   []uint32
 	watched []entry // see tree.go
-	lk      *lookup
+	dir     *lookupDir
+
+	mu     sync.Mutex
+	blocks map[int][]byte // lookup blocks read and checked
+}
+
+// entry returns trigram t's lookup entry.
+func (s *snapshot) entry(t uint32) (lookupEntry, bool, error) {
+	k, ok := s.dir.block(t)
+	if !ok {
+		return lookupEntry{}, false, nil
+	}
+	b, err := s.block(k)
+	if err != nil {
+		return lookupEntry{}, false, err
+	}
+	e, ok := findIn(b, t)
+	return e, ok, nil
+}
+
+// block returns lookup block k, reading and checking it the first time.
+func (s *snapshot) block(k int) ([]byte, error) {
+	s.mu.Lock()
+	b, ok := s.blocks[k]
+	s.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	n := min(lookupBlock, int(s.h.ntris)-k*lookupBlock)
+	b = make([]byte, n*lookupSize)
+	if _, err := s.f.ReadAt(b, s.h.lookupAt()+int64(k)*lookupBlock*lookupSize); err != nil {
+		return nil, corrupt("short lookup table: %v", err)
+	}
+	if err := checkBlock(s.h, s.dir, k, b); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.blocks[k] = b
+	s.mu.Unlock()
+	return b, nil
 }
 
 // Open returns the index of the workspace at root (nothing is read yet).
@@ -109,11 +148,12 @@ func readSnapshot(f *os.File) (*snapshot, stamp, error) {
 	if _, err := f.ReadAt(meta, headerSize); err != nil && !(err == io.EOF && len(meta) == 0) {
 		return nil, k, corrupt("short file table: %v", err)
 	}
-	files, order, watched, lk, err := decodeMeta(h, meta)
+	files, order, watched, dir, err := decodeMeta(h, meta)
 	if err != nil {
 		return nil, k, err
 	}
-	return &snapshot{f: f, h: h, files: files, order: order, watched: watched, lk: lk}, k, nil
+	return &snapshot{f: f, h: h, files: files, order: order, watched: watched, dir: dir,
+		blocks: map[int][]byte{}}, k, nil
 }
 
 // Narrow plans the regular expression expr (as package linematch compiled
@@ -232,13 +272,16 @@ func (s *snapshot) eval(q *query) (bitmap, error) {
 			return b, nil
 		}
 		b := newBitmap(s.h.nfiles)
-		if i, ok := s.lk.find(t); ok {
-			off, n, sum := s.lk.list(i)
-			data := make([]byte, n)
-			if _, err := s.f.ReadAt(data, headerSize+int64(s.h.metaLen)+int64(off)); err != nil {
+		e, ok, err := s.entry(t)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			data := make([]byte, e.n)
+			if _, err := s.f.ReadAt(data, s.h.postAt()+int64(e.off)); err != nil {
 				return nil, corrupt("short posting list: %v", err)
 			}
-			if crc32.Checksum(data, castagnoli) != sum {
+			if crc32.Checksum(data, castagnoli) != e.crc {
 				return nil, corrupt("posting list checksum mismatch")
 			}
 			var err error

@@ -49,10 +49,14 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 		return nil, false
 	}
 	if hk.clean == nil {
-		for _, w := range s.watched {
-			if !s.vouches(w, filepath.Join(x.root, filepath.FromSlash(w.path))) {
-				return nil, false
+		var changed atomic.Bool
+		inParallel(x.root, len(s.watched), func(st *stamper, i int) {
+			if !s.vouches(st, s.watched[i]) {
+				changed.Store(true)
 			}
+		})
+		if changed.Load() {
+			return nil, false
 		}
 	}
 	stale := func(rel string) {
@@ -86,48 +90,39 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	}
 	search := make([]bool, len(ids))
 	var refused atomic.Bool
-	workers := walk.Workers(0)
-	chunk := (len(ids) + workers - 1) / max(workers, 1)
 	x.fresh.mu.Lock()
 	refreshed := len(x.fresh.files) > 0
 	x.fresh.mu.Unlock()
-	var wg sync.WaitGroup
-	for lo := 0; lo < len(ids); lo += max(chunk, 1) {
-		hi := min(lo+chunk, len(ids))
-		wg.Go(func() {
-			for i := lo; i < hi; i++ {
-				e := &s.files[ids[i]]
-				if cand == nil || cand.has(ids[i]) || e.stamp.size == unindexed {
-					search[i] = true
-					continue
-				}
-				if refreshed {
-					abs := filepath.Join(x.root, filepath.FromSlash(e.path))
-					if f, known := x.freshFor(e.path, abs); known {
-						search[i] = f == nil || f.mayMatch(q)
-						if f == nil {
-							stale(e.path)
-						}
-						continue
-					}
-				}
-				if hk.clean != nil && hk.clean(e.path) && !s.racy(e.stamp) {
-					continue
-				}
-				x.listStats.Add(1)
-				now, ok := pathStamp(filepath.Join(x.root, filepath.FromSlash(e.path)))
-				switch {
-				case !ok:
-					refused.Store(true)
-				case now == e.stamp && !s.racy(e.stamp):
-				default:
-					search[i] = true
+	inParallel(x.root, len(ids), func(st *stamper, i int) {
+		e := &s.files[ids[i]]
+		if cand == nil || cand.has(ids[i]) || e.stamp.size == unindexed {
+			search[i] = true
+			return
+		}
+		if refreshed {
+			abs := filepath.Join(x.root, filepath.FromSlash(e.path))
+			if f, known := x.freshFor(e.path, abs); known {
+				search[i] = f == nil || f.mayMatch(q)
+				if f == nil {
 					stale(e.path)
 				}
+				return
 			}
-		})
-	}
-	wg.Wait()
+		}
+		if hk.clean != nil && hk.clean(e.path) && !s.racy(e.stamp) {
+			return
+		}
+		x.listStats.Add(1)
+		now, ok := st.file(e.path)
+		switch {
+		case !ok:
+			refused.Store(true)
+		case now == e.stamp && !s.racy(e.stamp):
+		default:
+			search[i] = true
+			stale(e.path)
+		}
+	})
 	if refused.Load() {
 		return nil, false
 	}
@@ -143,8 +138,28 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 // to tell.
 func (s *snapshot) racy(st stamp) bool { return st.mtime >= s.h.built || st.ctime >= s.h.built }
 
-// vouches reports whether the watched path at abs is as recorded.
-func (s *snapshot) vouches(w entry, abs string) bool {
-	now, _, ok := lstatAny(abs)
+// vouches reports whether the watched path w is as recorded.
+func (s *snapshot) vouches(st *stamper, w entry) bool {
+	now, ok := st.any(w.path)
 	return ok && now == w.stamp && !s.racy(w.stamp)
+}
+
+// inParallel calls fn for 0 <= i < n, split in ascending runs over the
+// walk's workers, each with its own stamper of root: most calls are a
+// stat, and neighbours in path order share a folder.
+func inParallel(root string, n int, fn func(st *stamper, i int)) {
+	workers := walk.Workers(0)
+	chunk := max((n+workers-1)/max(workers, 1), 1)
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Go(func() {
+			st := newStamper(root)
+			defer st.close()
+			for i := lo; i < hi; i++ {
+				fn(st, i)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -19,22 +19,28 @@ func dumpLists(t *testing.T, root string) map[uint32][]string {
 		t.Fatal("no index")
 	}
 	out := map[uint32][]string{}
-	for i := range s.lk.len() {
-		off, n, _ := s.lk.list(i)
-		data := make([]byte, n)
-		if _, err := s.f.ReadAt(data, headerSize+int64(s.h.metaLen)+int64(off)); err != nil {
-			t.Fatal(err)
-		}
-		ids, err := decodePostings(data, s.h.nfiles, nil)
+	for k := range s.dir.firsts {
+		b, err := s.block(k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var paths []string
-		for _, id := range ids {
-			paths = append(paths, s.files[id].path)
+		for i := range len(b) / lookupSize {
+			e := entryAt(b, i)
+			data := make([]byte, e.n)
+			if _, err := s.f.ReadAt(data, s.h.postAt()+int64(e.off)); err != nil {
+				t.Fatal(err)
+			}
+			ids, err := decodePostings(data, s.h.nfiles, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var paths []string
+			for _, id := range ids {
+				paths = append(paths, s.files[id].path)
+			}
+			slices.Sort(paths)
+			out[e.tri] = paths
 		}
-		slices.Sort(paths)
-		out[s.lk.tri(i)] = paths
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package searchindex
 import (
 	"io/fs"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -76,4 +77,116 @@ func lstatAny(path string) (s stamp, dir, ok bool) {
 		s.ino = 1
 	}
 	return s, false, false
+}
+
+// stamper stamps paths below one root relative to open directories: the
+// file table lists files in path order, so most files are in the folder
+// of the one before, and a stamp costs one fstatat of a name instead of
+// a lookup of every component of a long path. No component is followed
+// if it is a link (each is opened with O_NOFOLLOW). One stamper per
+// goroutine; close releases its descriptors.
+type stamper struct {
+	root string
+	dir  string // the folder fds[len(fds)-1] is, relative; "" is the root
+	fds  []int  // the root's, then one per component of dir
+	ends []int  // len of dir's prefix through each component
+	bad  bool   // the root could not be opened
+}
+
+func newStamper(root string) *stamper { return &stamper{root: root} }
+
+func (s *stamper) close() {
+	for _, fd := range s.fds {
+		unix.Close(fd)
+	}
+	s.fds, s.ends, s.dir = nil, nil, ""
+}
+
+const dirFlags = unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+
+// enter returns a descriptor of folder dir ("" or "a/b"), opening what
+// the previous folder does not share with it.
+func (s *stamper) enter(dir string) (int, bool) {
+	if len(s.fds) == 0 {
+		if s.bad {
+			return -1, false
+		}
+		fd, err := unix.Open(s.root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			s.bad = true
+			return -1, false
+		}
+		s.fds = append(s.fds, fd)
+	}
+	if dir == s.dir {
+		return s.fds[len(s.fds)-1], true
+	}
+	// Keep the components dir shares with the folder entered before.
+	keep := 0
+	for _, e := range s.ends {
+		if len(dir) < e || dir[:e] != s.dir[:e] || (len(dir) > e && dir[e] != '/') {
+			break
+		}
+		keep++
+	}
+	for _, fd := range s.fds[keep+1:] {
+		unix.Close(fd)
+	}
+	s.fds, s.ends = s.fds[:keep+1], s.ends[:keep]
+	at := 0
+	if keep > 0 {
+		at = s.ends[keep-1] + 1
+	}
+	s.dir = dir[:max(at-1, 0)]
+	for at < len(dir) {
+		end := strings.IndexByte(dir[at:], '/')
+		if end < 0 {
+			end = len(dir)
+		} else {
+			end += at
+		}
+		fd, err := unix.Openat(s.fds[len(s.fds)-1], dir[at:end], dirFlags, 0)
+		if err != nil {
+			return -1, false
+		}
+		s.fds, s.ends, s.dir = append(s.fds, fd), append(s.ends, end), dir[:end]
+		at = end + 1
+	}
+	return s.fds[len(s.fds)-1], true
+}
+
+// stat lstat-s the path rel ('/'-separated, below the root).
+func (s *stamper) stat(rel string, st *unix.Stat_t) bool {
+	dir, name := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, name = rel[:i], rel[i+1:]
+	}
+	fd, ok := s.enter(dir)
+	return ok && unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW) == nil
+}
+
+// file is pathStamp of the file at rel.
+func (s *stamper) file(rel string) (stamp, bool) {
+	var st unix.Stat_t
+	if !s.stat(rel, &st) {
+		return stamp{}, false
+	}
+	return stampOf(&st)
+}
+
+// any is lstatAny of the file or folder at rel.
+func (s *stamper) any(rel string) (stamp, bool) {
+	if rel == "." {
+		st, _, ok := lstatAny(s.root)
+		return st, ok
+	}
+	var st unix.Stat_t
+	if !s.stat(rel, &st) {
+		return stamp{}, false
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG, unix.S_IFDIR:
+		return stamp{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: st.Dev}, true
+	}
+	return stamp{}, false
 }

@@ -2,6 +2,8 @@ package searchindex
 
 import (
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -77,6 +79,9 @@ func (w *treeWatch) add(rel, abs string, optional bool) {
 func (w *treeWatch) finish(walked bool) ([]entry, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// In path order, as the table's files: a search stamps them folder
+	// by folder (stamper).
+	slices.SortFunc(w.watched, func(a, b entry) int { return strings.Compare(a.path, b.path) })
 	return w.watched, w.complete && walked
 }
 

@@ -1,0 +1,45 @@
+package searchindex
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestStamperFollowsNoLink: a folder of the table replaced by a link
+// (to a copy whose files would stamp the same) is not looked through, and
+// a stamper moving between folders stamps each file as a stat of its
+// whole path does.
+func TestStamperFollowsNoLink(t *testing.T) {
+	root := t.TempDir()
+	for _, rel := range []string{"a/x.go", "a/b/y.go", "a/b/c/z.go", "a/d/w.go", "e.go", "real/f.go"} {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(rel), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	st := newStamper(root)
+	defer st.close()
+	for _, rel := range []string{"a/b/c/z.go", "a/b/y.go", "a/x.go", "a/d/w.go", "e.go", "a/b/c/z.go", "real/f.go"} {
+		want, ok := pathStamp(filepath.Join(root, rel))
+		got, gok := st.file(rel)
+		if !ok || !gok || got != want {
+			t.Errorf("%s: stamper %+v %v, stat %+v %v", rel, got, gok, want, ok)
+		}
+	}
+	if _, ok := st.file("link/f.go"); ok {
+		t.Error("the stamper followed a link to a folder")
+	}
+	if _, ok := st.file("a/missing.go"); ok {
+		t.Error("the stamper stamped a file that is not there")
+	}
+	if s, ok := st.any("a/b"); !ok || s.ino == 0 {
+		t.Errorf("a folder: %+v %v", s, ok)
+	}
+}
