@@ -93,7 +93,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	x.fresh.mu.Lock()
 	refreshed := len(x.fresh.files) > 0
 	x.fresh.mu.Unlock()
-	inParallel(x.root, len(ids), func(st *stamper, i int) {
+	stamped := inParallel(x.root, len(ids), func(st *stamper, i int) {
 		e := &s.files[ids[i]]
 		if cand == nil || cand.has(ids[i]) || e.stamp.size == unindexed {
 			search[i] = true
@@ -112,7 +112,6 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 		if hk.clean != nil && hk.clean(e.path) && !s.racy(e.stamp) {
 			return
 		}
-		x.listStats.Add(1)
 		now, ok := st.file(e.path)
 		switch {
 		case !ok:
@@ -123,6 +122,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 			stale(e.path)
 		}
 	})
+	x.listStats.Add(stamped)
 	if refused.Load() {
 		return nil, false
 	}
@@ -146,11 +146,13 @@ func (s *snapshot) vouches(st *stamper, w entry) bool {
 
 // inParallel calls fn for 0 <= i < n, split in ascending runs over the
 // walk's workers, each with its own stamper of root: most calls are a
-// stat, and neighbours in path order share a folder.
-func inParallel(root string, n int, fn func(st *stamper, i int)) {
+// stat, and neighbours in path order share a folder. It returns how many
+// files the stampers stamped.
+func inParallel(root string, n int, fn func(st *stamper, i int)) (files int64) {
 	workers := walk.Workers(0)
 	chunk := max((n+workers-1)/max(workers, 1), 1)
 	var wg sync.WaitGroup
+	var total atomic.Int64
 	for lo := 0; lo < n; lo += chunk {
 		hi := min(lo+chunk, n)
 		wg.Go(func() {
@@ -159,7 +161,9 @@ func inParallel(root string, n int, fn func(st *stamper, i int)) {
 			for i := lo; i < hi; i++ {
 				fn(st, i)
 			}
+			total.Add(st.files)
 		})
 	}
 	wg.Wait()
+	return total.Load()
 }

@@ -91,6 +91,8 @@ type stamper struct {
 	fds  []int  // the root's, then one per component of dir
 	ends []int  // len of dir's prefix through each component
 	bad  bool   // the root could not be opened
+
+	files int64 // stamps taken by file
 }
 
 func newStamper(root string) *stamper { return &stamper{root: root} }
@@ -167,6 +169,7 @@ func (s *stamper) stat(rel string, st *unix.Stat_t) bool {
 
 // file is pathStamp of the file at rel.
 func (s *stamper) file(rel string) (stamp, bool) {
+	s.files++
 	var st unix.Stat_t
 	if !s.stat(rel, &st) {
 		return stamp{}, false
