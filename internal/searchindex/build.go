@@ -5,11 +5,9 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -48,129 +46,6 @@ type BuildStats struct {
 	Skipped int   // files whose content is not indexed: too large or unreadable
 	Runs    int   // sorted runs spilled to disk and merged
 	Size    int64 // bytes of the index file
-}
-
-// postings accumulates the lists of a build: for each trigram, the ids
-// of the files holding it as uvarint deltas. A list is a chain of chunks
-// carved from large slabs, each chunk twice the last up to maxChunkClass, so
-// that appending allocates nothing per list and copies nothing.
-type postings struct {
-	slot  [1 << 12]*[1 << 12]int32 // trigram -> index+1 in lists
-	lists []plist
-	slabs [][]byte
-	bytes int64 // slab bytes in use
-}
-
-// Chunks: class c holds chunkPayload<<c bytes of list, then the address
-// of the next chunk (4 bytes). An address is slab<<slabBits | offset.
-const (
-	slabBits      = 20
-	chunkPayload  = 12
-	maxChunkClass = 4
-)
-
-type plist struct {
-	head, tail uint32 // chunk addresses
-	class      uint8  // of the tail chunk
-	n          uint16 // bytes used in the tail chunk
-	size       uint32 // bytes of the whole list
-	last       uint32 // the last file id added
-}
-
-func chunkCap(class uint8) int { return chunkPayload<<class + 4 }
-
-// chunk returns a new chunk of class c and its address.
-func (p *postings) chunk(c uint8) uint32 {
-	size := chunkCap(c)
-	if len(p.slabs) == 0 || len(p.slabs[len(p.slabs)-1])+size > 1<<slabBits {
-		p.slabs = append(p.slabs, make([]byte, 0, 1<<slabBits))
-	}
-	k := len(p.slabs) - 1
-	off := len(p.slabs[k])
-	p.slabs[k] = p.slabs[k][:off+size]
-	p.bytes += int64(size)
-	return uint32(k)<<slabBits | uint32(off)
-}
-
-func (p *postings) at(addr uint32, size int) []byte {
-	off := int(addr & (1<<slabBits - 1))
-	return p.slabs[addr>>slabBits][off : off+size]
-}
-
-func (p *postings) add(id uint32, tris []uint32) {
-	var vb [binary.MaxVarintLen32]byte
-	for _, t := range tris {
-		blk := p.slot[t>>12]
-		if blk == nil {
-			blk = new([1 << 12]int32)
-			p.slot[t>>12] = blk
-		}
-		i := blk[t&(1<<12-1)]
-		var v []byte
-		if i == 0 {
-			a := p.chunk(0)
-			p.lists = append(p.lists, plist{head: a, tail: a})
-			i = int32(len(p.lists))
-			blk[t&(1<<12-1)] = i
-			v = binary.AppendUvarint(vb[:0], uint64(id))
-		} else {
-			v = binary.AppendUvarint(vb[:0], uint64(id-p.lists[i-1].last))
-		}
-		l := &p.lists[i-1]
-		l.last = id
-		l.size += uint32(len(v))
-		for _, b := range v {
-			payload := chunkCap(l.class) - 4
-			if int(l.n) == payload {
-				c := min(l.class+1, maxChunkClass)
-				a := p.chunk(c)
-				binary.LittleEndian.PutUint32(p.at(l.tail, chunkCap(l.class))[payload:], a)
-				l.tail, l.class, l.n = a, c, 0
-			}
-			p.at(l.tail, chunkCap(l.class))[l.n] = b
-			l.n++
-		}
-	}
-}
-
-// list appends list i's bytes to buf.
-func (p *postings) list(i int32, buf []byte) []byte {
-	l := &p.lists[i-1]
-	a, c := l.head, uint8(0)
-	for {
-		ch := p.at(a, chunkCap(c))
-		payload := len(ch) - 4
-		if a == l.tail {
-			return append(buf, ch[:l.n]...)
-		}
-		buf = append(buf, ch[:payload]...)
-		a, c = binary.LittleEndian.Uint32(ch[payload:]), min(c+1, maxChunkClass)
-	}
-}
-
-// extractor finds the distinct trigrams of one file; each worker owns one.
-type extractor struct {
-	seen []uint64 // bit per trigram
-	tris []uint32
-	buf  []byte
-}
-
-func (x *extractor) distinct(data []byte) []uint32 {
-	if x.seen == nil {
-		x.seen = make([]uint64, 1<<24/64)
-	}
-	x.tris = x.tris[:0]
-	for i := 0; i+2 < len(data); i++ {
-		t := uint32(data[i])<<16 | uint32(data[i+1])<<8 | uint32(data[i+2])
-		if x.seen[t>>6]&(1<<(t&63)) == 0 {
-			x.seen[t>>6] |= 1 << (t & 63)
-			x.tris = append(x.tris, t)
-		}
-	}
-	for _, t := range x.tris {
-		x.seen[t>>6] = 0
-	}
-	return x.tris
 }
 
 // Build indexes the files under root that grep would search there (the
@@ -220,71 +95,48 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 		window = coarseWindow
 	}
 	built := start.mtime - int64(window)
-	var (
-		mu       sync.Mutex
-		post     = &postings{}
-		files    []entry
-		stats    walk.Stats
-		spilled  runs
-		spillErr error
-	)
-	var forgetRuns []func()
-	defer func() {
-		for i, f := range spilled {
-			f.Close()
-			_ = workspace.Remove(f.Name())
-			forgetRuns[i]()
-		}
-	}()
-	// spillRun moves the lists in memory to a run on disk (spill.go).
-	spillRun := func() error {
-		f, err := workspace.CreateTemp(dir)
-		if err != nil {
-			return err
-		}
-		forgetRuns = append(forgetRuns, workspace.At(root).Journal().Record(f.Name()))
-		spilled = append(spilled, f)
-		if err := post.spill(f); err != nil {
-			return err
-		}
-		post = &postings{}
-		return nil
-	}
+	bd := &builder{dir: dir, journal: workspace.At(root).Journal()}
+	defer bd.cleanup()
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	bd.cancel = cancel
 	workers := walk.Workers(0)
-	xs := make([]extractor, workers)
+	bs := make([]batch, workers)
+	limit := batchPairs()
 	visit := func(w int, f walk.File) {
-		path := f.Path
-		x := &xs[w]
-		data, s, ok := readFile(path, &x.buf)
+		b := &bs[w]
+		rel := filepath.ToSlash(f.Path[len(root)+1:])
+		data, s, ok := readWalked(f, &b.x.buf)
 		var tris []uint32
 		if ok && !isBinary(data) {
-			tris = x.distinct(data)
+			tris = b.x.distinct(data)
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		rel := filepath.ToSlash(path[len(root)+1:])
-		if !ok {
-			// In the table all the same, so that the table lists every
-			// file the walk admits, but never vouched for: grep scans it.
-			st.Skipped++
-			files = append(files, entry{path: rel, stamp: stamp{size: unindexed}})
-			return
+		if len(b.pairs) > 0 && len(b.pairs)+len(tris) > limit {
+			bd.commit(b)
 		}
-		id := uint32(len(files))
-		files = append(files, entry{path: rel, stamp: s})
-		post.add(id, tris)
-		st.Bytes += int64(len(data))
-		if post.bytes > spillBudget && spillErr == nil {
-			spillErr = spillRun()
+		if b.pairs == nil {
+			b.pairs = make([]uint64, 0, limit)
 		}
+		b.add(rel, s, len(data), tris, ok)
 	}
 	tree := newTreeWatch(root)
-	cfg := walk.Config{Root: root, Visit: visit, Workers: workers,
+	var stats walk.Stats
+	cfg := walk.Config{Root: root, Visit: visit, Workers: workers, ByName: true,
 		Filter: walk.Filter{NeedRel: true, Keep: tree.keep}}
-	walk.Walk(ctx, cfg, &stats)
+	walk.Walk(wctx, cfg, &stats)
 	if err := ctx.Err(); err != nil {
 		return st, err
 	}
+	var wg sync.WaitGroup
+	for i := range bs {
+		wg.Go(func() { bd.commit(&bs[i]) })
+	}
+	wg.Wait()
+	if bd.err != nil {
+		return st, fmt.Errorf("search index: spilling posting lists to disk: %w", bd.err)
+	}
+	files := bd.files
+	st.Bytes, st.Skipped = bd.bytes, bd.skipped
 	st.Files = len(files) - st.Skipped
 	st.Skipped += int(stats.Unreadable())
 	h := header{built: built, nfiles: uint32(len(files))}
@@ -292,15 +144,15 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	if complete {
 		h.flags |= flagComplete
 	}
-	var src lists = post
-	if spillErr == nil && len(spilled) > 0 {
-		spillErr = spillRun()
-		src = spilled
+	var src lists = append(bd.spilled[:len(bd.spilled):len(bd.spilled)], bd.mem...)
+	if len(bd.spilled) == 0 {
+		// In memory, the merge takes as much again as the runs:
+		// within twice the budget.
+		if src, err = mergeInMemory(bd.mem, workers); err != nil {
+			return st, fmt.Errorf("search index: merging posting lists: %w", err)
+		}
 	}
-	if spillErr != nil {
-		return st, fmt.Errorf("search index: spilling posting lists to disk: %w", spillErr)
-	}
-	st.Runs = len(spilled)
+	st.Runs = len(bd.spilled)
 	st.Size, err = write(tmp, h, files, watched, src)
 	if err == nil {
 		err = workspace.Rename(tmp.Name(), filepath.Join(dir, FileName))
@@ -322,31 +174,78 @@ func isBinary(data []byte) bool {
 	return bytes.IndexByte(data[:min(len(data), BinaryWindow)], 0) >= 0
 }
 
-// readFile reads a whole regular file no larger than MaxFileSize, with
-// the stamp taken before the read: a change during the read moves the
-// file's times past the stamp.
+// readFile reads the regular file at path as readWalked does; a link in
+// its place is not followed.
 func readFile(path string, buf *[]byte) ([]byte, stamp, bool) {
-	f, err := openNoFollow(path)
+	return readWalked(walk.ListedFile(path), buf)
+}
+
+// builder is what a build's workers share, under mu.
+type builder struct {
+	dir     string // the index folder, where spilled runs go
+	journal workspace.Journal
+	cancel  func() // stops the walk after an error
+
+	mu       sync.Mutex
+	files    []entry // the table: a file's id is its place
+	bytes    int64   // of the indexed files
+	skipped  int     // files whose content is not indexed
+	spilled  runs    // on disk, oldest first
+	mem      runs    // in memory, after the spilled ones
+	memBytes int64
+	forget   []func() // of the spilled runs' journal records
+	err      error
+}
+
+// commit hands batch b to the build and empties it: its files get the
+// next ids in the table and its run joins the others. The run is sorted
+// and encoded before the lock is taken.
+func (bd *builder) commit(b *batch) {
+	var enc []byte
+	if len(b.pairs) > 0 {
+		enc = b.run()
+	}
+	bd.mu.Lock()
+	defer bd.mu.Unlock()
+	base := uint32(len(bd.files))
+	bd.files = append(bd.files, b.files...)
+	bd.bytes += b.bytes
+	bd.skipped += b.skipped
+	b.reset()
+	if len(enc) == 0 || bd.err != nil {
+		return
+	}
+	bd.mem = append(bd.mem, run{mem: enc, base: base})
+	bd.memBytes += int64(len(enc))
+	if bd.memBytes > spillBudget {
+		if bd.err = bd.spill(); bd.err != nil {
+			bd.cancel()
+		}
+	}
+}
+
+// spill merges the runs in memory into one on disk.
+func (bd *builder) spill() error {
+	f, err := workspace.CreateTemp(bd.dir)
 	if err != nil {
-		return nil, stamp{}, false
+		return err
 	}
-	defer f.Close()
-	s, ok := fileStamp(f)
-	if !ok || s.size > MaxFileSize {
-		return nil, s, false
+	bd.forget = append(bd.forget, bd.journal.Record(f.Name()))
+	bd.spilled = append(bd.spilled, run{file: f})
+	if err := bd.mem.spill(f); err != nil {
+		return err
 	}
-	if int64(cap(*buf)) < s.size+1 {
-		*buf = make([]byte, s.size+1)
+	bd.mem, bd.memBytes = nil, 0
+	return nil
+}
+
+// cleanup removes the spilled runs.
+func (bd *builder) cleanup() {
+	for i, r := range bd.spilled {
+		r.file.Close()
+		_ = workspace.Remove(r.file.Name())
+		bd.forget[i]()
 	}
-	b := (*buf)[:cap(*buf)]
-	n, err := io.ReadFull(f, b[:s.size+1])
-	if err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, s, false // grew past its stamp, or failed
-	}
-	if int64(n) != s.size {
-		return nil, s, false
-	}
-	return b[:n], s, true
 }
 
 // write writes the index into the temp file tmp and closes it. It reads

@@ -8,8 +8,10 @@
 // case-insensitive pattern, a class or an alternation becomes an OR of the
 // byte strings it allows (plan.go), so there is no separate folded index.
 // A build (build.go) walks the tree with grep's own rules, reads each file
-// once and writes the file atomically; its memory is bounded by spilling
-// sorted runs of posting lists to disk and merging them (spill.go). The deck's own writes
+// once and writes the file atomically. Its workers sort the trigrams of
+// their files in batches into runs of posting lists (batch.go), which it
+// merges (merge.go); its memory is bounded by spilling runs to disk
+// (spill.go). The deck's own writes
 // and edits reach the index in the same call (fresh.go): the changed file
 // is read again and its trigrams kept in memory until the next build.
 //

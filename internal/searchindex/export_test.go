@@ -23,3 +23,11 @@ func SetSpillBudget(n int64) (restore func()) {
 
 // ListStats is how many files List has stat-ed.
 func (x *Index) ListStats() int64 { return x.listStats.Load() }
+
+// SetBatchPairs makes a build's workers hand over their files every n
+// trigram-file pairs; the returned function restores the size.
+func SetBatchPairs(n int) (restore func()) {
+	old := maxBatchPairs
+	maxBatchPairs = n
+	return func() { maxBatchPairs = old }
+}

@@ -9,16 +9,22 @@ import (
 	"os"
 )
 
-// A build holds its posting lists in memory up to spillBudget; beyond
-// it, the lists so far go to a sorted run on disk (a temp file beside the
-// index) and memory starts over. Writing the index merges the runs. The
-// ids of one run are all below those of the next (files get ids in the
-// order they are read), so merging a trigram's lists is appending them,
-// with the first id of each run's list turned into a delta from the
-// previous run's last.
+// A build's posting lists come in sorted runs, one per batch (batch.go):
+// per trigram, ascending, as uvarints the trigram's difference from the
+// previous record's, the last id of its list and the list's length, then
+// the list. A run's ids are the
+// places of its files in the batch; the run's base, the id of the batch's
+// first file, is added when it is read. Each batch gets the next ids, so
+// merging the runs, in the order of their bases, is appending each
+// trigram's lists, with the first id of each list turned into a delta
+// from the previous one's last.
+//
+// The runs stay in memory up to spillBudget bytes; beyond it, those in
+// memory are merged into one run in a temp file beside the index, so a
+// build's memory is bounded whatever the tree holds.
 
-// spillBudget is the posting bytes a build holds before it spills a
-// run. Tests shrink it.
+// spillBudget is the run bytes a build holds in memory before it spills
+// them to disk. Tests shrink it.
 var spillBudget int64 = 256 << 20
 
 // lists yields posting lists in ascending trigram order.
@@ -26,72 +32,70 @@ type lists interface {
 	each(fn func(tri uint32, list []byte) error) error
 }
 
-// each yields the in-memory lists.
-func (p *postings) each(fn func(tri uint32, list []byte) error) error {
-	var scratch []byte
-	for hi, blk := range p.slot {
-		if blk == nil {
-			continue
-		}
-		for lo, i := range blk {
-			if i == 0 {
-				continue
-			}
-			scratch = p.list(i, scratch[:0])
-			if err := fn(uint32(hi)<<12|uint32(lo), scratch); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+// run is one sorted run, in memory (mem) or spilled to a file.
+type run struct {
+	mem  []byte
+	file *os.File
+	base uint32 // added to every id
 }
 
-// spill writes p's lists to the run file f: per trigram, ascending, the
-// trigram, the last id of its list, the list's length, then the list.
-func (p *postings) spill(f *os.File) error {
-	w := bufio.NewWriterSize(f, 1<<20)
-	var rec [12]byte
-	err := p.each(func(t uint32, l []byte) error {
-		last := p.lists[p.slot[t>>12][t&(1<<12-1)]-1].last
-		binary.LittleEndian.PutUint32(rec[0:], t)
-		binary.LittleEndian.PutUint32(rec[4:], last)
-		binary.LittleEndian.PutUint32(rec[8:], uint32(len(l)))
-		w.Write(rec[:])
-		_, err := w.Write(l)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return w.Flush()
-}
-
-// runs are the spilled runs of a build, oldest first, merged as one
-// ascending sequence of lists.
-type runs []*os.File
+// runs are the runs of a build in the order of their bases.
+type runs []run
 
 // runHead is the current record of one run.
 type runHead struct {
-	r    *bufio.Reader
+	r    *bufio.Reader // of a spilled run
+	mem  []byte        // the rest of a run in memory
+	base uint32
 	tri  uint32
-	last uint32
+	last uint32 // with base added
 	list []byte
 	done bool
 }
 
+var errRunCut = errors.New("a run of the build is cut short")
+
+func (h *runHead) uvarint() uint64 {
+	if h.r != nil {
+		v, err := binary.ReadUvarint(h.r)
+		if err != nil {
+			return 1 << 63
+		}
+		return v
+	}
+	v, n := binary.Uvarint(h.mem)
+	if n <= 0 {
+		return 1 << 63
+	}
+	h.mem = h.mem[n:]
+	return v
+}
+
 func (h *runHead) advance() error {
-	var rec [12]byte
-	if _, err := io.ReadFull(h.r, rec[:]); err != nil {
-		if errors.Is(err, io.EOF) {
+	if h.r == nil && len(h.mem) == 0 {
+		h.done = true
+		return nil
+	}
+	if h.r != nil {
+		if _, err := h.r.Peek(1); err == io.EOF {
 			h.done = true
 			return nil
 		}
-		return fmt.Errorf("reading a spilled run: %w", err)
 	}
-	h.tri = binary.LittleEndian.Uint32(rec[0:])
-	h.last = binary.LittleEndian.Uint32(rec[4:])
-	n := binary.LittleEndian.Uint32(rec[8:])
-	if uint32(cap(h.list)) < n {
+	dt, last, n := h.uvarint(), h.uvarint(), h.uvarint()
+	if dt >= 1<<24 || last >= 1<<32 || n >= 1<<32 {
+		return errRunCut
+	}
+	h.tri += uint32(dt)
+	h.last = uint32(last) + h.base
+	if h.r == nil {
+		if uint64(len(h.mem)) < n {
+			return errRunCut
+		}
+		h.list, h.mem = h.mem[:n], h.mem[n:]
+		return nil
+	}
+	if uint64(cap(h.list)) < n {
 		h.list = make([]byte, n)
 	}
 	h.list = h.list[:n]
@@ -102,50 +106,109 @@ func (h *runHead) advance() error {
 }
 
 func (rs runs) each(fn func(tri uint32, list []byte) error) error {
-	heads := make([]*runHead, len(rs))
-	for i, f := range rs {
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return err
-		}
-		heads[i] = &runHead{r: bufio.NewReaderSize(f, 256<<10)}
-		if err := heads[i].advance(); err != nil {
-			return err
-		}
+	return rs.merge(func(tri, _ uint32, list []byte) error { return fn(tri, list) })
+}
+
+// merge yields each trigram's merged list, with the last id in it.
+func (rs runs) merge(fn func(tri, last uint32, list []byte) error) error {
+	m, err := rs.open()
+	if err != nil {
+		return err
 	}
-	var out []byte
 	for {
-		t, any := uint32(0), false
-		for _, h := range heads {
-			if !h.done && (!any || h.tri < t) {
-				t, any = h.tri, true
-			}
+		m.out = m.out[:0]
+		t, last, list, ok, err := m.next(1 << 24)
+		if err != nil || !ok {
+			return err
 		}
-		if !any {
-			return nil
-		}
-		out = out[:0]
-		var prev uint32
-		for _, h := range heads {
-			if h.done || h.tri != t {
-				continue
-			}
-			if len(out) == 0 {
-				out = append(out, h.list...)
-			} else {
-				first, n := binary.Uvarint(h.list)
-				if n <= 0 || first <= uint64(prev) {
-					return errors.New("a spilled run is out of order")
-				}
-				out = binary.AppendUvarint(out, first-uint64(prev))
-				out = append(out, h.list[n:]...)
-			}
-			prev = h.last
-			if err := h.advance(); err != nil {
-				return err
-			}
-		}
-		if err := fn(t, out); err != nil {
+		if err := fn(t, last, list); err != nil {
 			return err
 		}
 	}
+}
+
+// open starts a merge of rs at their first records.
+func (rs runs) open() (*merger, error) {
+	m := &merger{heads: make([]*runHead, len(rs))}
+	for i, r := range rs {
+		h := &runHead{mem: r.mem, base: r.base}
+		if r.file != nil {
+			if _, err := r.file.Seek(0, io.SeekStart); err != nil {
+				return nil, err
+			}
+			h.r = bufio.NewReaderSize(r.file, 256<<10)
+		}
+		if err := h.advance(); err != nil {
+			return nil, err
+		}
+		m.heads[i] = h
+	}
+	return m, nil
+}
+
+// merger merges runs one trigram at a time.
+type merger struct {
+	heads []*runHead
+	out   []byte // the merged lists are appended to it
+}
+
+// next appends the merged list of the next trigram below end to m.out
+// and returns it; ok is false when there is none.
+func (m *merger) next(end uint32) (tri, last uint32, list []byte, ok bool, err error) {
+	t := uint32(end)
+	for _, h := range m.heads {
+		if !h.done && h.tri < t {
+			t = h.tri
+		}
+	}
+	if t >= end {
+		return 0, 0, nil, false, nil
+	}
+	start := len(m.out)
+	out := m.out
+	var prev uint32
+	for _, h := range m.heads {
+		if h.done || h.tri != t {
+			continue
+		}
+		first, n := binary.Uvarint(h.list)
+		if n <= 0 || first+uint64(h.base) > 1<<32-1 {
+			return 0, 0, nil, false, errors.New("a run holds a bad posting list")
+		}
+		first += uint64(h.base)
+		if len(out) > start {
+			if first <= uint64(prev) {
+				return 0, 0, nil, false, errors.New("the runs of a build are out of order")
+			}
+			first -= uint64(prev)
+		}
+		out = binary.AppendUvarint(out, first)
+		out = append(out, h.list[n:]...)
+		prev = h.last
+		if err := h.advance(); err != nil {
+			return 0, 0, nil, false, err
+		}
+	}
+	m.out = out
+	return t, prev, out[start:], true, nil
+}
+
+// spill merges rs into one run written to f, with base 0.
+func (rs runs) spill(f *os.File) error {
+	w := bufio.NewWriterSize(f, 1<<20)
+	var rec []byte
+	var prev uint32
+	err := rs.merge(func(t, last uint32, l []byte) error {
+		rec = binary.AppendUvarint(rec[:0], uint64(t-prev))
+		rec = binary.AppendUvarint(rec, uint64(last))
+		rec = binary.AppendUvarint(rec, uint64(len(l)))
+		prev = t
+		w.Write(rec)
+		_, err := w.Write(l)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return w.Flush()
 }

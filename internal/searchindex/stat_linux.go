@@ -5,18 +5,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/indusagi/induscode/internal/walk"
 	"golang.org/x/sys/unix"
 )
-
-// openNoFollow opens a file to index without following a link planted
-// in its place since the walk listed it.
-func openNoFollow(path string) (*os.File, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	return os.NewFile(uintptr(fd), path), nil
-}
 
 func stampOf(st *unix.Stat_t) (stamp, bool) {
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
@@ -192,4 +183,48 @@ func (s *stamper) any(rel string) (stamp, bool) {
 		return stamp{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: st.Dev}, true
 	}
 	return stamp{}, false
+}
+
+// readWalked reads the whole regular file f, no larger than MaxFileSize,
+// into buf, with the stamp taken before the read: a change during the
+// read moves the file's times past the stamp. It keeps to the bare
+// descriptor: an os.File would register it with the poller, which a
+// build pays for on every file.
+func readWalked(f walk.File, buf *[]byte) ([]byte, stamp, bool) {
+	fd, err := f.OpenFD(unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC)
+	if err != nil {
+		return nil, stamp{}, false
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return nil, stamp{}, false
+	}
+	s, ok := stampOf(&st)
+	if !ok || s.size > MaxFileSize {
+		return nil, s, false
+	}
+	want := int(s.size) + 1 // one more, to see a file grown past its stamp
+	if cap(*buf) < want {
+		*buf = make([]byte, want)
+	}
+	b := (*buf)[:want]
+	n := 0
+	for n < want {
+		m, err := unix.Read(fd, b[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, s, false
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	if n != int(s.size) {
+		return nil, s, false
+	}
+	return b[:n], s, true
 }

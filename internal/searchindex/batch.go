@@ -1,0 +1,227 @@
+package searchindex
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// A build's workers share nothing per file. Each fills a batch: the files
+// it read, in order, and one pair (trigram<<32 | the file's place in the
+// batch) per distinct trigram of each file. A full batch is sorted by
+// trigram and encoded as one run of posting lists (spill.go) before the
+// build takes its lock, only to give the batch's files the next ids in
+// the table and to keep the run.
+
+// maxBatchPairs bounds a batch: enough pairs that a build makes few runs
+// to merge, few enough that a worker's two buffers of them stay small
+// (every page a build touches first costs it a fault). Tests shrink it.
+var maxBatchPairs = 1 << 20
+
+// batchPairs is the pairs a batch holds before it is handed over, less
+// when a small spill budget asks for it.
+func batchPairs() int { return int(min(int64(maxBatchPairs), max(1, spillBudget/8))) }
+
+// batch is one worker's files and pairs not yet handed to the build.
+type batch struct {
+	files   []entry
+	pairs   []uint64
+	scratch []uint64 // the sort's second buffer
+	enc     []byte   // the run being encoded
+	bytes   int64    // of the indexed files
+	skipped int      // files whose content is not indexed
+	x       extractor
+}
+
+// add records a file read whole, of n bytes and distinct trigrams tris,
+// or, with !ok, one whose content is not indexed.
+func (b *batch) add(rel string, s stamp, n int, tris []uint32, ok bool) {
+	if !ok {
+		b.files = append(b.files, entry{path: rel, stamp: stamp{size: unindexed}})
+		b.skipped++
+		return
+	}
+	id := uint64(len(b.files))
+	b.files = append(b.files, entry{path: rel, stamp: s})
+	b.bytes += int64(n)
+	for _, t := range tris {
+		b.pairs = append(b.pairs, uint64(t)<<32|id)
+	}
+}
+
+// run sorts the batch's pairs and encodes them as a run whose ids are the
+// files' places in the batch.
+func (b *batch) run() []byte {
+	if cap(b.scratch) < len(b.pairs) {
+		b.scratch = make([]uint64, cap(b.pairs))
+	}
+	b.pairs = sortPairs(b.pairs, b.scratch[:len(b.pairs)])
+	b.enc = encodeRun(b.enc[:0], b.pairs)
+	return slices.Clone(b.enc)
+}
+
+// reset empties the batch for the next files, keeping its buffers.
+func (b *batch) reset() {
+	clear(b.files) // drop the paths
+	b.files, b.pairs = b.files[:0], b.pairs[:0]
+	b.bytes, b.skipped = 0, 0
+}
+
+// sortPairs sorts pairs by trigram, keeping the order of equal trigrams
+// (so each trigram's ids stay ascending): an LSD radix sort in two passes
+// of 12 bits through tmp, which must be as long as pairs. The sorted
+// pairs are in pairs' own array.
+func sortPairs(pairs, tmp []uint64) []uint64 {
+	var count [2][1 << 12]int
+	for _, p := range pairs {
+		count[0][p>>32&(1<<12-1)]++
+		count[1][p>>44&(1<<12-1)]++
+	}
+	src, dst := pairs, tmp
+	for pass, shift := range [2]uint{32, 44} {
+		c := &count[pass]
+		sum := 0
+		for i, n := range c {
+			c[i] = sum
+			sum += n
+		}
+		for _, p := range src {
+			k := p >> shift & (1<<12 - 1)
+			dst[c[k]] = p
+			c[k]++
+		}
+		src, dst = dst, src
+	}
+	return src
+}
+
+// encodeRun appends the run of sorted pairs to out.
+func encodeRun(out []byte, pairs []uint64) []byte {
+	var prevTri uint32
+	for i := 0; i < len(pairs); {
+		t := uint32(pairs[i] >> 32)
+		j := i
+		for j < len(pairs) && uint32(pairs[j]>>32) == t {
+			j++
+		}
+		// The list's length comes before it: the list is encoded first,
+		// beyond room for the longest record head, and moved down.
+		at := len(out)
+		out = slices.Grow(out, 3*binary.MaxVarintLen32+(j-i)*binary.MaxVarintLen32)
+		list := out[at+3*binary.MaxVarintLen32 : at+3*binary.MaxVarintLen32]
+		var prev uint32
+		for _, p := range pairs[i:j] {
+			id := uint32(p)
+			if d := id - prev; d < 0x80 {
+				list = append(list, byte(d))
+			} else {
+				list = binary.AppendUvarint(list, uint64(d))
+			}
+			prev = id
+		}
+		out = binary.AppendUvarint(out, uint64(t-prevTri))
+		out = binary.AppendUvarint(out, uint64(prev))
+		out = binary.AppendUvarint(out, uint64(len(list)))
+		out = append(out, list...) // a move down: the two may overlap
+		prevTri, i = t, j
+	}
+	return out
+}
+
+// extractor finds the distinct trigrams of one file. Source is almost all
+// ASCII, so trigrams of three 7-bit bytes have a bitset of their own,
+// small enough to stay in cache; the few others share one over all 24
+// bits.
+type extractor struct {
+	ascii *[1 << 21 / 64]uint64 // bit per trigram of 7-bit bytes, by asciiKey
+	other *[1 << 24 / 64]uint64 // bit per other trigram, allocated on the first one
+	keys  []uint32              // asciiKey of each new trigram of 7-bit bytes
+	tris  []uint32
+	buf   []byte
+}
+
+// asciiKey packs a trigram of three 7-bit bytes into 21 bits.
+func asciiKey(t uint32) uint32 { return t>>2&(0x7f<<14) | t>>1&(0x7f<<7) | t&0x7f }
+
+// distinct returns the distinct trigrams of data, in no order, valid until
+// the next call.
+func (x *extractor) distinct(data []byte) []uint32 {
+	if x.ascii == nil {
+		x.ascii = new([1 << 21 / 64]uint64)
+	}
+	// addASCII stores at most one key past the distinct ones.
+	if need := min(len(data), 1<<21+1); cap(x.keys) < need {
+		x.keys = make([]uint32, need)
+	}
+	keys := x.keys[:cap(x.keys)]
+	x.tris = x.tris[:0]
+	n := 0
+	// Stretches of 7-bit bytes go through the fast loop; the trigrams
+	// that hold a byte above them, one by one.
+	for i := 0; i+2 < len(data); {
+		j := i + nextHigh(data[i:])
+		if j-i >= 3 {
+			n = x.addASCII(data[i:j], keys, n)
+		}
+		if j == len(data) {
+			break
+		}
+		next := j + 1
+		for next < len(data) && data[next] >= 0x80 {
+			next++
+		}
+		for k := max(i, j-2); k < next && k+2 < len(data); k++ {
+			t := uint32(data[k])<<16 | uint32(data[k+1])<<8 | uint32(data[k+2])
+			if x.other == nil {
+				x.other = new([1 << 24 / 64]uint64)
+			}
+			if w, bit := &x.other[t>>6], uint64(1)<<(t&63); *w&bit == 0 {
+				*w |= bit
+				x.tris = append(x.tris, t)
+			}
+		}
+		i = next
+	}
+	for _, t := range x.tris {
+		x.other[t>>6] = 0
+	}
+	for _, a := range keys[:n] {
+		x.ascii[a>>6] = 0
+		x.tris = append(x.tris, a>>14<<16|a>>7&0x7f<<8|a&0x7f)
+	}
+	return x.tris
+}
+
+// addASCII adds to keys[n:] the key of each trigram of data, all 7-bit
+// bytes, not seen before, and returns the new count. It has no branch on
+// whether a trigram is new, which a CPU cannot predict: every key is
+// stored, and the count moves past it only when it was new.
+func (x *extractor) addASCII(data []byte, keys []uint32, n int) int {
+	set := x.ascii
+	a := uint32(data[0])<<7 | uint32(data[1])
+	for _, c := range data[2:] {
+		a = (a<<7 | uint32(c)) & (1<<21 - 1)
+		w := &set[a>>6]
+		old := *w
+		*w = old | 1<<(a&63)
+		keys[n] = a
+		n += int(^old >> (a & 63) & 1)
+	}
+	return n
+}
+
+// nextHigh returns the index of the first byte of data above 0x7f, or
+// len(data).
+func nextHigh(data []byte) int {
+	i := 0
+	for ; i+8 <= len(data); i += 8 {
+		if binary.LittleEndian.Uint64(data[i:])&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for ; i < len(data); i++ {
+		if data[i] >= 0x80 {
+			return i
+		}
+	}
+	return i
+}

@@ -1,0 +1,65 @@
+package searchindex
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// TestDistinctTrigrams: the extractor finds exactly the distinct trigrams
+// of any bytes, however 7-bit and other bytes mix, file after file.
+func TestDistinctTrigrams(t *testing.T) {
+	var x extractor
+	rapid.Check(t, func(t *rapid.T) {
+		alphabet := []byte{'a', 'b', '\n', 0x7f, 0x80, 0xc3, 0xa9, 0xff}
+		data := rapid.SliceOfN(rapid.SampledFrom(alphabet), 0, 200).Draw(t, "data")
+		want := map[uint32]bool{}
+		for i := 0; i+2 < len(data); i++ {
+			want[uint32(data[i])<<16|uint32(data[i+1])<<8|uint32(data[i+2])] = true
+		}
+		got := slices.Clone(x.distinct(data))
+		slices.Sort(got)
+		if w := slices.Sorted(maps.Keys(want)); !slices.Equal(got, w) {
+			t.Fatalf("distinct(%q) = %x, want %x", data, got, w)
+		}
+	})
+}
+
+// TestBatchedBuildEqualsOneBatch: a build whose workers hand over their
+// files every few trigrams, so that many runs are merged in memory, writes
+// the same table and lists as one that hands them over once.
+func TestBatchedBuildEqualsOneBatch(t *testing.T) {
+	root := t.TempDir()
+	for i := range 40 {
+		p := filepath.Join(root, "d"+string(rune('a'+i%3)), "f"+string(rune('a'+i))+".txt")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		body := []byte("shared words " + string(rune('a'+i%5)) + " and ünïcode " + string(rune('A'+i)) + "\n")
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := Build(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := dumpLists(t, root)
+	defer SetBatchPairs(5)()
+	st2, err := Build(context.Background(), root)
+	if err != nil || st2.Runs != 0 || st2.Files != st.Files || st2.Bytes != st.Bytes {
+		t.Fatalf("batched build: %+v %v, one batch: %+v", st2, err, st)
+	}
+	got := dumpLists(t, root)
+	if len(got) != len(want) {
+		t.Fatalf("%d trigrams batched, %d in one batch", len(got), len(want))
+	}
+	for tri, paths := range want {
+		if !slices.Equal(got[tri], paths) {
+			t.Fatalf("trigram %06x: batched %q, one batch %q", tri, got[tri], paths)
+		}
+	}
+}
