@@ -48,17 +48,6 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	if repoAbove(x.root) {
 		return nil, false
 	}
-	if hk.clean == nil {
-		var changed atomic.Bool
-		inParallel(x.root, len(s.watched), func(st *stamper, i int) {
-			if !s.vouches(st, s.watched[i]) {
-				changed.Store(true)
-			}
-		})
-		if changed.Load() {
-			return nil, false
-		}
-	}
 	stale := func(rel string) {
 		if hk.stale != nil {
 			hk.stale(rel)
@@ -88,12 +77,27 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 			}
 		}
 	}
+	// The watched paths (unless a watcher vouches for them) are checked
+	// in the same pass, merged into the files in path order, so that each
+	// folder is opened once.
+	var watched []entry
+	if hk.clean == nil {
+		watched = s.watched
+	}
+	work := mergeByPath(watched, ids, s.files)
 	search := make([]bool, len(ids))
-	var refused atomic.Bool
+	var refused, changed atomic.Bool
 	x.fresh.mu.Lock()
 	refreshed := len(x.fresh.files) > 0
 	x.fresh.mu.Unlock()
-	stamped := inParallel(x.root, len(ids), func(st *stamper, i int) {
+	stamped := inParallel(x.root, len(work), func(st *stamper, k int) {
+		i := int(work[k])
+		if i < 0 {
+			if !s.vouches(st, watched[-i-1]) {
+				changed.Store(true)
+			}
+			return
+		}
 		e := &s.files[ids[i]]
 		if cand == nil || cand.has(ids[i]) || e.stamp.size == unindexed {
 			search[i] = true
@@ -123,7 +127,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 		}
 	})
 	x.listStats.Add(stamped)
-	if refused.Load() {
+	if refused.Load() || changed.Load() {
 		return nil, false
 	}
 	for i, id := range ids {
@@ -142,6 +146,25 @@ func (s *snapshot) racy(st stamp) bool { return st.mtime >= s.h.built || st.ctim
 func (s *snapshot) vouches(st *stamper, w entry) bool {
 	now, ok := st.any(w.path)
 	return ok && now == w.stamp && !s.racy(w.stamp)
+}
+
+// mergeByPath merges the watched paths and the files ids (both in path
+// order) into one sequence in path order: i >= 0 is ids[i], i < 0 is
+// watched[-i-1].
+func mergeByPath(watched []entry, ids []uint32, files []entry) []int32 {
+	out := make([]int32, 0, len(watched)+len(ids))
+	w := 0
+	for i, id := range ids {
+		for w < len(watched) && watched[w].path < files[id].path {
+			out = append(out, int32(-w-1))
+			w++
+		}
+		out = append(out, int32(i))
+	}
+	for ; w < len(watched); w++ {
+		out = append(out, int32(-w-1))
+	}
+	return out
 }
 
 // inParallel calls fn for 0 <= i < n, split in ascending runs over the
