@@ -55,6 +55,11 @@ func (b *batch) run() []byte {
 		b.scratch = make([]uint64, cap(b.pairs))
 	}
 	b.pairs = sortPairs(b.pairs, b.scratch[:len(b.pairs)])
+	if b.enc == nil {
+		// Room for a batch of the most pairs, unless its lists are
+		// long; only the pages used are touched.
+		b.enc = make([]byte, 0, 3*cap(b.pairs))
+	}
 	b.enc = encodeRun(b.enc[:0], b.pairs)
 	return slices.Clone(b.enc)
 }
@@ -134,7 +139,7 @@ func encodeRun(out []byte, pairs []uint64) []byte {
 type extractor struct {
 	ascii *[1 << 21 / 64]uint64 // bit per trigram of 7-bit bytes, by asciiKey
 	other *[1 << 24 / 64]uint64 // bit per other trigram, allocated on the first one
-	keys  []uint32              // asciiKey of each new trigram of 7-bit bytes
+	keys  []uint32              // addASCII's keys, asciiChunk of them
 	tris  []uint32
 	buf   []byte
 }
@@ -148,19 +153,19 @@ func (x *extractor) distinct(data []byte) []uint32 {
 	if x.ascii == nil {
 		x.ascii = new([1 << 21 / 64]uint64)
 	}
-	// addASCII stores at most one key past the distinct ones.
-	if need := min(len(data), 1<<21+1); cap(x.keys) < need {
-		x.keys = make([]uint32, need)
+	if x.keys == nil {
+		x.keys = make([]uint32, asciiChunk)
 	}
-	keys := x.keys[:cap(x.keys)]
 	x.tris = x.tris[:0]
-	n := 0
-	// Stretches of 7-bit bytes go through the fast loop; the trigrams
-	// that hold a byte above them, one by one.
+	// Stretches of 7-bit bytes go through the fast loop, a chunk at a
+	// time; the trigrams that hold a byte above them, one by one.
 	for i := 0; i+2 < len(data); {
 		j := i + nextHigh(data[i:])
-		if j-i >= 3 {
-			n = x.addASCII(data[i:j], keys, n)
+		for k := i; k+2 < j; k += asciiChunk - 2 {
+			n := x.addASCII(data[k:min(j, k+asciiChunk)], x.keys, 0)
+			for _, a := range x.keys[:n] {
+				x.tris = append(x.tris, a>>14<<16|a>>7&0x7f<<8|a&0x7f)
+			}
 		}
 		if j == len(data) {
 			break
@@ -182,14 +187,18 @@ func (x *extractor) distinct(data []byte) []uint32 {
 		i = next
 	}
 	for _, t := range x.tris {
-		x.other[t>>6] = 0
-	}
-	for _, a := range keys[:n] {
-		x.ascii[a>>6] = 0
-		x.tris = append(x.tris, a>>14<<16|a>>7&0x7f<<8|a&0x7f)
+		if t&0x808080 == 0 {
+			x.ascii[asciiKey(t)>>6] = 0
+		} else {
+			x.other[t>>6] = 0
+		}
 	}
 	return x.tris
 }
+
+// asciiChunk is the most bytes addASCII takes at once: it may store one
+// key more than there are trigrams.
+const asciiChunk = 64 << 10
 
 // addASCII adds to keys[n:] the key of each trigram of data, all 7-bit
 // bytes, not seen before, and returns the new count. It has no branch on

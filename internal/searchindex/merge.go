@@ -1,9 +1,6 @@
 package searchindex
 
-import (
-	"errors"
-	"sync"
-)
+import "sync"
 
 // When a build's runs are all in memory, they are merged before the
 // index is written, by several goroutines at once, each over its own
@@ -13,7 +10,14 @@ import (
 // merged is the merge of a build's runs, in parts of ascending trigrams.
 type merged []mergedPart
 
-type mergedPart struct {
+// mergedPart is the lists of one range of trigrams, in chunks of about
+// mergeChunk bytes: pieces of the size the workers' freed buffers left
+// in the heap, which take their pages instead of new ones.
+type mergedPart []mergedChunk
+
+const mergeChunk = 1 << 20
+
+type mergedChunk struct {
 	out  []byte   // the lists, one after another
 	tris []uint32 // each list's trigram
 	ends []uint32 // each list's end in out
@@ -21,24 +25,33 @@ type mergedPart struct {
 
 func (ms merged) each(fn func(tri uint32, list []byte) error) error {
 	for _, p := range ms {
-		start := uint32(0)
-		for i, t := range p.tris {
-			if err := fn(t, p.out[start:p.ends[i]]); err != nil {
-				return err
+		for _, c := range p {
+			start := uint32(0)
+			for i, t := range c.tris {
+				if err := fn(t, c.out[start:c.ends[i]]); err != nil {
+					return err
+				}
+				start = c.ends[i]
 			}
-			start = p.ends[i]
 		}
 	}
 	return nil
 }
 
+// count is the number of lists.
+func (ms merged) count() int {
+	n := 0
+	for _, p := range ms {
+		for _, c := range p {
+			n += len(c.tris)
+		}
+	}
+	return n
+}
+
 // mergeInMemory merges runs held in memory in n parts at once. The parts
 // split the trigrams where the bytes of the first run split evenly.
 func mergeInMemory(rs runs, n int) (merged, error) {
-	var total int
-	for _, r := range rs {
-		total += len(r.mem)
-	}
 	bounds := make([]uint32, 0, n+1)
 	bounds = append(bounds, 0)
 	if len(rs) > 0 {
@@ -60,9 +73,7 @@ func mergeInMemory(rs runs, n int) (merged, error) {
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for i := range parts {
-		wg.Go(func() {
-			errs[i] = parts[i].merge(rs, bounds[i], bounds[i+1], total/len(parts))
-		})
+		wg.Go(func() { errs[i] = parts[i].merge(rs, bounds[i], bounds[i+1]) })
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -73,9 +84,8 @@ func mergeInMemory(rs runs, n int) (merged, error) {
 	return parts, nil
 }
 
-// merge merges the lists of the trigrams in [from, to) of rs, about size
-// bytes.
-func (p *mergedPart) merge(rs runs, from, to uint32, size int) error {
+// merge merges the lists of the trigrams in [from, to) of rs.
+func (p *mergedPart) merge(rs runs, from, to uint32) error {
 	m, err := rs.open()
 	if err != nil {
 		return err
@@ -87,17 +97,22 @@ func (p *mergedPart) merge(rs runs, from, to uint32, size int) error {
 			}
 		}
 	}
-	m.out = make([]byte, 0, size+size/8)
+	var c *mergedChunk
 	for {
-		t, _, _, ok, err := m.next(to)
-		if err != nil || !ok {
-			p.out = m.out
+		t, size, ok := m.min(to)
+		if !ok {
+			return nil
+		}
+		if c == nil || cap(c.out)-len(c.out) < size {
+			*p = append(*p, mergedChunk{out: make([]byte, 0, max(mergeChunk, size))})
+			c = &(*p)[len(*p)-1]
+		}
+		m.out = c.out
+		if _, _, err := m.take(t); err != nil {
 			return err
 		}
-		if len(m.out) > 1<<32-1 {
-			return errors.New("search index: posting lists exceed 4 GiB")
-		}
-		p.tris = append(p.tris, t)
-		p.ends = append(p.ends, uint32(len(m.out)))
+		c.out = m.out
+		c.tris = append(c.tris, t)
+		c.ends = append(c.ends, uint32(len(c.out)))
 	}
 }

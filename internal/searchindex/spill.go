@@ -116,9 +116,13 @@ func (rs runs) merge(fn func(tri, last uint32, list []byte) error) error {
 		return err
 	}
 	for {
+		t, _, ok := m.min(1 << 24)
+		if !ok {
+			return nil
+		}
 		m.out = m.out[:0]
-		t, last, list, ok, err := m.next(1 << 24)
-		if err != nil || !ok {
+		last, list, err := m.take(t)
+		if err != nil {
 			return err
 		}
 		if err := fn(t, last, list); err != nil {
@@ -152,18 +156,26 @@ type merger struct {
 	out   []byte // the merged lists are appended to it
 }
 
-// next appends the merged list of the next trigram below end to m.out
-// and returns it; ok is false when there is none.
-func (m *merger) next(end uint32) (tri, last uint32, list []byte, ok bool, err error) {
-	t := uint32(end)
+// min returns the least trigram below end in the runs, and how many
+// bytes at most its merged list takes; ok is false when there is none.
+func (m *merger) min(end uint32) (tri uint32, size int, ok bool) {
+	t := end
 	for _, h := range m.heads {
-		if !h.done && h.tri < t {
-			t = h.tri
+		if !h.done && h.tri <= t {
+			if h.tri < t {
+				t, size = h.tri, 0
+			}
+			// A list's first id, made a delta from the previous
+			// run's last, may take up to four bytes more.
+			size += len(h.list) + 4
 		}
 	}
-	if t >= end {
-		return 0, 0, nil, false, nil
-	}
+	return t, size, t < end
+}
+
+// take appends the merged list of trigram t, the least in the runs, to
+// m.out and returns it, with its last id.
+func (m *merger) take(t uint32) (last uint32, list []byte, err error) {
 	start := len(m.out)
 	out := m.out
 	var prev uint32
@@ -173,12 +185,12 @@ func (m *merger) next(end uint32) (tri, last uint32, list []byte, ok bool, err e
 		}
 		first, n := binary.Uvarint(h.list)
 		if n <= 0 || first+uint64(h.base) > 1<<32-1 {
-			return 0, 0, nil, false, errors.New("a run holds a bad posting list")
+			return 0, nil, errors.New("a run holds a bad posting list")
 		}
 		first += uint64(h.base)
 		if len(out) > start {
 			if first <= uint64(prev) {
-				return 0, 0, nil, false, errors.New("the runs of a build are out of order")
+				return 0, nil, errors.New("the runs of a build are out of order")
 			}
 			first -= uint64(prev)
 		}
@@ -186,11 +198,11 @@ func (m *merger) next(end uint32) (tri, last uint32, list []byte, ok bool, err e
 		out = append(out, h.list[n:]...)
 		prev = h.last
 		if err := h.advance(); err != nil {
-			return 0, 0, nil, false, err
+			return 0, nil, err
 		}
 	}
 	m.out = out
-	return t, prev, out[start:], true, nil
+	return prev, out[start:], nil
 }
 
 // spill merges rs into one run written to f, with base 0.
