@@ -256,13 +256,22 @@ func (bd *builder) cleanup() {
 
 // write writes the index into the temp file tmp and closes it. It reads
 // the lists twice: once for the lookup table, which precedes them, once
-// to write them.
+// to write them. It does not sync the file before it takes the index's
+// place: the index is a cache, every part of it is checked (lengths
+// against the file's size, checksums), and a file a crash left short or
+// torn is refused, so grep scans until the next build replaces it.
 func write(tmp *os.File, h header, files []entry, watched []entry, src lists) (int64, error) {
+	// The files' path order is sorted while the lists are read.
 	order := make([]uint32, len(files))
-	for i := range order {
-		order[i] = uint32(i)
-	}
-	slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(files[a].path, files[b].path) })
+	sorted := make(chan struct{})
+	go func() {
+		defer close(sorted)
+		for i := range order {
+			order[i] = uint32(i)
+		}
+		slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(files[a].path, files[b].path) })
+	}()
+	defer func() { <-sorted }()
 	lk := &lookupTable{}
 	if c, ok := src.(interface{ count() int }); ok {
 		lk.b = make([]byte, 0, c.count()*lookupSize)
@@ -280,6 +289,7 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists) (i
 		return 0, err
 	}
 	lk.seal()
+	<-sorted
 	meta := encodeMeta(files, order, watched, lk)
 	h.ntris = uint32(len(lk.b) / lookupSize)
 	h.metaLen, h.postLen = uint64(len(meta)), off
@@ -302,9 +312,6 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists) (i
 		return 0, errors.New("search index: posting lists changed between passes")
 	}
 	if err := w.Flush(); err != nil {
-		return 0, err
-	}
-	if err := tmp.Sync(); err != nil {
 		return 0, err
 	}
 	if err := tmp.Close(); err != nil {

@@ -186,8 +186,10 @@ func (s *stamper) any(rel string) (stamp, bool) {
 }
 
 // readWalked reads the whole regular file f, no larger than MaxFileSize,
-// into buf, with the stamp taken before the read: a change during the
-// read moves the file's times past the stamp. It keeps to the bare
+// into buf, with the stamp taken before the read. A change during the
+// read moves the file's times or size past the stamp, so no index
+// vouches for what was read then: reading the bytes the stamp counts is
+// enough, without a read more to see the end. It keeps to the bare
 // descriptor: an os.File would register it with the poller, which a
 // build pays for on every file.
 func readWalked(f walk.File, buf *[]byte) ([]byte, stamp, bool) {
@@ -204,27 +206,20 @@ func readWalked(f walk.File, buf *[]byte) ([]byte, stamp, bool) {
 	if !ok || s.size > MaxFileSize {
 		return nil, s, false
 	}
-	want := int(s.size) + 1 // one more, to see a file grown past its stamp
-	if cap(*buf) < want {
-		*buf = make([]byte, want)
+	size := int(s.size)
+	if cap(*buf) < size {
+		*buf = make([]byte, size)
 	}
-	b := (*buf)[:want]
-	n := 0
-	for n < want {
+	b := (*buf)[:size]
+	for n := 0; n < size; {
 		m, err := unix.Read(fd, b[n:])
 		if err == unix.EINTR {
 			continue
 		}
-		if err != nil {
-			return nil, s, false
-		}
-		if m == 0 {
-			break
+		if err != nil || m == 0 {
+			return nil, s, false // failed, or shrank since its stamp
 		}
 		n += m
 	}
-	if n != int(s.size) {
-		return nil, s, false
-	}
-	return b[:n], s, true
+	return b, s, true
 }
