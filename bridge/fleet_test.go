@@ -91,15 +91,15 @@ func TestMountNothing(t *testing.T) {
 func TestCallTimeouts(t *testing.T) {
 	t.Parallel()
 	slow := fake("slow")
-	// The idle timeout is 3 s, thirty progress intervals: the suite runs
-	// beside a CPU hog under the race detector, where a few reports in a
-	// row can be delayed by well over a second.
-	slow.CallTimeout = 3 * time.Second
-	// The maximum leaves 4 s of room over the 5 s call for the same reason.
-	f := mount(t, Options{MaxCallTimeout: 9 * time.Second}, slow)
+	// The idle timeout is 5 s, fifty progress intervals: the suite runs
+	// beside a CPU hog under the race detector, where the reports of a
+	// starved process can pause for seconds.
+	slow.CallTimeout = 5 * time.Second
+	// The maximum leaves 4 s of room over the 8 s call for the same reason.
+	f := mount(t, Options{MaxCallTimeout: 12 * time.Second}, slow)
 	logFile := statusOf(t, f, "slow").Log
 
-	// Progress every 100 ms keeps a 5 s call alive past its 3 s timeout,
+	// Progress every 100 ms keeps an 8 s call alive past its 5 s timeout,
 	// and reaches the caller.
 	var mu sync.Mutex
 	var seen []float64
@@ -108,17 +108,17 @@ func TestCallTimeouts(t *testing.T) {
 		seen = append(seen, done)
 		mu.Unlock()
 	})
-	wantText(t, callCtx(ctx, t, f, "slow__slow", `{"seconds":5}`), "slept 5s")
+	wantText(t, callCtx(ctx, t, f, "slow__slow", `{"seconds":8}`), "slept 8s")
 	mu.Lock()
-	if len(seen) < 25 {
-		t.Errorf("saw %d progress reports, want about 50", len(seen))
+	if len(seen) < 40 {
+		t.Errorf("saw %d progress reports, want about 80", len(seen))
 	}
 	mu.Unlock()
 
 	// But not past the absolute maximum.
 	start := time.Now()
-	wantError(t, call(t, f, "slow__slow", `{"seconds":20}`), "9s maximum", "cancelled on the server")
-	if took := time.Since(start); took > 15*time.Second {
+	wantError(t, call(t, f, "slow__slow", `{"seconds":30}`), "12s maximum", "cancelled on the server")
+	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("the maximum stopped the call after %v", took)
 	}
 	waitLog(t, logFile, "stopped call", 2*time.Second)
