@@ -6,7 +6,8 @@
 // present in the workspace's searchable files to the files holding it
 // (format.go). Trigrams over raw bytes serve every query: a
 // case-insensitive pattern, a class or an alternation becomes an OR of the
-// byte strings it allows (plan.go), so there is no separate folded index.
+// byte strings it allows (package trigram), so there is no separate folded
+// index.
 // A build (build.go) walks the tree with grep's own rules, reads each file
 // once and writes the file atomically. Its workers sort the trigrams of
 // their files in batches into runs of posting lists (batch.go), which it

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/indusagi/induscode/internal/searchindex/trigram"
 )
 
 // The deck's own changes (write, edit) reach the index in the same call:
@@ -145,20 +147,20 @@ func (f *fresh) settled() bool {
 
 // mayMatch reports whether a file with the trigrams f holds may
 // satisfy q.
-func (f *fresh) mayMatch(q *query) bool {
-	switch q.op {
-	case qAll:
+func (f *fresh) mayMatch(q *trigram.Query) bool {
+	switch q.Op {
+	case trigram.All:
 		return true
-	case qNone:
+	case trigram.None:
 		return false
 	}
-	and := q.op == qAnd
-	for _, t := range q.tris {
+	and := q.Op == trigram.And
+	for _, t := range q.Tris {
 		if _, has := slices.BinarySearch(f.tris, t); has != and {
 			return has
 		}
 	}
-	for _, sub := range q.subs {
+	for _, sub := range q.Subs {
 		if m := f.mayMatch(sub); m != and {
 			return m
 		}

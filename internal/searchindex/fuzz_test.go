@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/indusagi/induscode/internal/searchindex/trigram"
 )
 
 // FuzzReadIndex feeds arbitrary bytes to the reader: it refuses them or
@@ -43,7 +45,7 @@ func FuzzReadIndex(f *testing.F) {
 			return
 		}
 		for _, expr := range []string{"hello", "(?i)foo|bar", "package"} {
-			cand, err := s.eval(planOf(expr))
+			cand, err := s.eval(trigram.Plan(expr))
 			if err != nil {
 				continue
 			}

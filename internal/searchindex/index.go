@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/indusagi/induscode/internal/searchindex/trigram"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -171,8 +172,8 @@ func (x *Index) Narrow(expr string) (skip func(path string) bool) {
 // narrow is Narrow; stale, when set, is called for each file the index
 // could not vouch for (not in the table, or changed since).
 func (x *Index) narrow(expr string, stale func()) func(path string) bool {
-	q := planOf(expr)
-	if q.op == qAll {
+	q := trigram.Plan(expr)
+	if q.Op == trigram.All {
 		return nil
 	}
 	s := x.load()
@@ -264,7 +265,7 @@ func (b bitmap) fill(n uint32) bitmap {
 }
 
 // eval returns the files that may satisfy q.
-func (s *snapshot) eval(q *query) (bitmap, error) {
+func (s *snapshot) eval(q *trigram.Query) (bitmap, error) {
 	cache := map[uint32]bitmap{}
 	var ids []uint32
 	list := func(t uint32) (bitmap, error) {
@@ -295,34 +296,34 @@ func (s *snapshot) eval(q *query) (bitmap, error) {
 		cache[t] = b
 		return b, nil
 	}
-	var walk func(q *query) (bitmap, error)
-	walk = func(q *query) (bitmap, error) {
+	var walk func(q *trigram.Query) (bitmap, error)
+	walk = func(q *trigram.Query) (bitmap, error) {
 		out := newBitmap(s.h.nfiles)
-		switch q.op {
-		case qAll:
+		switch q.Op {
+		case trigram.All:
 			return out.fill(s.h.nfiles), nil
-		case qNone:
+		case trigram.None:
 			return out, nil
-		case qAnd:
+		case trigram.And:
 			out.fill(s.h.nfiles)
 		}
-		for _, t := range q.tris {
+		for _, t := range q.Tris {
 			b, err := list(t)
 			if err != nil {
 				return nil, err
 			}
-			if q.op == qAnd {
+			if q.Op == trigram.And {
 				out.and(b)
 			} else {
 				out.or(b)
 			}
 		}
-		for _, sub := range q.subs {
+		for _, sub := range q.Subs {
 			b, err := walk(sub)
 			if err != nil {
 				return nil, err
 			}
-			if q.op == qAnd {
+			if q.Op == trigram.And {
 				out.and(b)
 			} else {
 				out.or(b)

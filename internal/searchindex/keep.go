@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/indusagi/induscode/internal/searchindex/trigram"
 )
 
 // Keeper is an Index that a long-running host (serve) keeps built: when
@@ -63,7 +65,7 @@ func (k *Keeper) Narrow(expr string) func(path string) bool {
 // there is none, files changed, or the tree's shape did. With the tree
 // watched (watch.go), the files nothing wrote to need no stat.
 func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]string, bool) {
-	if root != k.root || planOf(expr).op == qAll {
+	if root != k.root || trigram.Plan(expr).Op == trigram.All {
 		return nil, false // only a walk knows a subfolder's rules; see Index.List
 	}
 	s := k.load()

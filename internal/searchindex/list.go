@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/indusagi/induscode/internal/searchindex/trigram"
 	"github.com/indusagi/induscode/internal/walk"
 )
 
@@ -25,7 +26,7 @@ import (
 // of the table that is gone makes List refuse, since only a walk can
 // tell what happened.
 func (x *Index) List(root, expr string, admit func(rel, name string) bool) (paths []string, ok bool) {
-	if planOf(expr).op == qAll {
+	if trigram.Plan(expr).Op == trigram.All {
 		return nil, false
 	}
 	return x.list(x.load(), root, expr, admit, listHooks{})
@@ -53,9 +54,9 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 			hk.stale(rel)
 		}
 	}
-	q := planOf(expr)
+	q := trigram.Plan(expr)
 	var cand bitmap
-	if q.op != qAll {
+	if q.Op != trigram.All {
 		var err error
 		if cand, err = s.eval(q); err != nil {
 			x.mu.Lock()

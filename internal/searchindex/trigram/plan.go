@@ -1,4 +1,17 @@
-package searchindex
+// Package trigram plans the query a trigram index answers for a regular
+// expression: a boolean combination of trigrams (three bytes) that any
+// text holding a match must contain. Package searchindex evaluates it over
+// its posting lists; a plan of All means the index cannot narrow the
+// search.
+//
+// The plan follows Russ Cox's "Regular Expression Matching with a Trigram
+// Index": each node of the pattern's syntax tree is summarised by the
+// strings its matches may be (exact) or start and end with (prefix,
+// suffix) and a query that any text holding a match satisfies. A query
+// may only say too much is possible, never too little: a file is skipped
+// only when its trigrams cannot satisfy it. Case-insensitive parts,
+// classes and alternations become an OR of the byte strings they allow.
+package trigram
 
 import (
 	"regexp/syntax"
@@ -6,13 +19,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 )
-
-// The query plan follows Russ Cox's "Regular Expression Matching with a
-// Trigram Index": each node of the pattern's syntax tree is summarised by
-// the strings its matches may be (exact) or start and end with (prefix,
-// suffix) and a boolean query over trigrams that any text holding a match
-// satisfies. The query may only say too much is possible, never too
-// little: a file is skipped only when its trigrams cannot satisfy it.
 
 // Bounds that keep the string sets, and so the plan, small.
 const (
@@ -22,96 +28,97 @@ const (
 	maxExactLen = 32 // bytes of an exact string before it is folded into the query
 )
 
-// qop is the operator of a query node.
-type qop uint8
+// Op is the operator of a Query node.
+type Op uint8
 
 const (
-	qAll  qop = iota // every file may match
-	qNone            // no file matches
-	qAnd             // all of tris and subs
-	qOr              // any of tris and subs
+	All  Op = iota // every file may match
+	None           // no file matches
+	And            // all of Tris and Subs
+	Or             // any of Tris and Subs
 )
 
-// query is a boolean query over trigrams.
-type query struct {
-	op   qop
-	tris []uint32
-	subs []*query
+// Query is a boolean query over trigrams.
+type Query struct {
+	Op   Op
+	Tris []uint32 // trigrams, ascending
+	Subs []*Query
 }
 
 var (
-	allQuery  = &query{op: qAll}
-	noneQuery = &query{op: qNone}
+	allQuery  = &Query{Op: All}
+	noneQuery = &Query{Op: None}
 )
 
-func (q *query) and(r *query) *query { return combine(qAnd, q, r) }
-func (q *query) or(r *query) *query  { return combine(qOr, q, r) }
+func (q *Query) and(r *Query) *Query { return combine(And, q, r) }
+func (q *Query) or(r *Query) *Query  { return combine(Or, q, r) }
 
 // combine builds q op r, folding constants and flattening nested nodes of
 // the same operator.
-func combine(op qop, q, r *query) *query {
+func combine(op Op, q, r *Query) *Query {
 	// The absorbing and neutral elements: for AND, none absorbs and all
 	// is neutral; for OR the reverse.
-	absorb, neutral := qNone, qAll
-	if op == qOr {
-		absorb, neutral = qAll, qNone
+	absorb, neutral := None, All
+	if op == Or {
+		absorb, neutral = All, None
 	}
 	switch {
-	case q.op == absorb || r.op == absorb:
-		if absorb == qNone {
+	case q.Op == absorb || r.Op == absorb:
+		if absorb == None {
 			return noneQuery
 		}
 		return allQuery
-	case q.op == neutral:
+	case q.Op == neutral:
 		return r
-	case r.op == neutral:
+	case r.Op == neutral:
 		return q
 	}
-	out := &query{op: op}
-	for _, x := range []*query{q, r} {
-		if x.op == op {
-			out.tris = append(out.tris, x.tris...)
-			out.subs = append(out.subs, x.subs...)
+	out := &Query{Op: op}
+	for _, x := range []*Query{q, r} {
+		if x.Op == op {
+			out.Tris = append(out.Tris, x.Tris...)
+			out.Subs = append(out.Subs, x.Subs...)
 		} else {
-			out.subs = append(out.subs, x)
+			out.Subs = append(out.Subs, x)
 		}
 	}
-	slices.Sort(out.tris)
-	out.tris = slices.Compact(out.tris)
+	slices.Sort(out.Tris)
+	out.Tris = slices.Compact(out.Tris)
 	return out
 }
 
-// trigramsOf is the query "every trigram of s": all when s is shorter
+// trigramsOf is the Query "every trigram of s": all when s is shorter
 // than three bytes.
-func trigramsOf(s string) *query {
+func trigramsOf(s string) *Query {
 	if len(s) < 3 {
 		return allQuery
 	}
-	q := &query{op: qAnd}
+	q := &Query{Op: And}
 	for i := 0; i+3 <= len(s); i++ {
-		q.tris = append(q.tris, trigram(s[i], s[i+1], s[i+2]))
+		q.Tris = append(q.Tris, Of(s[i], s[i+1], s[i+2]))
 	}
-	slices.Sort(q.tris)
-	q.tris = slices.Compact(q.tris)
-	if len(q.tris) == 1 {
-		return &query{op: qOr, tris: q.tris}
+	slices.Sort(q.Tris)
+	q.Tris = slices.Compact(q.Tris)
+	if len(q.Tris) == 1 {
+		return &Query{Op: Or, Tris: q.Tris}
 	}
 	return q
 }
 
-// anyOf is the query "the trigrams of one of the strings of set".
-func anyOf(set []string) *query {
+// anyOf is the Query "the trigrams of one of the strings of set".
+func anyOf(set []string) *Query {
 	q := noneQuery
 	for _, s := range set {
 		q = q.or(trigramsOf(s))
-		if q.op == qAll {
+		if q.Op == All {
 			break
 		}
 	}
 	return q
 }
 
-func trigram(a, b, c byte) uint32 { return uint32(a)<<16 | uint32(b)<<8 | uint32(c) }
+// Of is the trigram of three bytes, as the index stores it.
+func Of(a, b, c byte) uint32 { return uint32(a)<<16 | uint32(b)<<8 | uint32(c) }
 
 // info summarises one node. exact == nil means unknown; when exact is
 // known, prefix and suffix are unused.
@@ -120,12 +127,12 @@ type info struct {
 	exact    []string
 	prefix   []string
 	suffix   []string
-	match    *query
+	match    *Query
 }
 
-// planOf is the trigram query of a regular expression as package
+// Plan is the trigram query of a regular expression as package
 // linematch compiled it (flags included).
-func planOf(expr string) *query {
+func Plan(expr string) *Query {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return allQuery
@@ -248,14 +255,14 @@ func star(x info) info {
 	return info{canEmpty: true, prefix: []string{""}, suffix: []string{""}, match: allQuery}
 }
 
-// plus is x+: at least one x, whose query and ends still hold.
+// plus is x+: at least one x, whose Query and ends still hold.
 func plus(x info) info {
 	x = x.fold()
 	return info{canEmpty: x.canEmpty, prefix: x.prefix, suffix: x.suffix, match: x.match}
 }
 
 // fold turns a known exact set into prefix and suffix sets, its trigrams
-// moving into the query.
+// moving into the Query.
 func (x info) fold() info {
 	if x.exact == nil {
 		return x
@@ -326,7 +333,7 @@ func alternate(x, y info) info {
 }
 
 // simplify keeps the sets within their bounds, moving what they say into
-// the query before shortening them.
+// the Query before shortening them.
 func (x info) simplify() info {
 	if x.exact != nil {
 		long := false
@@ -344,9 +351,9 @@ func (x info) simplify() info {
 }
 
 // bound shortens a prefix (or suffix) set that grew too large: its
-// trigrams join the query, and its strings keep only their first (last)
+// trigrams join the Query, and its strings keep only their first (last)
 // two bytes, which are still prefixes (suffixes) of every match.
-func bound(set []string, match *query, suffix bool) ([]string, *query) {
+func bound(set []string, match *Query, suffix bool) ([]string, *Query) {
 	long := false
 	for _, s := range set {
 		long = long || len(s) > maxExactLen
