@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 )
 
@@ -23,6 +24,7 @@ func batchPairs() int { return int(min(int64(maxBatchPairs), max(1, spillBudget/
 
 // batch is one worker's files and pairs not yet handed to the build.
 type batch struct {
+	ar      *arena // of the buffers
 	files   []entry
 	pairs   []uint64
 	scratch []uint64 // the sort's second buffer
@@ -48,20 +50,28 @@ func (b *batch) add(rel string, s stamp, n int, tris []uint32, ok bool) {
 	}
 }
 
+// grow makes room for n pairs more.
+func (b *batch) grow(n int) {
+	if b.pairs == nil {
+		b.pairs = b.ar.uint64s(max(n, batchPairs()))[:0]
+	}
+	b.pairs = slices.Grow(b.pairs, n) // a file with more than a batch
+}
+
 // run sorts the batch's pairs and encodes them as a run whose ids are the
-// files' places in the batch.
+// files' places in the batch, valid until the next run.
 func (b *batch) run() []byte {
 	if cap(b.scratch) < len(b.pairs) {
-		b.scratch = make([]uint64, cap(b.pairs))
+		b.scratch = b.ar.uint64s(cap(b.pairs))
 	}
 	b.pairs = sortPairs(b.pairs, b.scratch[:len(b.pairs)])
 	if b.enc == nil {
 		// Room for a batch of the most pairs, unless its lists are
 		// long; only the pages used are touched.
-		b.enc = make([]byte, 0, 3*cap(b.pairs))
+		b.enc = b.ar.bytes(3 * cap(b.pairs))[:0]
 	}
 	b.enc = encodeRun(b.enc[:0], b.pairs)
-	return slices.Clone(b.enc)
+	return b.enc
 }
 
 // reset empties the batch for the next files, keeping its buffers.
@@ -104,33 +114,35 @@ func encodeRun(out []byte, pairs []uint64) []byte {
 	var prevTri uint32
 	for i := 0; i < len(pairs); {
 		t := uint32(pairs[i] >> 32)
-		j := i
-		for j < len(pairs) && uint32(pairs[j]>>32) == t {
-			j++
-		}
-		// The list's length comes before it: the list is encoded first,
-		// beyond room for the longest record head, and moved down.
-		at := len(out)
-		out = slices.Grow(out, 3*binary.MaxVarintLen32+(j-i)*binary.MaxVarintLen32)
-		list := out[at+3*binary.MaxVarintLen32 : at+3*binary.MaxVarintLen32]
-		var prev uint32
-		for _, p := range pairs[i:j] {
-			id := uint32(p)
-			if d := id - prev; d < 0x80 {
-				list = append(list, byte(d))
-			} else {
-				list = binary.AppendUvarint(list, uint64(d))
-			}
+		// The list's length comes before it: a first pass over its ids
+		// counts its bytes.
+		j, size, prev := i, 0, uint32(0)
+		for ; j < len(pairs) && uint32(pairs[j]>>32) == t; j++ {
+			id := uint32(pairs[j])
+			size += uvarintLen(id - prev)
 			prev = id
 		}
 		out = binary.AppendUvarint(out, uint64(t-prevTri))
 		out = binary.AppendUvarint(out, uint64(prev))
-		out = binary.AppendUvarint(out, uint64(len(list)))
-		out = append(out, list...) // a move down: the two may overlap
+		out = binary.AppendUvarint(out, uint64(size))
+		out = slices.Grow(out, size)
+		prev = 0
+		for _, p := range pairs[i:j] {
+			id := uint32(p)
+			if d := id - prev; d < 0x80 {
+				out = append(out, byte(d))
+			} else {
+				out = binary.AppendUvarint(out, uint64(d))
+			}
+			prev = id
+		}
 		prevTri, i = t, j
 	}
 	return out
 }
+
+// uvarintLen is the length of v as a uvarint.
+func uvarintLen(v uint32) int { return (bits.Len32(v|1) + 6) / 7 }
 
 // extractor finds the distinct trigrams of one file. Source is almost all
 // ASCII, so trigrams of three 7-bit bytes have a bitset of their own,

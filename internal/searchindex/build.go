@@ -103,6 +103,9 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	bd.cancel = cancel
 	workers := walk.Workers(0)
 	bs := make([]batch, workers)
+	for i := range bs {
+		bs[i].ar = &bd.work
+	}
 	limit := batchPairs()
 	visit := func(w int, f walk.File) {
 		b := &bs[w]
@@ -115,9 +118,7 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 		if len(b.pairs) > 0 && len(b.pairs)+len(tris) > limit {
 			bd.commit(b)
 		}
-		if b.pairs == nil {
-			b.pairs = make([]uint64, 0, limit)
-		}
+		b.grow(len(tris))
 		b.add(rel, s, len(data), tris, ok)
 	}
 	tree := newTreeWatch(root)
@@ -133,10 +134,11 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 		wg.Go(func() { bd.commit(&bs[i]) })
 	}
 	wg.Wait()
-	// The workers' buffers are garbage now: collecting them lets the
-	// merge take their pages instead of faulting in new ones, which
-	// costs more than the collection.
+	// The workers' buffers are done with: the merge takes their arena,
+	// and writing the index the heap they left, whose pages are
+	// touched already.
 	bs = nil
+	bd.work.reset()
 	runtime.GC()
 	if bd.err != nil {
 		return st, fmt.Errorf("search index: spilling posting lists to disk: %w", bd.err)
@@ -154,7 +156,7 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	if len(bd.spilled) == 0 {
 		// In memory, the merge takes as much again as the runs:
 		// within twice the budget.
-		if src, err = mergeInMemory(bd.mem, workers); err != nil {
+		if src, err = mergeInMemory(bd.mem, workers, &bd.work); err != nil {
 			return st, fmt.Errorf("search index: merging posting lists: %w", err)
 		}
 	}
@@ -201,6 +203,9 @@ type builder struct {
 	memBytes int64
 	forget   []func() // of the spilled runs' journal records
 	err      error
+
+	work arena // the workers' buffers, then the merged lists
+	runs arena // of the runs in memory
 }
 
 // commit hands batch b to the build and empties it: its files get the
@@ -221,7 +226,10 @@ func (bd *builder) commit(b *batch) {
 	if len(enc) == 0 || bd.err != nil {
 		return
 	}
-	bd.mem = append(bd.mem, run{mem: enc, base: base})
+	// Copied under the lock: a spill takes back the runs' arena.
+	kept := bd.runs.bytes(len(enc))[:len(enc)]
+	copy(kept, enc)
+	bd.mem = append(bd.mem, run{mem: kept, base: base})
 	bd.memBytes += int64(len(enc))
 	if bd.memBytes > spillBudget {
 		if bd.err = bd.spill(); bd.err != nil {
@@ -242,11 +250,14 @@ func (bd *builder) spill() error {
 		return err
 	}
 	bd.mem, bd.memBytes = nil, 0
+	bd.runs.reset()
 	return nil
 }
 
-// cleanup removes the spilled runs.
+// cleanup removes the spilled runs and frees the arenas.
 func (bd *builder) cleanup() {
+	bd.work.free()
+	bd.runs.free()
 	for i, r := range bd.spilled {
 		r.file.Close()
 		_ = workspace.Remove(r.file.Name())

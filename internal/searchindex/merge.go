@@ -11,8 +11,7 @@ import "sync"
 type merged []mergedPart
 
 // mergedPart is the lists of one range of trigrams, in chunks of about
-// mergeChunk bytes: pieces of the size the workers' freed buffers left
-// in the heap, which take their pages instead of new ones.
+// mergeChunk bytes taken from the arena the workers' buffers were in.
 type mergedPart []mergedChunk
 
 const mergeChunk = 1 << 20
@@ -51,7 +50,7 @@ func (ms merged) count() int {
 
 // mergeInMemory merges runs held in memory in n parts at once. The parts
 // split the trigrams where the bytes of the first run split evenly.
-func mergeInMemory(rs runs, n int) (merged, error) {
+func mergeInMemory(rs runs, n int, ar *arena) (merged, error) {
 	bounds := make([]uint32, 0, n+1)
 	bounds = append(bounds, 0)
 	if len(rs) > 0 {
@@ -73,7 +72,7 @@ func mergeInMemory(rs runs, n int) (merged, error) {
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for i := range parts {
-		wg.Go(func() { errs[i] = parts[i].merge(rs, bounds[i], bounds[i+1]) })
+		wg.Go(func() { errs[i] = parts[i].merge(rs, bounds[i], bounds[i+1], ar) })
 	}
 	wg.Wait()
 	for _, err := range errs {
@@ -84,8 +83,9 @@ func mergeInMemory(rs runs, n int) (merged, error) {
 	return parts, nil
 }
 
-// merge merges the lists of the trigrams in [from, to) of rs.
-func (p *mergedPart) merge(rs runs, from, to uint32) error {
+// merge merges the lists of the trigrams in [from, to) of rs, into
+// chunks of ar.
+func (p *mergedPart) merge(rs runs, from, to uint32, ar *arena) error {
 	m, err := rs.open()
 	if err != nil {
 		return err
@@ -104,7 +104,7 @@ func (p *mergedPart) merge(rs runs, from, to uint32) error {
 			return nil
 		}
 		if c == nil || cap(c.out)-len(c.out) < size {
-			*p = append(*p, mergedChunk{out: make([]byte, 0, max(mergeChunk, size))})
+			*p = append(*p, mergedChunk{out: ar.bytes(max(mergeChunk, size))[:0]})
 			c = &(*p)[len(*p)-1]
 		}
 		m.out = c.out
