@@ -45,8 +45,10 @@ func (b *batch) add(rel string, s stamp, n int, tris []uint32, ok bool) {
 	id := uint64(len(b.files))
 	b.files = append(b.files, entry{path: rel, stamp: s})
 	b.bytes += int64(n)
-	for _, t := range tris {
-		b.pairs = append(b.pairs, uint64(t)<<32|id)
+	at := len(b.pairs)
+	b.pairs = slices.Grow(b.pairs, len(tris))[:at+len(tris)]
+	for i, t := range tris {
+		b.pairs[at+i] = uint64(t)<<32 | id
 	}
 }
 

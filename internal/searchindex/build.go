@@ -105,6 +105,8 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	bs := make([]batch, workers)
 	for i := range bs {
 		bs[i].ar = &bd.work
+		// Files larger than this are read into the heap.
+		bs[i].x.buf = bd.work.bytes(4 << 20)[:0]
 	}
 	limit := batchPairs()
 	visit := func(w int, f walk.File) {

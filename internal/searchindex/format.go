@@ -238,7 +238,16 @@ func findIn(b []byte, t uint32) (lookupEntry, bool) {
 }
 
 func encodeMeta(files []entry, order []uint32, watched []entry, lk *lookupTable) []byte {
-	var b []byte
+	// Sized once for the usual stamp (32 bytes and the path): the pages
+	// of a table grown by doubling cost a build more than its bytes.
+	n := 4*len(order) + 8*len(lk.firsts) + binary.MaxVarintLen64
+	for _, e := range files {
+		n += len(e.path) + 32
+	}
+	for _, e := range watched {
+		n += len(e.path) + 32
+	}
+	b := make([]byte, 0, n)
 	put := func(e entry) {
 		b = binary.AppendUvarint(b, uint64(len(e.path)))
 		b = append(b, e.path...)

@@ -63,6 +63,11 @@ func (h *runHead) uvarint() uint64 {
 		}
 		return v
 	}
+	if len(h.mem) > 0 && h.mem[0] < 0x80 {
+		v := h.mem[0]
+		h.mem = h.mem[1:]
+		return uint64(v)
+	}
 	v, n := binary.Uvarint(h.mem)
 	if n <= 0 {
 		return 1 << 63
