@@ -3,7 +3,6 @@ package searchindex
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -282,7 +282,7 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists) (i
 		for i := range order {
 			order[i] = uint32(i)
 		}
-		slices.SortFunc(order, func(a, b uint32) int { return cmp.Compare(files[a].path, files[b].path) })
+		slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(files[a].path, files[b].path) })
 	}()
 	defer func() { <-sorted }()
 	lk := &lookupTable{}
