@@ -100,7 +100,9 @@ func TestNodeREPLAcrossCalls(t *testing.T) {
 	if out, st := do(t, env, map[string]any{"action": "wait", "id": id, "pattern": `> $`, "timeout_ms": 20000}); st.Reason != "pattern" {
 		t.Fatalf("no prompt (%s):\n%s", st.Reason, out)
 	}
-	if out, st := do(t, env, map[string]any{"action": "input", "id": id, "text": "let total = [1, 2, 3].reduce((a, b) => a + b)\n", "pattern": `> $`, "timeout_ms": 20000}); st.Reason != "pattern" {
+	// The echo of "=> " would match a bare prompt pattern halfway through
+	// the line: wait for what node prints after the whole line.
+	if out, st := do(t, env, map[string]any{"action": "input", "id": id, "text": "let total = [1, 2, 3].reduce((a, b) => a + b)\n", "pattern": `undefined\n> $`, "timeout_ms": 20000}); st.Reason != "pattern" {
 		t.Fatalf("defining (%s):\n%s", st.Reason, out)
 	}
 	out, st := do(t, env, map[string]any{"action": "input", "id": id, "text": "total * 10\n", "pattern": `> $`, "timeout_ms": 20000})
