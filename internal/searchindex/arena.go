@@ -19,8 +19,14 @@ type arena struct {
 	used    int      // bytes of regions[at] handed out
 }
 
-// arenaRegion is the least a region maps.
-const arenaRegion = 32 << 20
+// Regions start small and double up to maxRegion, so that a small build
+// maps little; from hugeRegion up they ask for huge pages, whose first
+// touch costs as much as their 2 MiB, so that only a large build does.
+const (
+	minRegion  = 1 << 20
+	maxRegion  = 32 << 20
+	hugeRegion = 8 << 20
+)
 
 // bytes returns n bytes of the arena, of unspecified content.
 func (a *arena) bytes(n int) []byte {
@@ -31,7 +37,8 @@ func (a *arena) bytes(n int) []byte {
 		a.at, a.used = a.at+1, 0
 	}
 	if a.at == len(a.regions) {
-		a.regions = append(a.regions, mapRegion(max(n, arenaRegion)))
+		size := max(n, min(maxRegion, minRegion<<len(a.regions)))
+		a.regions = append(a.regions, mapRegion(size, size >= hugeRegion))
 	}
 	b := a.regions[a.at][a.used : a.used+n : a.used+n]
 	a.used += n

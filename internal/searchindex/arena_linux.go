@@ -2,14 +2,16 @@ package searchindex
 
 import "golang.org/x/sys/unix"
 
-// mapRegion maps n bytes of anonymous memory, in huge pages if the system
-// lets a mapping ask for them; it falls back to the heap.
-func mapRegion(n int) []byte {
+// mapRegion maps n bytes of anonymous memory, in huge pages if asked and
+// the system lets a mapping ask for them; it falls back to the heap.
+func mapRegion(n int, huge bool) []byte {
 	b, err := unix.Mmap(-1, 0, n, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		return make([]byte, n)
 	}
-	_ = unix.Madvise(b, unix.MADV_HUGEPAGE) // only a hint
+	if huge {
+		_ = unix.Madvise(b, unix.MADV_HUGEPAGE) // only a hint
+	}
 	return b
 }
 

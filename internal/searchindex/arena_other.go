@@ -2,6 +2,6 @@
 
 package searchindex
 
-func mapRegion(n int) []byte { return make([]byte, n) }
+func mapRegion(n int, _ bool) []byte { return make([]byte, n) }
 
 func unmapRegion([]byte) {}

@@ -46,18 +46,23 @@ func (b *batch) add(rel string, s stamp, n int, tris []uint32, ok bool) {
 	b.files = append(b.files, entry{path: rel, stamp: s})
 	b.bytes += int64(n)
 	at := len(b.pairs)
-	b.pairs = slices.Grow(b.pairs, len(tris))[:at+len(tris)]
+	b.grow(len(tris))
+	b.pairs = b.pairs[:at+len(tris)]
 	for i, t := range tris {
 		b.pairs[at+i] = uint64(t)<<32 | id
 	}
 }
 
-// grow makes room for n pairs more.
+// grow makes room for n pairs more. The first batch's buffer starts
+// small and grows fourfold, so that a small build touches little.
 func (b *batch) grow(n int) {
-	if b.pairs == nil {
-		b.pairs = b.ar.uint64s(max(n, batchPairs()))[:0]
+	if len(b.pairs)+n <= cap(b.pairs) {
+		return
 	}
-	b.pairs = slices.Grow(b.pairs, n) // a file with more than a batch
+	c := max(len(b.pairs)+n, min(batchPairs(), max(4*cap(b.pairs), 64<<10)))
+	p := b.ar.uint64s(c)[:len(b.pairs)]
+	copy(p, b.pairs)
+	b.pairs = p
 }
 
 // run sorts the batch's pairs and encodes them as a run whose ids are the
@@ -67,7 +72,7 @@ func (b *batch) run() []byte {
 		b.scratch = b.ar.uint64s(cap(b.pairs))
 	}
 	b.pairs = sortPairs(b.pairs, b.scratch[:len(b.pairs)])
-	if b.enc == nil {
+	if cap(b.enc) < 2*len(b.pairs) {
 		// Room for a batch of the most pairs, unless its lists are
 		// long; only the pages used are touched.
 		b.enc = b.ar.bytes(3 * cap(b.pairs))[:0]

@@ -120,7 +120,6 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 		if len(b.pairs) > 0 && len(b.pairs)+len(tris) > limit {
 			bd.commit(b)
 		}
-		b.grow(len(tris))
 		b.add(rel, s, len(data), tris, ok)
 	}
 	tree := newTreeWatch(root)
