@@ -45,14 +45,14 @@ func trigramsOfText(s string) []uint32 {
 // selective, and patterns the index cannot narrow are All.
 func TestPlanSelects(t *testing.T) {
 	for expr, selective := range map[string]bool{
-		"ErrUnexpectedEOF":            true,
-		"(?i)context deadline":        true,
-		`func \(\w+ \*\w+\) Write\(`:  true,
-		"foo|barbaz":                  true,
-		"[A-Z]{3}[0-9]{4}":            false,
-		"ab":                          false,
-		"a.*b":                        false,
-		"(":                           false, // not a pattern: the scan reports it
+		"ErrUnexpectedEOF":           true,
+		"(?i)context deadline":       true,
+		`func \(\w+ \*\w+\) Write\(`: true,
+		"foo|barbaz":                 true,
+		"[A-Z]{3}[0-9]{4}":           false,
+		"ab":                         false,
+		"a.*b":                       false,
+		"(":                          false, // not a pattern: the scan reports it
 	} {
 		if got := Plan(expr).Op != All; got != selective {
 			t.Errorf("Plan(%q) selective = %v, want %v", expr, got, selective)
