@@ -289,14 +289,20 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists) (i
 		lk.b = make([]byte, 0, c.count()*lookupSize)
 	}
 	var off uint64
-	err := src.each(func(t uint32, l []byte) error {
-		lk.add(t, uint32(off), uint32(len(l)), crc32.Checksum(l, castagnoli))
-		off += uint64(len(l))
+	add := func(t uint32, n int, crc uint32) error {
+		lk.add(t, uint32(off), uint32(n), crc)
+		off += uint64(n)
 		if off > 1<<32-1 {
 			return errors.New("search index: posting lists exceed 4 GiB")
 		}
 		return nil
-	})
+	}
+	var err error
+	if ms, ok := src.(merged); ok {
+		err = ms.eachSum(add) // checksummed by the merge
+	} else {
+		err = src.each(func(t uint32, l []byte) error { return add(t, len(l), crc32.Checksum(l, castagnoli)) })
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -312,11 +318,16 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists) (i
 	w.Write(meta)
 	w.Write(lk.b)
 	var written uint64
-	err = src.each(func(_ uint32, l []byte) error {
-		written += uint64(len(l))
-		_, err := w.Write(l)
+	put := func(b []byte) error {
+		written += uint64(len(b))
+		_, err := w.Write(b)
 		return err
-	})
+	}
+	if ms, ok := src.(merged); ok {
+		err = ms.eachChunk(put)
+	} else {
+		err = src.each(func(_ uint32, l []byte) error { return put(l) })
+	}
 	if err != nil {
 		return 0, err
 	}

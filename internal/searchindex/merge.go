@@ -1,11 +1,15 @@
 package searchindex
 
-import "sync"
+import (
+	"hash/crc32"
+	"sync"
+)
 
 // When a build's runs are all in memory, they are merged before the
 // index is written, by several goroutines at once, each over its own
 // range of trigrams, into lists that writing the index then reads twice
-// at no cost.
+// at no cost. Each part also checksums its lists, so that the serial
+// writing of the lookup table only adds up lengths.
 
 // merged is the merge of a build's runs, in parts of ascending trigrams.
 type merged []mergedPart
@@ -20,6 +24,7 @@ type mergedChunk struct {
 	out  []byte   // the lists, one after another
 	tris []uint32 // each list's trigram
 	ends []uint32 // each list's end in out
+	crcs []uint32 // each list's checksum
 }
 
 func (ms merged) each(fn func(tri uint32, list []byte) error) error {
@@ -31,6 +36,34 @@ func (ms merged) each(fn func(tri uint32, list []byte) error) error {
 					return err
 				}
 				start = c.ends[i]
+			}
+		}
+	}
+	return nil
+}
+
+// eachSum yields each list's trigram, length and checksum, in order.
+func (ms merged) eachSum(fn func(tri uint32, n int, crc uint32) error) error {
+	for _, p := range ms {
+		for _, c := range p {
+			start := uint32(0)
+			for i, t := range c.tris {
+				if err := fn(t, int(c.ends[i]-start), c.crcs[i]); err != nil {
+					return err
+				}
+				start = c.ends[i]
+			}
+		}
+	}
+	return nil
+}
+
+// eachChunk yields the lists' bytes a chunk at a time, in order.
+func (ms merged) eachChunk(fn func(b []byte) error) error {
+	for _, p := range ms {
+		for _, c := range p {
+			if err := fn(c.out); err != nil {
+				return err
 			}
 		}
 	}
@@ -108,11 +141,13 @@ func (p *mergedPart) merge(rs runs, from, to uint32, ar *arena) error {
 			c = &(*p)[len(*p)-1]
 		}
 		m.out = c.out
+		start := len(c.out)
 		if _, _, err := m.take(t); err != nil {
 			return err
 		}
 		c.out = m.out
 		c.tris = append(c.tris, t)
 		c.ends = append(c.ends, uint32(len(c.out)))
+		c.crcs = append(c.crcs, crc32.Checksum(c.out[start:], castagnoli))
 	}
 }
