@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+
+	"github.com/indusagi/induscode/internal/arena"
 )
 
 // A build's workers share nothing per file. Each fills a batch: the files
@@ -24,7 +26,7 @@ func batchPairs() int { return int(min(int64(maxBatchPairs), max(1, spillBudget/
 
 // batch is one worker's files and pairs not yet handed to the build.
 type batch struct {
-	ar      *arena // of the buffers
+	ar      *arena.Arena // of the buffers
 	files   []entry
 	pairs   []uint64
 	scratch []uint64 // the sort's second buffer
@@ -60,7 +62,7 @@ func (b *batch) grow(n int) {
 		return
 	}
 	c := max(len(b.pairs)+n, min(batchPairs(), max(4*cap(b.pairs), 64<<10)))
-	p := b.ar.uint64s(c)[:len(b.pairs)]
+	p := b.ar.Uint64s(c)[:len(b.pairs)]
 	copy(p, b.pairs)
 	b.pairs = p
 }
@@ -69,13 +71,13 @@ func (b *batch) grow(n int) {
 // files' places in the batch, valid until the next run.
 func (b *batch) run() []byte {
 	if cap(b.scratch) < len(b.pairs) {
-		b.scratch = b.ar.uint64s(cap(b.pairs))
+		b.scratch = b.ar.Uint64s(cap(b.pairs))
 	}
 	b.pairs = sortPairs(b.pairs, b.scratch[:len(b.pairs)])
 	if cap(b.enc) < 2*len(b.pairs) {
 		// Room for a batch of the most pairs, unless its lists are
 		// long; only the pages used are touched.
-		b.enc = b.ar.bytes(3 * cap(b.pairs))[:0]
+		b.enc = b.ar.Bytes(3 * cap(b.pairs))[:0]
 	}
 	b.enc = encodeRun(b.enc[:0], b.pairs)
 	return b.enc

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/indusagi/induscode/internal/arena"
 	"github.com/indusagi/induscode/internal/walk"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -106,7 +107,7 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	for i := range bs {
 		bs[i].ar = &bd.work
 		// Files larger than this are read into the heap.
-		bs[i].x.buf = bd.work.bytes(4 << 20)[:0]
+		bs[i].x.buf = bd.work.Bytes(4 << 20)[:0]
 	}
 	limit := batchPairs()
 	visit := func(w int, f walk.File) {
@@ -139,7 +140,7 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	// and writing the index the heap they left, whose pages are
 	// touched already.
 	bs = nil
-	bd.work.reset()
+	bd.work.Reset()
 	runtime.GC()
 	if bd.err != nil {
 		return st, fmt.Errorf("search index: spilling posting lists to disk: %w", bd.err)
@@ -205,8 +206,8 @@ type builder struct {
 	forget   []func() // of the spilled runs' journal records
 	err      error
 
-	work arena // the workers' buffers, then the merged lists
-	runs arena // of the runs in memory
+	work arena.Arena // the workers' buffers, then the merged lists
+	runs arena.Arena // of the runs in memory
 }
 
 // commit hands batch b to the build and empties it: its files get the
@@ -228,7 +229,7 @@ func (bd *builder) commit(b *batch) {
 		return
 	}
 	// Copied under the lock: a spill takes back the runs' arena.
-	kept := bd.runs.bytes(len(enc))[:len(enc)]
+	kept := bd.runs.Bytes(len(enc))[:len(enc)]
 	copy(kept, enc)
 	bd.mem = append(bd.mem, run{mem: kept, base: base})
 	bd.memBytes += int64(len(enc))
@@ -251,14 +252,14 @@ func (bd *builder) spill() error {
 		return err
 	}
 	bd.mem, bd.memBytes = nil, 0
-	bd.runs.reset()
+	bd.runs.Reset()
 	return nil
 }
 
 // cleanup removes the spilled runs and frees the arenas.
 func (bd *builder) cleanup() {
-	bd.work.free()
-	bd.runs.free()
+	bd.work.Free()
+	bd.runs.Free()
 	for i, r := range bd.spilled {
 		r.file.Close()
 		_ = workspace.Remove(r.file.Name())

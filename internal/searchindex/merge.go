@@ -3,6 +3,8 @@ package searchindex
 import (
 	"hash/crc32"
 	"sync"
+
+	"github.com/indusagi/induscode/internal/arena"
 )
 
 // When a build's runs are all in memory, they are merged before the
@@ -83,7 +85,7 @@ func (ms merged) count() int {
 
 // mergeInMemory merges runs held in memory in n parts at once. The parts
 // split the trigrams where the bytes of the first run split evenly.
-func mergeInMemory(rs runs, n int, ar *arena) (merged, error) {
+func mergeInMemory(rs runs, n int, ar *arena.Arena) (merged, error) {
 	bounds := make([]uint32, 0, n+1)
 	bounds = append(bounds, 0)
 	if len(rs) > 0 {
@@ -118,7 +120,7 @@ func mergeInMemory(rs runs, n int, ar *arena) (merged, error) {
 
 // merge merges the lists of the trigrams in [from, to) of rs, into
 // chunks of ar.
-func (p *mergedPart) merge(rs runs, from, to uint32, ar *arena) error {
+func (p *mergedPart) merge(rs runs, from, to uint32, ar *arena.Arena) error {
 	m, err := rs.open()
 	if err != nil {
 		return err
@@ -137,7 +139,7 @@ func (p *mergedPart) merge(rs runs, from, to uint32, ar *arena) error {
 			return nil
 		}
 		if c == nil || cap(c.out)-len(c.out) < size {
-			*p = append(*p, mergedChunk{out: ar.bytes(max(mergeChunk, size))[:0]})
+			*p = append(*p, mergedChunk{out: ar.Bytes(max(mergeChunk, size))[:0]})
 			c = &(*p)[len(*p)-1]
 		}
 		m.out = c.out

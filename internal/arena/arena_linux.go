@@ -1,4 +1,4 @@
-package searchindex
+package arena
 
 import "golang.org/x/sys/unix"
 

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package searchindex
+package arena
 
 func mapRegion(n int, _ bool) []byte { return make([]byte, n) }
 
