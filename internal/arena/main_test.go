@@ -6,6 +6,5 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestMain fails the package when a test leaves a goroutine behind
-// (keeping an index fresh runs on its own goroutine).
+// TestMain fails the package when a test leaves a goroutine behind.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
