@@ -155,15 +155,21 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 		h.flags |= flagComplete
 	}
 	var src lists = append(bd.spilled[:len(bd.spilled):len(bd.spilled)], bd.mem...)
+	var scratch func(n int) []byte
 	if len(bd.spilled) == 0 {
 		// In memory, the merge takes as much again as the runs:
 		// within twice the budget.
 		if src, err = mergeInMemory(bd.mem, workers, &bd.work); err != nil {
 			return st, fmt.Errorf("search index: merging posting lists: %w", err)
 		}
+		// The runs are merged: the pages they held, touched already,
+		// take the lookup table and the file table.
+		bd.mem = nil
+		bd.runs.Reset()
+		scratch = bd.runs.Bytes
 	}
 	st.Runs = len(bd.spilled)
-	st.Size, err = write(tmp, h, files, watched, src)
+	st.Size, err = write(tmp, h, files, watched, src, scratch)
 	if err == nil {
 		err = workspace.Rename(tmp.Name(), filepath.Join(dir, FileName))
 	}
@@ -273,7 +279,10 @@ func (bd *builder) cleanup() {
 // place: the index is a cache, every part of it is checked (lengths
 // against the file's size, checksums), and a file a crash left short or
 // torn is refused, so grep scans until the next build replaces it.
-func write(tmp *os.File, h header, files []entry, watched []entry, src lists) (int64, error) {
+func write(tmp *os.File, h header, files []entry, watched []entry, src lists, scratch func(n int) []byte) (int64, error) {
+	if scratch == nil {
+		scratch = func(n int) []byte { return make([]byte, n) }
+	}
 	// The files' path order is sorted while the lists are read.
 	order := make([]uint32, len(files))
 	sorted := make(chan struct{})
@@ -287,7 +296,7 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists) (i
 	defer func() { <-sorted }()
 	lk := &lookupTable{}
 	if c, ok := src.(interface{ count() int }); ok {
-		lk.b = make([]byte, 0, c.count()*lookupSize)
+		lk.b = scratch(c.count() * lookupSize)[:0]
 	}
 	var off uint64
 	add := func(t uint32, n int, crc uint32) error {
@@ -309,7 +318,7 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists) (i
 	}
 	lk.seal()
 	<-sorted
-	meta := encodeMeta(files, order, watched, lk)
+	meta := encodeMeta(files, order, watched, lk, scratch)
 	h.ntris = uint32(len(lk.b) / lookupSize)
 	h.metaLen, h.postLen = uint64(len(meta)), off
 	h.metaCRC = crc32.Checksum(meta, castagnoli)

@@ -237,7 +237,8 @@ func findIn(b []byte, t uint32) (lookupEntry, bool) {
 	return lookupEntry{}, false
 }
 
-func encodeMeta(files []entry, order []uint32, watched []entry, lk *lookupTable) []byte {
+// encodeMeta encodes the file table into a buffer of alloc.
+func encodeMeta(files []entry, order []uint32, watched []entry, lk *lookupTable, alloc func(n int) []byte) []byte {
 	// Sized once for the usual stamp (32 bytes and the path): the pages
 	// of a table grown by doubling cost a build more than its bytes.
 	n := 4*len(order) + 8*len(lk.firsts) + binary.MaxVarintLen64
@@ -247,7 +248,7 @@ func encodeMeta(files []entry, order []uint32, watched []entry, lk *lookupTable)
 	for _, e := range watched {
 		n += len(e.path) + 32
 	}
-	b := make([]byte, 0, n)
+	b := alloc(n)[:0]
 	put := func(e entry) {
 		b = binary.AppendUvarint(b, uint64(len(e.path)))
 		b = append(b, e.path...)
