@@ -12,13 +12,16 @@
 // once and writes the file atomically. Its workers sort the trigrams of
 // their files in batches into runs of posting lists (batch.go), which it
 // merges (merge.go); its memory is bounded by spilling runs to disk
-// (spill.go). The deck's own writes
-// and edits reach the index in the same call (fresh.go): the changed file
-// is read again and its trigrams kept in memory until the next build.
+// (spill.go), and its large buffers come from package arena. The deck's
+// own writes and edits reach the index in the same call (fresh.go): the
+// changed file is read again and its trigrams kept in memory until the
+// next build.
 //
 // The build also stamps every directory it entered and every ignore file
 // it read (tree.go); while they are all unchanged, List hands grep the
-// files to open from the table instead of a walk (list.go). A Keeper
+// files to open from the table instead of a walk (list.go), after one
+// pass that stamps every file and watched path relative to its open
+// folder (stat_linux.go). A Keeper
 // (serve) also watches the tree, so that only the files written to since
 // need a stat (watch.go).
 //

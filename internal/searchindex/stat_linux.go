@@ -9,14 +9,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// stampOf is the stamp of a regular file's stat; false for anything else.
 func stampOf(st *unix.Stat_t) (stamp, bool) {
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return stamp{}, false
+	if s, dir, ok := anyStampOf(st); ok && !dir {
+		return s, true
 	}
-	return stamp{
-		size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(),
-		ino: st.Ino, dev: st.Dev,
-	}, true
+	return stamp{}, false
+}
+
+// anyStampOf stamps the stat of a regular file or a directory (dir says
+// which); ok is false for anything else.
+func anyStampOf(st *unix.Stat_t) (s stamp, dir, ok bool) {
+	s = stamp{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: st.Dev}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return s, false, true
+	case unix.S_IFDIR:
+		return s, true, true
+	}
+	return s, false, false
 }
 
 // fileStamp is the stamp of an open regular file.
@@ -57,17 +68,10 @@ func lstatAny(path string) (s stamp, dir, ok bool) {
 	if unix.Lstat(path, &st) != nil {
 		return stamp{}, false, false
 	}
-	s = stamp{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: st.Dev}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG:
-		return s, false, true
-	case unix.S_IFDIR:
-		return s, true, true
-	}
-	if s == (stamp{}) {
+	if s, dir, ok = anyStampOf(&st); !ok && s == (stamp{}) {
 		s.ino = 1
 	}
-	return s, false, false
+	return s, dir, ok
 }
 
 // stamper stamps paths below one root relative to open directories: the
@@ -178,11 +182,8 @@ func (s *stamper) any(rel string) (stamp, bool) {
 	if !s.stat(rel, &st) {
 		return stamp{}, false
 	}
-	switch st.Mode & unix.S_IFMT {
-	case unix.S_IFREG, unix.S_IFDIR:
-		return stamp{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: st.Dev}, true
-	}
-	return stamp{}, false
+	now, _, ok := anyStampOf(&st)
+	return now, ok
 }
 
 // readWalked reads the whole regular file f, no larger than MaxFileSize,
