@@ -4,7 +4,10 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/indusagi/induscode/internal/searchindex"
@@ -154,5 +157,52 @@ func TestCopiedIndexMatchesNoFile(t *testing.T) {
 	}
 	if c.skipped.Load() != 0 {
 		t.Errorf("the copied index let grep skip %d files", c.skipped.Load())
+	}
+}
+
+// TestIndexReplacedUnderReaders rebuilds the index again and again while
+// grep searches through one Index, as serve does, with collections
+// forced between: a replaced index file's mapping is released only once
+// no search uses it, and every answer stays the scan's.
+func TestIndexReplacedUnderReaders(t *testing.T) {
+	defer searchindex.SetRacyWindow(testWindow)()
+	root := corpus(t)
+	build(t, root)
+	idx := searchindex.Open(root)
+	in := map[string]any{"pattern": "needle_rare", "output_mode": "content"}
+	want := grep(t, root, nil, in)
+	l := &lister{counting: &counting{idx: idx}}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var bad atomic.Value
+	for range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if got := grep(t, root, l, in); got != want {
+					bad.Store(got)
+				}
+				if _, ok := idx.List(root, "needle_rare", nil); !ok {
+					bad.Store("List refused an index of an unchanged tree")
+				}
+				runtime.GC()
+			}
+		})
+	}
+	for range 5 {
+		build(t, root)
+		runtime.GC()
+	}
+	close(stop)
+	wg.Wait()
+	if b := bad.Load(); b != nil {
+		t.Fatalf("while the index was replaced: %v\nwant:\n%s", b, want)
+	}
+	if l.listed.Load() == 0 && l.skipped.Load() == 0 {
+		t.Fatal("grep never used the index")
 	}
 }

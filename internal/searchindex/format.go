@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // The on-disk format, one file (FileName) written atomically:
@@ -14,12 +15,15 @@ import (
 //	header   64 bytes: magic, version, build time, counts, the lengths of
 //	         meta and the postings, the checksum of meta, the header's own
 //	         checksum
-//	meta     the file table (per file: path relative to the workspace,
-//	         size, mtime, ctime, inode, device; size -1 for a file whose
-//	         content is not indexed), the files' ids in path order, the
-//	         watched paths (a count, then path and stamp as for a file:
-//	         the directories and ignore files the walk read, see tree.go),
-//	         and the directory of the lookup table: per block of
+//	meta     the file table, laid out to be used where it lies: the count
+//	         of watched paths and the length of the names (uint32 each);
+//	         one record (recordSize bytes) per file by id and then one per
+//	         watched path (the directories and ignore files the walk read,
+//	         see tree.go): where its path starts among the names and its
+//	         length, size (-1 for a file whose content is not indexed),
+//	         mtime, ctime, inode, device; the files' ids in path order; the
+//	         names, the paths relative to the workspace, each followed by a
+//	         NUL; the directory of the lookup table: per block of
 //	         lookupBlock entries, its first trigram and its checksum
 //	lookup   per trigram, ascending: the trigram, its list's offset,
 //	         length and checksum (lookupSize bytes each)
@@ -28,16 +32,22 @@ import (
 //
 // Everything read is checked: a bad magic, version, length or checksum
 // makes the whole index unusable (grep then scans), so a corrupt, foreign
-// or half-written file is never trusted. Loading reads the header and
-// meta only; a query reads the lookup blocks and lists it needs and
-// checks each before use, so a one-shot grep pays for the file table,
-// not for the whole lookup table.
+// or half-written file is never trusted. The file is mapped, not read:
+// opening it checks the header and meta (its checksum, every record's
+// bounds and path, the path order), decoding nothing but the order, so a
+// one-shot grep pays for the pages of the table it touches, not for a
+// copy of it. A query checks each lookup block and posting list it needs
+// before use.
+//
+// Integers are little-endian; records are fixed-size so that a file's
+// stamp is read from its record when it is needed.
 
 const (
 	magic      = "INDUSIDX"
-	version    = 3
+	version    = 4
 	headerSize = 64
 	lookupSize = 16 // trigram, offset, length, checksum: four uint32
+	recordSize = 48 // path offset and length (uint32 each), five 64-bit stamp fields
 
 	// lookupBlock is how many lookup entries share one checksum: a
 	// query reads and checks a block (lookupBlock*lookupSize bytes) per
@@ -239,162 +249,155 @@ func findIn(b []byte, t uint32) (lookupEntry, bool) {
 
 // encodeMeta encodes the file table into a buffer of alloc.
 func encodeMeta(files []entry, order []uint32, watched []entry, lk *lookupTable, alloc func(n int) []byte) []byte {
-	// Sized once for the usual stamp (32 bytes and the path): the pages
-	// of a table grown by doubling cost a build more than its bytes.
-	n := 4*len(order) + 8*len(lk.firsts) + binary.MaxVarintLen64
+	names := 0
 	for _, e := range files {
-		n += len(e.path) + 32
+		names += len(e.path) + 1
 	}
 	for _, e := range watched {
-		n += len(e.path) + 32
+		names += len(e.path) + 1
 	}
-	b := alloc(n)[:0]
+	nrec := len(files) + len(watched)
+	recs := 8
+	at := recs + nrec*recordSize + 4*len(order)
+	n := at + names + 8*len(lk.firsts)
+	b := alloc(n)[:n]
+	le := binary.LittleEndian
+	le.PutUint32(b, uint32(len(watched)))
+	le.PutUint32(b[4:], uint32(names))
+	nameAt := 0
 	put := func(e entry) {
-		b = binary.AppendUvarint(b, uint64(len(e.path)))
-		b = append(b, e.path...)
-		b = binary.AppendVarint(b, e.stamp.size)
-		b = binary.AppendVarint(b, e.stamp.mtime)
-		b = binary.AppendVarint(b, e.stamp.ctime)
-		b = binary.AppendUvarint(b, e.stamp.ino)
-		b = binary.AppendUvarint(b, e.stamp.dev)
+		r := b[recs : recs+recordSize]
+		le.PutUint32(r, uint32(nameAt))
+		le.PutUint32(r[4:], uint32(len(e.path)))
+		le.PutUint64(r[8:], uint64(e.stamp.size))
+		le.PutUint64(r[16:], uint64(e.stamp.mtime))
+		le.PutUint64(r[24:], uint64(e.stamp.ctime))
+		le.PutUint64(r[32:], e.stamp.ino)
+		le.PutUint64(r[40:], e.stamp.dev)
+		recs += recordSize
+		nameAt += copy(b[at+nameAt:], e.path)
+		b[at+nameAt] = 0
+		nameAt++
 	}
 	for _, e := range files {
+		put(e)
+	}
+	for _, e := range watched {
 		put(e)
 	}
 	for _, id := range order {
-		b = binary.LittleEndian.AppendUint32(b, id)
+		le.PutUint32(b[recs:], id)
+		recs += 4
 	}
-	b = binary.AppendUvarint(b, uint64(len(watched)))
-	for _, e := range watched {
-		put(e)
-	}
+	at += names
 	for i := range lk.firsts {
-		b = binary.LittleEndian.AppendUint32(b, lk.firsts[i])
-		b = binary.LittleEndian.AppendUint32(b, lk.crcs[i])
+		le.PutUint32(b[at:], lk.firsts[i])
+		le.PutUint32(b[at+4:], lk.crcs[i])
+		at += 8
 	}
 	return b
 }
 
-// metaReader reads meta with bounds checks: a short or malformed part
-// sets err and every later read returns zero.
-type metaReader struct {
-	b   []byte
-	err error
+// table is a run of records of the file table, as mapped: a path of
+// table is a view of the mapping, valid while the snapshot holding the
+// table is in use; whatever keeps one longer copies it.
+type table struct {
+	recs  []byte // n records of recordSize bytes
+	names string // the paths, each ended by a NUL
 }
 
-func (r *metaReader) fail(what string) {
-	if r.err == nil {
-		r.err = corrupt("bad %s in the file table", what)
-	}
-	r.b = nil
+func (t *table) len() int { return len(t.recs) / recordSize }
+
+// path returns the path of record i; the byte after it in memory is a
+// NUL.
+func (t *table) path(i uint32) string {
+	r := t.recs[int(i)*recordSize:]
+	at, n := binary.LittleEndian.Uint32(r), binary.LittleEndian.Uint32(r[4:])
+	return t.names[at : at+n]
 }
 
-func (r *metaReader) uvarint(what string) uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail(what)
-		return 0
+// stamp returns the stamp of record i.
+func (t *table) stamp(i uint32) stamp {
+	r := t.recs[int(i)*recordSize : int(i+1)*recordSize]
+	le := binary.LittleEndian
+	return stamp{
+		size: int64(le.Uint64(r[8:])), mtime: int64(le.Uint64(r[16:])), ctime: int64(le.Uint64(r[24:])),
+		ino: le.Uint64(r[32:]), dev: le.Uint64(r[40:]),
 	}
-	r.b = r.b[n:]
-	return v
 }
 
-func (r *metaReader) varint(what string) int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail(what)
-		return 0
+// entry returns record i.
+func (t *table) entry(i uint32) entry { return entry{path: t.path(i), stamp: t.stamp(i)} }
+
+// check checks that every record's path lies among the names, ends at a
+// NUL and is a clean relative path.
+func (t *table) check() error {
+	le := binary.LittleEndian
+	for i := 0; i < len(t.recs); i += recordSize {
+		at, n := uint64(le.Uint32(t.recs[i:])), uint64(le.Uint32(t.recs[i+4:]))
+		if at+n >= uint64(len(t.names)) || t.names[at+n] != 0 || !validRel(t.names[at:at+n]) {
+			return corrupt("bad path in the file table")
+		}
 	}
-	r.b = r.b[n:]
-	return v
+	return nil
 }
 
-func (r *metaReader) u32(what string) uint32 {
-	if len(r.b) < 4 {
-		r.fail(what)
-		return 0
+// openMeta checks meta against h and returns views of it: the files, the
+// watched paths, the files' ids in path order and the lookup directory.
+// meta is not copied; the views are valid while it is.
+func openMeta(h header, meta []byte) (files, watched table, order []uint32, dir *lookupDir, err error) {
+	if crc32.Checksum(meta, castagnoli) != h.metaCRC {
+		return table{}, table{}, nil, nil, corrupt("file table checksum mismatch")
 	}
-	v := binary.LittleEndian.Uint32(r.b)
-	r.b = r.b[4:]
-	return v
-}
-
-// decodeMeta parses and checks meta against h.
-func decodeMeta(h header, b []byte) (files []entry, order []uint32, watched []entry, dir *lookupDir, err error) {
-	if crc32.Checksum(b, castagnoli) != h.metaCRC {
-		return nil, nil, nil, nil, corrupt("file table checksum mismatch")
+	if len(meta) < 8 {
+		return table{}, table{}, nil, nil, corrupt("short file table")
 	}
-	// Each file takes at least 11 bytes and each lookup block 8: counts
-	// beyond what the bytes can hold are refused before anything is
-	// allocated.
+	le := binary.LittleEndian
+	nw, nnames := uint64(le.Uint32(meta)), uint64(le.Uint32(meta[4:]))
+	nf := uint64(h.nfiles)
 	nblocks := (uint64(h.ntris) + lookupBlock - 1) / lookupBlock
-	if uint64(h.nfiles)*11+nblocks*8 > uint64(len(b)) {
-		return nil, nil, nil, nil, corrupt("counts exceed the file table")
+	if 8+(nf+nw)*recordSize+4*nf+nnames+8*nblocks != uint64(len(meta)) {
+		return table{}, table{}, nil, nil, corrupt("the file table's parts do not add up to its length")
 	}
-	r := &metaReader{b: b}
-	// The paths are substrings of one string of the whole table: one
-	// allocation, not one per file.
-	text := string(b[:len(b)-int(nblocks)*8])
-	next := func() (entry, bool) {
-		n := r.uvarint("path length")
-		at := len(b) - len(r.b)
-		if n == 0 || n > uint64(len(r.b)) || at+int(n) > len(text) {
-			r.fail("path")
-			return entry{}, false
-		}
-		p := text[at : at+int(n)]
-		r.b = r.b[n:]
-		if !validRel(p) {
-			r.fail("path")
-			return entry{}, false
-		}
-		return entry{path: p, stamp: stamp{
-			size: r.varint("size"), mtime: r.varint("mtime"), ctime: r.varint("ctime"),
-			ino: r.uvarint("inode"), dev: r.uvarint("device"),
-		}}, r.err == nil
+	at := uint64(8)
+	namesAt := at + (nf+nw)*recordSize + 4*nf
+	names := unsafe.String(unsafe.SliceData(meta[namesAt:]), nnames)
+	if nnames == 0 {
+		names = ""
 	}
-	files = make([]entry, h.nfiles)
-	for i := range files {
-		var ok bool
-		if files[i], ok = next(); !ok {
-			break
-		}
+	files = table{recs: meta[at : at+nf*recordSize], names: names}
+	at += nf * recordSize
+	watched = table{recs: meta[at : at+nw*recordSize], names: names}
+	at += nw * recordSize
+	if err := files.check(); err != nil {
+		return table{}, table{}, nil, nil, err
 	}
-	order = make([]uint32, h.nfiles)
+	if err := watched.check(); err != nil {
+		return table{}, table{}, nil, nil, err
+	}
+	order = make([]uint32, nf)
 	for i := range order {
-		order[i] = r.u32("order")
-		if order[i] >= h.nfiles {
-			r.fail("order")
-		}
-		if i > 0 && r.err == nil && files[order[i-1]].path >= files[order[i]].path {
-			r.fail("order")
+		order[i] = le.Uint32(meta[at:])
+		at += 4
+		if order[i] >= h.nfiles || (i > 0 && files.path(order[i-1]) >= files.path(order[i])) {
+			return table{}, table{}, nil, nil, corrupt("bad path order in the file table")
 		}
 	}
-	nw := r.uvarint("watched count")
-	if nw > uint64(len(r.b))/11 {
-		r.fail("watched count")
-	}
-	for range nw {
-		e, ok := next()
-		if !ok {
-			break
+	for i := uint32(1); i < uint32(watched.len()); i++ {
+		if watched.path(i-1) >= watched.path(i) {
+			return table{}, table{}, nil, nil, corrupt("bad order of watched paths in the file table")
 		}
-		watched = append(watched, e)
 	}
-	if r.err != nil {
-		return nil, nil, nil, nil, r.err
-	}
-	if uint64(len(r.b)) != nblocks*8 {
-		return nil, nil, nil, nil, corrupt("bad lookup directory in the file table")
-	}
+	at = namesAt + nnames
 	dir = &lookupDir{firsts: make([]uint32, nblocks), crcs: make([]uint32, nblocks)}
 	for k := range dir.firsts {
-		dir.firsts[k], dir.crcs[k] = r.u32("lookup directory"), r.u32("lookup directory")
+		dir.firsts[k], dir.crcs[k] = le.Uint32(meta[at:]), le.Uint32(meta[at+4:])
+		at += 8
 		if dir.firsts[k] >= 1<<24 || (k > 0 && dir.firsts[k] <= dir.firsts[k-1]) {
-			return nil, nil, nil, nil, corrupt("bad lookup directory in the file table")
+			return table{}, table{}, nil, nil, corrupt("bad lookup directory in the file table")
 		}
 	}
-	return files, order, watched, dir, nil
+	return files, watched, order, dir, nil
 }
 
 // validRel reports whether p is a clean relative path below the root:

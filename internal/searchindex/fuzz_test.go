@@ -53,9 +53,18 @@ func FuzzReadIndex(f *testing.F) {
 				t.Fatalf("candidate set of %d words for %d files", len(cand), s.h.nfiles)
 			}
 		}
-		for _, e := range s.files {
-			if _, ok := s.lookup(e.path); !ok {
-				t.Fatalf("file %q not found by its own path", e.path)
+		for id := range uint32(s.files.len()) {
+			p := s.files.path(id)
+			if got, ok := s.lookup(p); !ok || got != id {
+				t.Fatalf("file %q (id %d) not found by its own path: %d, %v", p, id, got, ok)
+			}
+			if !validRel(p) {
+				t.Fatalf("file %d has path %q", id, p)
+			}
+		}
+		for i := range uint32(s.watched.len()) {
+			if p := s.watched.path(i); !validRel(p) {
+				t.Fatalf("watched path %d is %q", i, p)
 			}
 		}
 	})

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -35,17 +35,19 @@ type Index struct {
 	listStats atomic.Int64 // files List has stat-ed, for tests
 }
 
-// snapshot is one index file, read.
+// snapshot is one index file, mapped. Its tables are views of the
+// mapping, which is released once the snapshot is unreachable: a method
+// that hands on a view keeps s alive until the view is done with.
 type snapshot struct {
-	f       *os.File // for the posting lists; closed by its finalizer
+	mem     []byte // the whole file
 	h       header
-	files   []entry
+	files   table
 	order   []uint32
-	watched []entry // see tree.go
+	watched table // see tree.go
 	dir     *lookupDir
 
-	mu     sync.Mutex
-	blocks map[int][]byte // lookup blocks read and checked
+	mu      sync.Mutex
+	checked map[int]bool // lookup blocks checked, by number
 }
 
 // entry returns trigram t's lookup entry.
@@ -62,25 +64,33 @@ func (s *snapshot) entry(t uint32) (lookupEntry, bool, error) {
 	return e, ok, nil
 }
 
-// block returns lookup block k, reading and checking it the first time.
+// block returns lookup block k, checking it the first time.
 func (s *snapshot) block(k int) ([]byte, error) {
+	n := min(lookupBlock, int(s.h.ntris)-k*lookupBlock)
+	at := s.h.lookupAt() + int64(k)*lookupBlock*lookupSize
+	b := s.mem[at : at+int64(n)*lookupSize]
 	s.mu.Lock()
-	b, ok := s.blocks[k]
+	ok := s.checked[k]
 	s.mu.Unlock()
 	if ok {
 		return b, nil
-	}
-	n := min(lookupBlock, int(s.h.ntris)-k*lookupBlock)
-	b = make([]byte, n*lookupSize)
-	if _, err := s.f.ReadAt(b, s.h.lookupAt()+int64(k)*lookupBlock*lookupSize); err != nil {
-		return nil, corrupt("short lookup table: %v", err)
 	}
 	if err := checkBlock(s.h, s.dir, k, b); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
-	s.blocks[k] = b
+	s.checked[k] = true
 	s.mu.Unlock()
+	return b, nil
+}
+
+// postings returns the posting list of e, checked.
+func (s *snapshot) postings(e lookupEntry) ([]byte, error) {
+	at := s.h.postAt() + int64(e.off)
+	b := s.mem[at : at+int64(e.n)]
+	if crc32.Checksum(b, castagnoli) != e.crc {
+		return nil, corrupt("posting list checksum mismatch")
+	}
 	return b, nil
 }
 
@@ -122,8 +132,8 @@ func (x *Index) load() *snapshot {
 		return nil
 	}
 	s, k, err := readSnapshot(f)
+	f.Close()
 	if err != nil {
-		f.Close()
 		x.bad, x.key = err, k
 		return nil
 	}
@@ -132,6 +142,8 @@ func (x *Index) load() *snapshot {
 	return s
 }
 
+// readSnapshot maps the index file f and checks its header and file
+// table. f may be closed once it returns.
 func readSnapshot(f *os.File) (*snapshot, stamp, error) {
 	k, ok := fileStamp(f)
 	if !ok {
@@ -145,16 +157,19 @@ func readSnapshot(f *os.File) (*snapshot, stamp, error) {
 	if err != nil {
 		return nil, k, err
 	}
-	meta := make([]byte, h.metaLen)
-	if _, err := f.ReadAt(meta, headerSize); err != nil && !(err == io.EOF && len(meta) == 0) {
-		return nil, k, corrupt("short file table: %v", err)
-	}
-	files, order, watched, dir, err := decodeMeta(h, meta)
+	mem, release, err := mapFile(f, int(k.size))
 	if err != nil {
+		return nil, k, fmt.Errorf("reading the search index: %w", err)
+	}
+	files, watched, order, dir, err := openMeta(h, mem[headerSize:headerSize+h.metaLen])
+	if err != nil {
+		release()
 		return nil, k, err
 	}
-	return &snapshot{f: f, h: h, files: files, order: order, watched: watched, dir: dir,
-		blocks: map[int][]byte{}}, k, nil
+	s := &snapshot{mem: mem, h: h, files: files, order: order, watched: watched, dir: dir,
+		checked: map[int]bool{}}
+	runtime.AddCleanup(s, func(release func()) { release() }, release)
+	return s, k, nil
 }
 
 // Narrow plans the regular expression expr (as package linematch compiled
@@ -204,7 +219,7 @@ func (x *Index) narrow(expr string, stale func()) func(path string) bool {
 			return !f.mayMatch(q)
 		}
 		id, ok := s.lookup(rel)
-		if ok && (cand.has(id) || s.files[id].stamp.size == unindexed) {
+		if ok && (cand.has(id) || s.files.stamp(id).size == unindexed) {
 			return false
 		}
 		if ok && s.trusted(id, path) {
@@ -220,7 +235,7 @@ func (x *Index) narrow(expr string, stale func()) func(path string) bool {
 // lookup finds a file's id by its relative path.
 func (s *snapshot) lookup(rel string) (uint32, bool) {
 	i, ok := slices.BinarySearchFunc(s.order, rel, func(id uint32, p string) int {
-		return strings.Compare(s.files[id].path, p)
+		return strings.Compare(s.files.path(id), p)
 	})
 	if !ok {
 		return 0, false
@@ -230,12 +245,12 @@ func (s *snapshot) lookup(rel string) (uint32, bool) {
 
 // trusted reports whether the file at path is what entry id recorded.
 func (s *snapshot) trusted(id uint32, path string) bool {
-	e := &s.files[id]
-	if e.stamp.mtime >= s.h.built || e.stamp.ctime >= s.h.built {
-		return false // racy: changed too close to the build to tell
+	was := s.files.stamp(id)
+	if s.racy(was) {
+		return false // changed too close to the build to tell
 	}
 	now, ok := pathStamp(path)
-	return ok && now == e.stamp
+	return ok && now == was
 }
 
 // bitmap is a set of file ids.
@@ -278,14 +293,10 @@ func (s *snapshot) eval(q *trigram.Query) (bitmap, error) {
 			return nil, err
 		}
 		if ok {
-			data := make([]byte, e.n)
-			if _, err := s.f.ReadAt(data, s.h.postAt()+int64(e.off)); err != nil {
-				return nil, corrupt("short posting list: %v", err)
+			data, err := s.postings(e)
+			if err != nil {
+				return nil, err
 			}
-			if crc32.Checksum(data, castagnoli) != e.crc {
-				return nil, corrupt("posting list checksum mismatch")
-			}
-			var err error
 			if ids, err = decodePostings(data, s.h.nfiles, ids[:0]); err != nil {
 				return nil, err
 			}
@@ -363,22 +374,24 @@ func (x *Index) Status() Status {
 		}
 		return st
 	}
-	st.Exists, st.Size, st.Files = true, key.size, len(s.files)
+	st.Exists, st.Size, st.Files = true, key.size, s.files.len()
 	st.Built = time.Unix(0, s.h.built).Add(racyWindow)
-	for id := range s.files {
-		if s.files[id].stamp.size == unindexed {
+	for id := range uint32(s.files.len()) {
+		e := s.files.entry(id)
+		if e.stamp.size == unindexed {
 			st.Dirty++ // always scanned
 			continue
 		}
-		st.Bytes += s.files[id].stamp.size
-		path := filepath.Join(x.root, filepath.FromSlash(s.files[id].path))
-		if f, known := x.freshFor(s.files[id].path, path); known && f != nil {
+		st.Bytes += e.stamp.size
+		path := filepath.Join(x.root, filepath.FromSlash(e.path))
+		if f, known := x.freshFor(e.path, path); known && f != nil {
 			continue
 		}
-		if !s.trusted(uint32(id), path) {
+		if !s.trusted(id, path) {
 			st.Dirty++
 		}
 	}
+	runtime.KeepAlive(s)
 	return st
 }
 

@@ -52,7 +52,7 @@ func (k *Keeper) Narrow(expr string) func(path string) bool {
 		return nil
 	}
 	var stale atomic.Int64
-	limit := max(int64(staleFiles), int64(len(s.files)/staleShare))
+	limit := max(int64(staleFiles), int64(s.files.len()/staleShare))
 	skip := k.narrow(expr, func() {
 		if stale.Add(1) == limit {
 			k.rebuild(false)
@@ -75,7 +75,7 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 	}
 	tw := k.watcherFor(s)
 	var stale atomic.Int64
-	limit := max(int64(staleFiles), int64(len(s.files)/staleShare))
+	limit := max(int64(staleFiles), int64(s.files.len()/staleShare))
 	hk := listHooks{stale: func(rel string) {
 		if tw != nil {
 			tw.markDirty(rel)

@@ -3,6 +3,8 @@ package searchindex
 import (
 	"path"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -46,6 +48,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	if root != x.root || s == nil || s.h.flags&flagComplete == 0 {
 		return nil, false
 	}
+	defer runtime.KeepAlive(s) // the paths are views of its mapping
 	if repoAbove(x.root) {
 		return nil, false
 	}
@@ -73,7 +76,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	if admit != nil {
 		ids = make([]uint32, 0, len(s.order))
 		for _, id := range s.order {
-			if p := s.files[id].path; admit(p, path.Base(p)) {
+			if p := s.files.path(id); admit(p, path.Base(p)) {
 				ids = append(ids, id)
 			}
 		}
@@ -81,11 +84,11 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	// The watched paths (unless a watcher vouches for them) are checked
 	// in the same pass, merged into the files in path order, so that each
 	// folder is opened once.
-	var watched []entry
+	var watched table
 	if hk.clean == nil {
 		watched = s.watched
 	}
-	work := mergeByPath(watched, ids, s.files)
+	work := mergeByPath(&watched, ids, &s.files)
 	search := make([]bool, len(ids))
 	var refused, changed atomic.Bool
 	x.fresh.mu.Lock()
@@ -94,12 +97,12 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	stamped := inParallel(x.root, len(work), func(st *stamper, k int) {
 		i := int(work[k])
 		if i < 0 {
-			if !s.vouches(st, watched[-i-1]) {
+			if !s.vouches(st, watched.entry(uint32(-i-1))) {
 				changed.Store(true)
 			}
 			return
 		}
-		e := &s.files[ids[i]]
+		e := s.files.entry(ids[i])
 		if cand == nil || cand.has(ids[i]) || e.stamp.size == unindexed {
 			search[i] = true
 			return
@@ -109,7 +112,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 			if f, known := x.freshFor(e.path, abs); known {
 				search[i] = f == nil || f.mayMatch(q)
 				if f == nil {
-					stale(e.path)
+					stale(strings.Clone(e.path))
 				}
 				return
 			}
@@ -124,7 +127,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 		case now == e.stamp && !s.racy(e.stamp):
 		default:
 			search[i] = true
-			stale(e.path)
+			stale(strings.Clone(e.path))
 		}
 	})
 	x.listStats.Add(stamped)
@@ -133,7 +136,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	}
 	for i, id := range ids {
 		if search[i] {
-			paths = append(paths, filepath.Join(x.root, filepath.FromSlash(s.files[id].path)))
+			paths = append(paths, filepath.Join(x.root, filepath.FromSlash(s.files.path(id))))
 		}
 	}
 	return paths, true
@@ -152,17 +155,18 @@ func (s *snapshot) vouches(st *stamper, w entry) bool {
 // mergeByPath merges the watched paths and the files ids (both in path
 // order) into one sequence in path order: i >= 0 is ids[i], i < 0 is
 // watched[-i-1].
-func mergeByPath(watched []entry, ids []uint32, files []entry) []int32 {
-	out := make([]int32, 0, len(watched)+len(ids))
+func mergeByPath(watched *table, ids []uint32, files *table) []int32 {
+	nw := watched.len()
+	out := make([]int32, 0, nw+len(ids))
 	w := 0
 	for i, id := range ids {
-		for w < len(watched) && watched[w].path < files[id].path {
+		for w < nw && watched.path(uint32(w)) < files.path(id) {
 			out = append(out, int32(-w-1))
 			w++
 		}
 		out = append(out, int32(i))
 	}
-	for ; w < len(watched); w++ {
+	for ; w < nw; w++ {
 		out = append(out, int32(-w-1))
 	}
 	return out

@@ -26,8 +26,8 @@ func dumpLists(t *testing.T, root string) map[uint32][]string {
 		}
 		for i := range len(b) / lookupSize {
 			e := entryAt(b, i)
-			data := make([]byte, e.n)
-			if _, err := s.f.ReadAt(data, s.h.postAt()+int64(e.off)); err != nil {
+			data, err := s.postings(e)
+			if err != nil {
 				t.Fatal(err)
 			}
 			ids, err := decodePostings(data, s.h.nfiles, nil)
@@ -36,7 +36,7 @@ func dumpLists(t *testing.T, root string) map[uint32][]string {
 			}
 			var paths []string
 			for _, id := range ids {
-				paths = append(paths, s.files[id].path)
+				paths = append(paths, strings.Clone(s.files.path(id)))
 			}
 			slices.Sort(paths)
 			out[e.tri] = paths

@@ -30,6 +30,21 @@ func anyStampOf(st *unix.Stat_t) (s stamp, dir, ok bool) {
 	return s, false, false
 }
 
+// mapFile maps the first size bytes of f read-only; release unmaps them.
+// The deck replaces an index file whole and never truncates it in place:
+// a process that did so under a reader would make its next touch of a
+// lost page fault, as with any mapped file.
+func mapFile(f *os.File, size int) (mem []byte, release func(), err error) {
+	if size == 0 {
+		return nil, func() {}, nil
+	}
+	mem, err = unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, nil, err
+	}
+	return mem, func() { unix.Munmap(mem) }, nil
+}
+
 // fileStamp is the stamp of an open regular file.
 func fileStamp(f *os.File) (stamp, bool) {
 	var st unix.Stat_t

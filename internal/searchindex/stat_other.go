@@ -18,6 +18,16 @@ func pathStamp(string) (stamp, bool) { return stamp{}, false }
 
 const supported = false
 
+// mapFile reads the first size bytes of f: the index is not mapped where
+// it is not used.
+func mapFile(f *os.File, size int) (mem []byte, release func(), err error) {
+	mem = make([]byte, size)
+	if _, err := f.ReadAt(mem, 0); err != nil {
+		return nil, nil, err
+	}
+	return mem, func() {}, nil
+}
+
 func statStamp(fs.FileInfo) (stamp, bool) { return stamp{}, false }
 
 func lstatAny(string) (stamp, bool, bool) { return stamp{}, false, false }

@@ -59,8 +59,8 @@ func (k *Keeper) watch(s *snapshot) *treeWatcher {
 		w.Close()
 		return nil
 	}
-	for _, e := range s.watched {
-		if err := w.Add(filepath.Join(k.root, filepath.FromSlash(e.path))); err != nil {
+	for i := range uint32(s.watched.len()) {
+		if err := w.Add(filepath.Join(k.root, filepath.FromSlash(s.watched.path(i)))); err != nil {
 			w.Close()
 			return nil
 		}
