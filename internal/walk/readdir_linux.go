@@ -16,12 +16,12 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &
 // goes through os.File, neither of which the walk needs). When budget
 // allows, the directory stays open for its files (see File): the returned
 // openDir, whose holds the caller sets.
-func readDir(dir, prefix string, budget *dirBudget) ([]dirEntry, *openDir, error) {
+func readDir(dir, prefix string, budget *dirBudget, ents []dirEntry) ([]dirEntry, *openDir, error) {
 	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_DIRECTORY, 0)
 	if err != nil {
-		return nil, nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+		return ents, nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	ents, err := readEntries(fd, dir, prefix)
+	ents, err = readEntries(fd, dir, prefix, ents)
 	if err != nil || !budget.take() {
 		syscall.Close(fd)
 		return ents, nil, err
@@ -29,11 +29,10 @@ func readDir(dir, prefix string, budget *dirBudget) ([]dirEntry, *openDir, error
 	return ents, &openDir{fd: fd, budget: budget}, nil
 }
 
-func readEntries(fd int, dir, prefix string) ([]dirEntry, error) {
+func readEntries(fd int, dir, prefix string, ents []dirEntry) ([]dirEntry, error) {
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
-	var ents []dirEntry
 	for {
 		n, err := syscall.Getdents(fd, buf)
 		if err == syscall.EINTR {

@@ -33,7 +33,7 @@ func Sorted(ctx context.Context, cfg Config, stats *Stats) iter.Seq[File] {
 			budget = new(dirBudget)
 		}
 		root := walkItem{path: cfg.Root, rules: ancestorRules(cfg.Root), dir: true}
-		stack := []level{{kids: sortedKids(cfg, root, stats, budget)}}
+		stack := []level{{kids: sortedKids(cfg, root, stats, budget, nil)}}
 		// The files not yet yielded when the walk ends early hold their
 		// directories open.
 		defer func() {
@@ -61,16 +61,23 @@ func Sorted(ctx context.Context, cfg Config, stats *Stats) iter.Seq[File] {
 			if ctx.Err() != nil {
 				return
 			}
-			stack = append(stack, level{kids: sortedKids(cfg, it, stats, budget)})
+			// A level popped before left its list at this depth, every
+			// item taken and cleared: the new level reuses it.
+			var spare []walkItem
+			if len(stack) < cap(stack) {
+				spare = stack[: len(stack)+1 : len(stack)+1][len(stack)].kids[:0]
+			}
+			stack = append(stack, level{kids: sortedKids(cfg, it, stats, budget, spare)})
 		}
 	}
 }
 
-// sortedKids lists one directory and orders its admitted entries so that
-// the depth-first walk yields paths in byte order: a directory sorts as
-// its name followed by '/', which is how every path below it begins.
-func sortedKids(cfg Config, it walkItem, stats *Stats, budget *dirBudget) []walkItem {
-	kids := listDir(cfg, it, nil, stats, budget)
+// sortedKids lists one directory into kids (empty; its room is reused)
+// and orders its admitted entries so that the depth-first walk yields
+// paths in byte order: a directory sorts as its name followed by '/',
+// which is how every path below it begins.
+func sortedKids(cfg Config, it walkItem, stats *Stats, budget *dirBudget, kids []walkItem) []walkItem {
+	kids = listDir(cfg, it, kids, stats, budget)
 	prefix := len(it.path) + 1
 	if it.path == string(os.PathSeparator) {
 		prefix = 1

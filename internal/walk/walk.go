@@ -203,6 +203,12 @@ func (q *workQueue) abort() {
 	q.mu.Unlock()
 }
 
+// entryLists holds the entry lists of directories listed before: one is
+// needed only while its directory is sorted into kids, and a list grown
+// anew for each of thousands of directories was a walk's largest
+// allocation after the paths themselves.
+var entryLists = sync.Pool{New: func() any { return new([]dirEntry) }}
+
 // listDir reads one directory and appends the entries to descend into or
 // visit. Version-control directories, symlinks (not followed, as ripgrep
 // and fd do by default), special files and ignored entries are dropped.
@@ -211,7 +217,13 @@ func listDir(cfg Config, it walkItem, kids []walkItem, stats *Stats, budget *dir
 	if it.path == string(os.PathSeparator) {
 		prefix = it.path
 	}
-	ents, odir, err := readDir(it.path, prefix, budget)
+	ep := entryLists.Get().(*[]dirEntry)
+	ents, odir, err := readDir(it.path, prefix, budget, (*ep)[:0])
+	defer func() {
+		clear(ents) // the paths live on in kids, not in the pool
+		*ep = ents[:0]
+		entryLists.Put(ep)
+	}()
 	if err != nil {
 		stats.Fail(err)
 		return kids

@@ -32,3 +32,12 @@ func (f rawFile) Read(p []byte) (int, error) {
 }
 
 func (f rawFile) Close() error { return f.f.Close() }
+
+// size is the file's size now, or -1 when it cannot be told.
+func (f rawFile) size() int64 {
+	fi, err := f.f.Stat()
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
+}

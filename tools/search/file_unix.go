@@ -44,3 +44,12 @@ func (f rawFile) Read(p []byte) (int, error) {
 }
 
 func (f rawFile) Close() error { return syscall.Close(f.fd) }
+
+// size is the file's size now, or -1 when it cannot be told.
+func (f rawFile) size() int64 {
+	var st syscall.Stat_t
+	if syscall.Fstat(f.fd, &st) != nil {
+		return -1
+	}
+	return st.Size
+}

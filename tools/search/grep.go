@@ -260,8 +260,8 @@ func runGrep(ctx context.Context, in GrepInput, env *tool.Env, o Options) tool.R
 			sc = newScanner(p.q, p.scan)
 			scanners[w] = sc
 		}
-		var h fileHit
-		ok, err := sc.scanFile(bctx, f, &h)
+		h := &sc.spare
+		ok, err := sc.scanFile(bctx, f, h)
 		switch {
 		case errors.Is(err, errBinary):
 			binary.Add(1)
@@ -270,7 +270,7 @@ func runGrep(ctx context.Context, in GrepInput, env *tool.Env, o Options) tool.R
 		case err != nil && bctx.Err() == nil:
 			stats.Fail(err)
 		case ok:
-			hits[w] = append(hits[w], h)
+			hits[w] = append(hits[w], *h)
 		}
 	}
 	if p.isFile {

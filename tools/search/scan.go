@@ -101,6 +101,10 @@ type scanner struct {
 	lastEnd int  // end of the last matching line found by searchLines
 	inLong  bool // the buffer starts inside a line longer than maxLine
 	readErr error
+
+	// spare is the hit a caller that keeps only matching files' hits
+	// passes to scanFile, so that a file without a match allocates none.
+	spare fileHit
 }
 
 func newScanner(q *linematch.Query, opts scanOptions) *scanner {
@@ -155,7 +159,7 @@ func (s *scanner) scanFile(ctx context.Context, file walk.File, hit *fileHit) (b
 		if !eof {
 			nl := bytes.LastIndexByte(s.buf[scan:n], '\n')
 			if nl < 0 && len(s.buf) < s.opts.maxLine {
-				s.grow()
+				s.growFor(f)
 				continue
 			}
 			if nl >= 0 {
@@ -232,8 +236,18 @@ func (s *scanner) skipLineRest(f rawFile, n *int, eof *bool) bool {
 	}
 }
 
-// grow doubles the buffer (up to the line limit) to fit a long line.
-func (s *scanner) grow() { s.grow2(s.opts.maxLine) }
+// growFor grows the buffer to fit a long line of f: to the whole file at
+// once (up to the line limit) when doubling would not hold it, so a line
+// of megabytes costs one allocation and copy, not one per doubling. The
+// size is asked for only here, when a chunk holds no line break, which
+// few files cause.
+func (s *scanner) growFor(f rawFile) {
+	n := min(2*len(s.buf), s.opts.maxLine)
+	if size := f.size(); size >= int64(n) {
+		n = int(min((size+4096)&^4095, int64(s.opts.maxLine)))
+	}
+	s.resize(n)
+}
 
 // carryFrom returns where the part of the buffer kept for the next chunk
 // starts: at limit, or earlier to keep the lines that before-context of
@@ -439,8 +453,11 @@ func (s *scanner) scanWhole(f rawFile) (bool, error) {
 }
 
 // grow2 grows the buffer geometrically up to limit for a whole-file read.
-func (s *scanner) grow2(limit int) {
-	nb := make([]byte, min(2*len(s.buf), limit))
+func (s *scanner) grow2(limit int) { s.resize(min(2*len(s.buf), limit)) }
+
+// resize replaces the buffer with one of n bytes holding what it held.
+func (s *scanner) resize(n int) {
+	nb := make([]byte, n)
 	copy(nb, s.buf)
 	s.buf = nb
 }
@@ -456,4 +473,4 @@ func (s *scanner) shrink() {
 
 // keepGrownBuffer is how many times its initial size a worker's buffer
 // may keep after a file needed it to grow.
-const keepGrownBuffer = 4
+const keepGrownBuffer = 8

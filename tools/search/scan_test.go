@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -240,5 +241,29 @@ func TestClipLine(t *testing.T) {
 				t.Errorf("clipLine = %q (%d runes)", got, len([]rune(got)))
 			}
 		})
+	}
+}
+
+// TestScanLongLineGrowsOnce: a file that is one line of megabytes (a
+// generated table, minified code) grows the buffer once, to the file's
+// size, instead of doubling through every size below it; the match is
+// found either way.
+func TestScanLongLineGrowsOnce(t *testing.T) {
+	line := strings.Repeat("0x1234, ", 3<<20/8) + "needle"
+	path := writeFile(t, t.TempDir(), "table.go", []byte(line+"\n"))
+	q, _ := compileQuery("needle", false, false, false)
+	sc := newScanner(q, scanOptions{mode: modeFiles})
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var hit fileHit
+	ok, err := sc.scanFile(t.Context(), walk.FileAt(path), &hit)
+	runtime.ReadMemStats(&after)
+	if err != nil || !ok {
+		t.Fatalf("the match at the end of a %d-byte line was not found: ok=%v err=%v", len(line), ok, err)
+	}
+	// Doubling from 256 KiB would allocate 0.5+1+2+4 MiB; one growth to
+	// the file's size allocates its size (and the shrink after, 256 KiB).
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(len(line))+1<<20; got > limit {
+		t.Errorf("scanning a %d-byte line allocated %d bytes, want at most %d", len(line), got, limit)
 	}
 }
