@@ -172,22 +172,31 @@ func mergeByPath(watched *table, ids []uint32, files *table) []int32 {
 	return out
 }
 
-// inParallel calls fn for 0 <= i < n, split in ascending runs over the
-// walk's workers, each with its own stamper of root: most calls are a
-// stat, and neighbours in path order share a folder. It returns how many
-// files the stampers stamped.
+// inParallel calls fn for 0 <= i < n over the walk's workers, each with
+// its own stamper of root: most calls are a stat, and neighbours in path
+// order share a folder, so each worker takes ascending runs of about
+// parallelRun items. Runs many times fewer than the items, taken in turn,
+// keep the workers even where some folders cost more to stamp than
+// others (two halves of a tree differed by a quarter). It returns how
+// many files the stampers stamped.
 func inParallel(root string, n int, fn func(st *stamper, i int)) (files int64) {
 	workers := walk.Workers(0)
-	chunk := max((n+workers-1)/max(workers, 1), 1)
+	run := max(min(parallelRun, (n+workers-1)/max(workers, 1)), 1)
 	var wg sync.WaitGroup
 	var total atomic.Int64
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
+	var next atomic.Int64
+	for range min(workers, (n+run-1)/run) {
 		wg.Go(func() {
 			st := newStamper(root)
 			defer st.close()
-			for i := lo; i < hi; i++ {
-				fn(st, i)
+			for {
+				lo := int(next.Add(int64(run))) - run
+				if lo >= n {
+					break
+				}
+				for i := lo; i < min(lo+run, n); i++ {
+					fn(st, i)
+				}
 			}
 			total.Add(st.files)
 		})
@@ -195,3 +204,6 @@ func inParallel(root string, n int, fn func(st *stamper, i int)) (files int64) {
 	wg.Wait()
 	return total.Load()
 }
+
+// parallelRun is how many items of inParallel a worker takes at a time.
+const parallelRun = 1024
