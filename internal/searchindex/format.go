@@ -408,15 +408,16 @@ func validRel(p string) bool {
 		!strings.Contains(p, "/../")
 }
 
-// decodePostings appends the file ids of one list to ids; a list that is
-// not strictly ascending or names a file beyond nfiles is corrupt.
-func decodePostings(b []byte, nfiles uint32, ids []uint32) ([]uint32, error) {
+// decodePostings calls add with each file id of one list, ascending; a
+// list that is not strictly ascending or names a file beyond nfiles is
+// corrupt (add may have seen part of it).
+func decodePostings(b []byte, nfiles uint32, add func(id uint32)) error {
 	var prev uint64
 	first := true
 	for len(b) > 0 {
 		d, n := binary.Uvarint(b)
 		if n <= 0 || (!first && d == 0) {
-			return ids, corrupt("bad posting list")
+			return corrupt("bad posting list")
 		}
 		b = b[n:]
 		if first {
@@ -425,9 +426,9 @@ func decodePostings(b []byte, nfiles uint32, ids []uint32) ([]uint32, error) {
 			prev += d
 		}
 		if prev >= uint64(nfiles) {
-			return ids, corrupt("posting names no file")
+			return corrupt("posting names no file")
 		}
-		ids = append(ids, uint32(prev))
+		add(uint32(prev))
 	}
-	return ids, nil
+	return nil
 }

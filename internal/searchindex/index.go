@@ -282,7 +282,6 @@ func (b bitmap) fill(n uint32) bitmap {
 // eval returns the files that may satisfy q.
 func (s *snapshot) eval(q *trigram.Query) (bitmap, error) {
 	cache := map[uint32]bitmap{}
-	var ids []uint32
 	list := func(t uint32) (bitmap, error) {
 		if b, ok := cache[t]; ok {
 			return b, nil
@@ -297,11 +296,8 @@ func (s *snapshot) eval(q *trigram.Query) (bitmap, error) {
 			if err != nil {
 				return nil, err
 			}
-			if ids, err = decodePostings(data, s.h.nfiles, ids[:0]); err != nil {
+			if err := decodePostings(data, s.h.nfiles, b.set); err != nil {
 				return nil, err
-			}
-			for _, id := range ids {
-				b.set(id)
 			}
 		}
 		cache[t] = b

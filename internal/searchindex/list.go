@@ -88,14 +88,23 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	if hk.clean == nil {
 		watched = s.watched
 	}
-	work := mergeByPath(&watched, ids, &s.files)
+	// With no watched paths to check, the work is the files in order.
+	var work []int32
+	n := len(ids)
+	if watched.len() > 0 {
+		work = mergeByPath(&watched, ids, &s.files)
+		n = len(work)
+	}
 	search := make([]bool, len(ids))
 	var refused, changed atomic.Bool
 	x.fresh.mu.Lock()
 	refreshed := len(x.fresh.files) > 0
 	x.fresh.mu.Unlock()
-	stamped := inParallel(x.root, len(work), func(st *stamper, k int) {
-		i := int(work[k])
+	stamped := inParallel(x.root, n, func(st *stamper, k int) {
+		i := k
+		if work != nil {
+			i = int(work[k])
+		}
 		if i < 0 {
 			if !s.vouches(st, watched.entry(uint32(-i-1))) {
 				changed.Store(true)

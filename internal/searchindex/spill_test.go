@@ -30,7 +30,8 @@ func dumpLists(t *testing.T, root string) map[uint32][]string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ids, err := decodePostings(data, s.h.nfiles, nil)
+			var ids []uint32
+			err = decodePostings(data, s.h.nfiles, func(id uint32) { ids = append(ids, id) })
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -292,6 +292,7 @@ func runGrep(ctx context.Context, in GrepInput, env *tool.Env, o Options) tool.R
 	for _, sc := range scanners {
 		if sc != nil {
 			split += sc.split
+			sc.release()
 		}
 	}
 	r := &report{

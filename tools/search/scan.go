@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync"
 
 	"github.com/indusagi/induscode/internal/linematch"
 	"github.com/indusagi/induscode/internal/walk"
@@ -114,7 +115,30 @@ func newScanner(q *linematch.Query, opts scanOptions) *scanner {
 	if opts.maxLine <= 0 {
 		opts.maxLine = maxLineBuffer
 	}
-	return &scanner{q: q, m: q.Matcher(), opts: opts, buf: make([]byte, opts.bufSize)}
+	var buf []byte
+	if opts.bufSize == readBufferSize {
+		buf = *readBuffers.Get().(*[]byte)
+	}
+	if len(buf) != opts.bufSize {
+		buf = make([]byte, opts.bufSize)
+	}
+	return &scanner{q: q, m: q.Matcher(), opts: opts, buf: buf}
+}
+
+// readBuffers holds the read buffers of finished scanners. A process that
+// serves many searches (serve) would otherwise allocate one per worker
+// per search; on the small heap of a calm server that garbage is what
+// sets the collector off, about once a search.
+var readBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// release gives the scanner's read buffer to the next scanner, unless it
+// grew; s is not used after.
+func (s *scanner) release() {
+	if len(s.buf) == readBufferSize {
+		b := s.buf
+		readBuffers.Put(&b)
+	}
+	s.buf = nil
 }
 
 // scanFile searches one file, and releases it (see walk.File). It

@@ -228,7 +228,10 @@ func (r *streamRun) run() error {
 	for range workers {
 		wg.Go(func() {
 			sc := newScanner(p.q, p.scan)
-			defer func() { r.split.Add(int64(sc.split)) }()
+			defer func() {
+				r.split.Add(int64(sc.split))
+				sc.release()
+			}()
 			for sl := range jobs {
 				r.scan(sc, sl)
 			}
