@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -161,7 +162,7 @@ func readSnapshot(f *os.File) (*snapshot, stamp, error) {
 	if err != nil {
 		return nil, k, fmt.Errorf("reading the search index: %w", err)
 	}
-	files, watched, order, dir, err := openMeta(h, mem[headerSize:headerSize+h.metaLen])
+	files, watched, order, dir, err := openMapped(h, mem)
 	if err != nil {
 		release()
 		return nil, k, err
@@ -170,6 +171,22 @@ func readSnapshot(f *os.File) (*snapshot, stamp, error) {
 		checked: map[int]bool{}}
 	runtime.AddCleanup(s, func(release func()) { release() }, release)
 	return s, k, nil
+}
+
+// openMapped is openMeta of the mapped file mem under a guard of its own
+// (see survive): no snapshot holds mem yet, so a fault while it is
+// checked is only an error.
+func openMapped(h header, mem []byte) (files, watched table, order []uint32, dir *lookupDir, err error) {
+	defer func(was bool) {
+		debug.SetPanicOnFault(was)
+		if r := recover(); r != nil {
+			if !(&snapshot{mem: mem}).maps(faultAddr(r)) {
+				panic(r)
+			}
+			err = errCutShort
+		}
+	}(debug.SetPanicOnFault(true))
+	return openMeta(h, mem[headerSize:headerSize+h.metaLen])
 }
 
 // Narrow plans the regular expression expr (as package linematch compiled
@@ -195,16 +212,13 @@ func (x *Index) narrow(expr string, stale func()) func(path string) bool {
 	if s == nil {
 		return nil
 	}
-	cand, err := s.eval(q)
+	cand, err := x.eval(s, q)
 	if err != nil {
-		x.mu.Lock()
-		if x.snap == s {
-			x.snap, x.bad = nil, err
-		}
-		x.mu.Unlock()
+		x.refuse(s, err)
 		return nil
 	}
-	return func(path string) bool {
+	return func(path string) (skip bool) {
+		defer x.survive(s, debug.SetPanicOnFault(true), nil) // skip stays false
 		rel, ok := x.rel(path)
 		if !ok {
 			return false
@@ -277,6 +291,12 @@ func (b bitmap) fill(n uint32) bitmap {
 		b[len(b)-1] = 1<<r - 1
 	}
 	return b
+}
+
+// eval is s.eval, reading s's mapping under survive.
+func (x *Index) eval(s *snapshot, q *trigram.Query) (cand bitmap, err error) {
+	defer x.survive(s, debug.SetPanicOnFault(true), func(e error) { cand, err = nil, e })
+	return s.eval(q)
 }
 
 // eval returns the files that may satisfy q.
@@ -354,8 +374,8 @@ type Status struct {
 }
 
 // Status reads the index file and checks each entry against its file.
-func (x *Index) Status() Status {
-	st := Status{Path: x.path}
+func (x *Index) Status() (st Status) {
+	st = Status{Path: x.path}
 	s := x.load()
 	x.mu.Lock()
 	bad, key := x.bad, x.key
@@ -370,6 +390,7 @@ func (x *Index) Status() Status {
 		}
 		return st
 	}
+	defer x.survive(s, debug.SetPanicOnFault(true), func(e error) { st = Status{Path: x.path, Exists: true, Problem: e.Error()} })
 	st.Exists, st.Size, st.Files = true, key.size, s.files.len()
 	st.Built = time.Unix(0, s.h.built).Add(racyWindow)
 	for id := range uint32(s.files.len()) {

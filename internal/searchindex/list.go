@@ -4,6 +4,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,6 +50,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 		return nil, false
 	}
 	defer runtime.KeepAlive(s) // the paths are views of its mapping
+	defer x.survive(s, debug.SetPanicOnFault(true), func(error) { paths, ok = nil, false })
 	if repoAbove(x.root) {
 		return nil, false
 	}
@@ -62,11 +64,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	if q.Op != trigram.All {
 		var err error
 		if cand, err = s.eval(q); err != nil {
-			x.mu.Lock()
-			if x.snap == s {
-				x.snap, x.bad = nil, err
-			}
-			x.mu.Unlock()
+			x.refuse(s, err)
 			return nil, false
 		}
 	}
@@ -100,7 +98,12 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	x.fresh.mu.Lock()
 	refreshed := len(x.fresh.files) > 0
 	x.fresh.mu.Unlock()
-	stamped := inParallel(x.root, n, func(st *stamper, k int) {
+	// Each worker reads the mapping too.
+	guard := func(run func()) {
+		defer x.survive(s, debug.SetPanicOnFault(true), func(error) { refused.Store(true) })
+		run()
+	}
+	stamped := inParallel(x.root, n, guard, func(st *stamper, k int) {
 		i := k
 		if work != nil {
 			i = int(work[k])
@@ -182,13 +185,13 @@ func mergeByPath(watched *table, ids []uint32, files *table) []int32 {
 }
 
 // inParallel calls fn for 0 <= i < n over the walk's workers, each with
-// its own stamper of root: most calls are a stat, and neighbours in path
+// its own stamper of root, inside guard: most calls are a stat, and neighbours in path
 // order share a folder, so each worker takes ascending runs of about
 // parallelRun items. Runs many times fewer than the items, taken in turn,
 // keep the workers even where some folders cost more to stamp than
 // others (two halves of a tree differed by a quarter). It returns how
 // many files the stampers stamped.
-func inParallel(root string, n int, fn func(st *stamper, i int)) (files int64) {
+func inParallel(root string, n int, guard func(run func()), fn func(st *stamper, i int)) (files int64) {
 	workers := walk.Workers(0)
 	run := max(min(parallelRun, (n+workers-1)/max(workers, 1)), 1)
 	var wg sync.WaitGroup
@@ -198,15 +201,17 @@ func inParallel(root string, n int, fn func(st *stamper, i int)) (files int64) {
 		wg.Go(func() {
 			st := newStamper(root)
 			defer st.close()
-			for {
-				lo := int(next.Add(int64(run))) - run
-				if lo >= n {
-					break
+			guard(func() {
+				for {
+					lo := int(next.Add(int64(run))) - run
+					if lo >= n {
+						break
+					}
+					for i := lo; i < min(lo+run, n); i++ {
+						fn(st, i)
+					}
 				}
-				for i := lo; i < min(lo+run, n); i++ {
-					fn(st, i)
-				}
-			}
+			})
 			total.Add(st.files)
 		})
 	}

@@ -3,6 +3,7 @@ package searchindex
 import (
 	"errors"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -59,14 +60,24 @@ func (k *Keeper) watch(s *snapshot) *treeWatcher {
 		w.Close()
 		return nil
 	}
-	for i := range uint32(s.watched.len()) {
-		if err := w.Add(filepath.Join(k.root, filepath.FromSlash(s.watched.path(i)))); err != nil {
-			w.Close()
-			return nil
-		}
+	if !k.addWatched(w, s) {
+		w.Close()
+		return nil
 	}
 	k.wg.Go(func() { tw.loop(k) })
 	return tw
+}
+
+// addWatched watches every path s's walk read, reading them from its
+// mapping under survive.
+func (k *Keeper) addWatched(w *fsnotify.Watcher, s *snapshot) (ok bool) {
+	defer k.survive(s, debug.SetPanicOnFault(true), func(error) { ok = false })
+	for i := range uint32(s.watched.len()) {
+		if err := w.Add(filepath.Join(k.root, filepath.FromSlash(s.watched.path(i)))); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // loop applies the watcher's events until it is closed.
