@@ -31,9 +31,9 @@ func anyStampOf(st *unix.Stat_t) (s stamp, dir, ok bool) {
 }
 
 // mapFile maps the first size bytes of f read-only; release unmaps them.
-// The deck replaces an index file whole and never truncates it in place:
-// a process that did so under a reader would make its next touch of a
-// lost page fault, as with any mapped file.
+// The deck replaces an index file whole and never truncates it in place;
+// a reader faulting on a page another process cut off is recovered (see
+// survive).
 func mapFile(f *os.File, size int) (mem []byte, release func(), err error) {
 	if size == 0 {
 		return nil, func() {}, nil
