@@ -217,6 +217,12 @@ func TestIndexedGrepEqualsScan(t *testing.T) {
 		build(rt, root)
 		c := &counting{idx: searchindex.Open(root)}
 		l := &lister{counting: c}
+		// k is serve's index: it watches the tree and rebuilds in the
+		// background.
+		ctx, cancel := context.WithCancel(context.Background())
+		k := searchindex.Keep(ctx, root)
+		defer k.Wait()
+		defer cancel()
 		// refresh, now and then, is the deck's own change reaching the
 		// index in the same call.
 		refresh := func(name string) {
@@ -225,7 +231,7 @@ func TestIndexedGrepEqualsScan(t *testing.T) {
 			}
 		}
 		for range rapid.IntRange(40, 80).Draw(rt, "steps") {
-			switch rapid.IntRange(0, 12).Draw(rt, "step") {
+			switch rapid.IntRange(0, 14).Draw(rt, "step") {
 			case 0: // rewrite a file in place, same size when it can
 				name := rapid.SampledFrom(names).Draw(rt, "edit")
 				p := filepath.Join(root, name)
@@ -258,12 +264,24 @@ func TestIndexedGrepEqualsScan(t *testing.T) {
 				if rapid.IntRange(0, 3).Draw(rt, "rebuild") == 0 {
 					build(rt, root)
 				}
+			case 5: // replace through a temporary name, as the deck and editors write
+				name := rapid.SampledFrom(names).Draw(rt, "replace")
+				tmp := filepath.Join(filepath.Dir(name), ".tmp-"+filepath.Base(name))
+				write(tmp, genText(rt, "replace"))
+				os.Rename(filepath.Join(root, tmp), filepath.Join(root, name))
+				refresh(name)
+			case 6: // a file that comes and goes between two searches
+				write("d1/.scratch", genText(rt, "scratch"))
+				os.Remove(filepath.Join(root, "d1/.scratch"))
 			default:
 				in := genInput(rt)
 				want := grep(rt, root, nil, in)
 				var n search.Narrower = c
-				if rapid.Bool().Draw(rt, "list") {
+				switch rapid.IntRange(0, 2).Draw(rt, "index") {
+				case 1:
 					n = l
+				case 2:
+					n = k
 				}
 				got := grep(rt, root, n, in)
 				queries.Add(1)

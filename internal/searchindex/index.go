@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -255,6 +256,14 @@ func (s *snapshot) lookup(rel string) (uint32, bool) {
 		return 0, false
 	}
 	return s.order[i], true
+}
+
+// isWatched reports whether rel is one of the paths the build's walk
+// read (a folder or an ignore file).
+func (s *snapshot) isWatched(rel string) bool {
+	n := s.watched.len()
+	i := sort.Search(n, func(i int) bool { return s.watched.path(uint32(i)) >= rel })
+	return i < n && s.watched.path(uint32(i)) == rel
 }
 
 // trusted reports whether the file at path is what entry id recorded.

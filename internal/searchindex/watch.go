@@ -2,6 +2,8 @@ package searchindex
 
 import (
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -19,9 +21,15 @@ import (
 // checks every stamp as a one-shot search does, and from then on:
 //   - a file written or touched is dirty: it is checked by its stamp
 //     (and scanned when changed) until the next build;
-//   - an entry created, removed or renamed, an ignore file changed, or
-//     an event lost (queue overflow, a watcher error) breaks the watch:
-//     searches walk, as they do without one, until the next build.
+//   - an entry created, removed or renamed is looked at again before the
+//     next search: a file of the table that is a file again (replaced by
+//     a rename, as the deck's own writes and most editors do) is dirty;
+//     a name that came and went (their temporary files) changes nothing;
+//   - anything else that changes the tree's shape (a new entry that is
+//     still there, a file or folder of the table gone), an ignore file
+//     changed, or an event lost (queue overflow, a watcher error) breaks
+//     the watch: searches walk, as they do without one, until the next
+//     build.
 // Before each listing a probe file is created in the index folder and
 // its event awaited: the kernel queues events in order, so every change
 // made before the search began has been seen by then.
@@ -42,6 +50,7 @@ type treeWatcher struct {
 	armed  bool // a listing checked every stamp since the watches were set
 	broken bool
 	dirty  map[string]bool // rel paths
+	moved  map[string]bool // rel paths created, removed or renamed: see settle
 	probes map[string]bool // probe files whose creation was seen
 	done   bool            // the event loop ended
 }
@@ -54,7 +63,7 @@ func (k *Keeper) watch(s *snapshot) *treeWatcher {
 		return nil
 	}
 	tw := &treeWatcher{snap: s, w: w, root: k.root, index: filepath.Dir(k.path),
-		dirty: map[string]bool{}, probes: map[string]bool{}}
+		dirty: map[string]bool{}, moved: map[string]bool{}, probes: map[string]bool{}}
 	tw.cond = sync.NewCond(&tw.mu)
 	if err := w.Add(tw.index); err != nil {
 		w.Close()
@@ -130,15 +139,48 @@ func (tw *treeWatcher) apply(ev fsnotify.Event) {
 	rel = filepath.ToSlash(rel)
 	base := filepath.Base(rel)
 	switch {
-	case ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
-		if !strings.HasPrefix(rel, workspace.StateDir+"/") {
-			tw.broken = true // the tree's shape changed
-		}
-	case base == ".gitignore" || base == ".ignore" || strings.HasPrefix(rel, ".git/"):
+	case rel == workspace.StateDir || strings.HasPrefix(rel, workspace.StateDir+"/"):
+	case base == ".gitignore" || base == ".ignore" || rel == ".git" || strings.HasPrefix(rel, ".git/"):
 		tw.broken = true // a rule may have changed
+	case ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
+		tw.moved[rel] = true // the tree's shape may have changed: see settle
 	default:
 		tw.dirty[rel] = true
 	}
+}
+
+// settle decides, under tw.mu, what the entries created, removed or
+// renamed since the last search did to the tree, by what is there now:
+// a file of the table that is a regular file again is dirty (its stamp
+// says whether it changed); a name outside the table and the watched
+// folders that is gone again never counted; anything else breaks the
+// watch. It reads the table, so a fault on the mapping breaks it too.
+func (tw *treeWatcher) settle() {
+	if len(tw.moved) == 0 {
+		return
+	}
+	s := tw.snap
+	defer func(was bool) {
+		debug.SetPanicOnFault(was)
+		if r := recover(); r != nil {
+			if !s.maps(faultAddr(r)) {
+				panic(r)
+			}
+			tw.broken = true
+		}
+	}(debug.SetPanicOnFault(true))
+	for rel := range tw.moved {
+		_, inTable := s.lookup(rel)
+		fi, err := os.Lstat(filepath.Join(tw.root, filepath.FromSlash(rel)))
+		switch {
+		case err == nil && inTable && fi.Mode().IsRegular():
+			tw.dirty[rel] = true
+		case errors.Is(err, fs.ErrNotExist) && !inTable && !s.isWatched(rel):
+		default:
+			tw.broken = true
+		}
+	}
+	clear(tw.moved)
 }
 
 // sync waits until every change made before it was called has been
@@ -171,6 +213,9 @@ func (tw *treeWatcher) sync() bool {
 	}
 	seen := tw.probes[name]
 	delete(tw.probes, name)
+	if seen {
+		tw.settle()
+	}
 	return seen && !tw.broken
 }
 

@@ -70,6 +70,23 @@ func TestKeeperWatchSeesOutsideChanges(t *testing.T) {
 	if n := k.ListStats() - armed; n != 1 {
 		t.Fatalf("after one outside edit a search stat-ed %d files, want 1", n)
 	}
+	// A file replaced by a rename, as the deck's own edits and most
+	// editors write, is one changed file: the watch still vouches for the
+	// rest, and the temporary name that came and went changes nothing.
+	before := k.ListStats()
+	sh("printf 'b needle_watch replaced\\n' > d/.b.txt.tmp && mv d/.b.txt.tmp d/b.txt")
+	if got := grepBoth(); !strings.Contains(got, "d/b.txt:1:b needle_watch replaced") {
+		t.Fatalf("the next search missed a file replaced by a rename:\n%s", got)
+	}
+	if n := k.ListStats() - before; n != 2 {
+		t.Fatalf("after a file was replaced by a rename a search stat-ed %d files, want the 2 written to", n)
+	}
+	before = k.ListStats()
+	sh("touch d/scratch.tmp && rm d/scratch.tmp")
+	grepBoth()
+	if n := k.ListStats() - before; n != 2 {
+		t.Fatalf("a file created and removed again made a search stat %d files, want the same 2", n)
+	}
 	sh("printf 'needle_watch created\\n' > d/new.txt")
 	if got := grepBoth(); !strings.Contains(got, "d/new.txt:1:needle_watch created") {
 		t.Fatalf("the next search missed a file another process created:\n%s", got)
