@@ -230,7 +230,7 @@ func TestIndexedGrepEqualsScan(t *testing.T) {
 				c.idx.Refresh(filepath.Join(root, name))
 			}
 		}
-		for range rapid.IntRange(40, 80).Draw(rt, "steps") {
+		for range rapid.IntRange(60, 100).Draw(rt, "steps") {
 			switch rapid.IntRange(0, 14).Draw(rt, "step") {
 			case 0: // rewrite a file in place, same size when it can
 				name := rapid.SampledFrom(names).Draw(rt, "edit")

@@ -87,12 +87,23 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 	if tw != nil && tw.sync() {
 		watched := hk
 		watched.clean = tw.clean
+		watched.extra = tw.createdFiles()
+		for range watched.extra {
+			if stale.Add(1) == limit {
+				k.rebuild(false) // the created files are scanned until then
+			}
+		}
 		if paths, ok := k.list(s, root, expr, admit, watched); ok {
 			return paths, true
 		}
 	}
+	// This listing checks every stamp, so a watcher set up before it
+	// may vouch from now on for the files it found unchanged; one that
+	// admits only some files (a type) checks only those, and arms
+	// nothing.
+	hk.arming = tw != nil && admit == nil
 	paths, ok := k.list(s, root, expr, admit, hk)
-	if tw != nil {
+	if tw != nil && (hk.arming || !ok) {
 		tw.setArmed(ok)
 	}
 	if !ok && s.h.flags&flagComplete != 0 {

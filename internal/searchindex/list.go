@@ -43,6 +43,14 @@ type listHooks struct {
 	// it reports true for, so that they need no stat: a watcher saw no
 	// change to them.
 	clean func(rel string) bool
+	// extra are files outside the table to search too (relative, in
+	// path order): the ones a watcher saw created since the build.
+	extra []string
+	// arming: a watcher set up before this listing will vouch for every
+	// file it finds unchanged, so each file's stamp is checked, the
+	// candidates' too (they are searched anyway), and each one changed
+	// is reported to stale.
+	arming bool
 }
 
 func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string) bool, hk listHooks) (paths []string, ok bool) {
@@ -115,14 +123,15 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 			return
 		}
 		e := s.files.entry(ids[i])
-		if cand == nil || cand.has(ids[i]) || e.stamp.size == unindexed {
+		must := cand == nil || cand.has(ids[i]) || e.stamp.size == unindexed
+		if must && !hk.arming {
 			search[i] = true
 			return
 		}
 		if refreshed {
 			abs := filepath.Join(x.root, filepath.FromSlash(e.path))
 			if f, known := x.freshFor(e.path, abs); known {
-				search[i] = f == nil || f.mayMatch(q)
+				search[i] = must || f == nil || f.mayMatch(q)
 				if f == nil {
 					stale(strings.Clone(e.path))
 				}
@@ -137,6 +146,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 		case !ok:
 			refused.Store(true)
 		case now == e.stamp && !s.racy(e.stamp):
+			search[i] = must
 		default:
 			search[i] = true
 			stale(strings.Clone(e.path))
@@ -146,9 +156,24 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	if refused.Load() || changed.Load() {
 		return nil, false
 	}
+	extra := hk.extra
+	add := func(rel string) { paths = append(paths, filepath.Join(x.root, filepath.FromSlash(rel))) }
 	for i, id := range ids {
-		if search[i] {
-			paths = append(paths, filepath.Join(x.root, filepath.FromSlash(s.files.path(id))))
+		if !search[i] {
+			continue
+		}
+		rel := s.files.path(id)
+		for len(extra) > 0 && extra[0] < rel {
+			if admit == nil || admit(extra[0], path.Base(extra[0])) {
+				add(extra[0])
+			}
+			extra = extra[1:]
+		}
+		add(rel)
+	}
+	for _, rel := range extra {
+		if admit == nil || admit(rel, path.Base(rel)) {
+			add(rel)
 		}
 	}
 	return paths, true

@@ -6,12 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/indusagi/induscode/internal/walk"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -25,8 +27,11 @@ import (
 //     next search: a file of the table that is a file again (replaced by
 //     a rename, as the deck's own writes and most editors do) is dirty;
 //     a name that came and went (their temporary files) changes nothing;
-//   - anything else that changes the tree's shape (a new entry that is
-//     still there, a file or folder of the table gone), an ignore file
+//   - a new file the walk would take is searched by every search until
+//     the next build, and one its ignore rules leave out counts for
+//     nothing;
+//   - anything else that changes the tree's shape (a new folder the walk
+//     would enter, a file or folder of the table gone), an ignore file
 //     changed, or an event lost (queue overflow, a watcher error) breaks
 //     the watch: searches walk, as they do without one, until the next
 //     build.
@@ -45,14 +50,15 @@ type treeWatcher struct {
 	root  string
 	index string // the index folder, where probes are made
 
-	mu     sync.Mutex
-	cond   *sync.Cond
-	armed  bool // a listing checked every stamp since the watches were set
-	broken bool
-	dirty  map[string]bool // rel paths
-	moved  map[string]bool // rel paths created, removed or renamed: see settle
-	probes map[string]bool // probe files whose creation was seen
-	done   bool            // the event loop ended
+	mu      sync.Mutex
+	cond    *sync.Cond
+	armed   bool // a listing checked every stamp since the watches were set
+	broken  bool
+	dirty   map[string]bool // rel paths
+	moved   map[string]bool // rel paths created, removed or renamed: see settle
+	created map[string]bool // rel paths of files the walk would take, made since the build
+	probes  map[string]bool // probe files whose creation was seen
+	done    bool            // the event loop ended
 }
 
 // watch sets watches over s's tree; nil when it cannot (too many
@@ -63,7 +69,7 @@ func (k *Keeper) watch(s *snapshot) *treeWatcher {
 		return nil
 	}
 	tw := &treeWatcher{snap: s, w: w, root: k.root, index: filepath.Dir(k.path),
-		dirty: map[string]bool{}, moved: map[string]bool{}, probes: map[string]bool{}}
+		dirty: map[string]bool{}, moved: map[string]bool{}, created: map[string]bool{}, probes: map[string]bool{}}
 	tw.cond = sync.NewCond(&tw.mu)
 	if err := w.Add(tw.index); err != nil {
 		w.Close()
@@ -153,8 +159,12 @@ func (tw *treeWatcher) apply(ev fsnotify.Event) {
 // renamed since the last search did to the tree, by what is there now:
 // a file of the table that is a regular file again is dirty (its stamp
 // says whether it changed); a name outside the table and the watched
-// folders that is gone again never counted; anything else breaks the
-// watch. It reads the table, so a fault on the mapping breaks it too.
+// folders that is gone again never counted; a new regular file joins
+// the created files if the walk would take it (by the ignore rules on
+// its way: an ignored one changes nothing); a new folder the walk would
+// enter, or a file or folder of the table gone or turned into something
+// else, breaks the watch. It reads the table, so a fault on the mapping
+// breaks it too.
 func (tw *treeWatcher) settle() {
 	if len(tw.moved) == 0 {
 		return
@@ -171,16 +181,42 @@ func (tw *treeWatcher) settle() {
 	}(debug.SetPanicOnFault(true))
 	for rel := range tw.moved {
 		_, inTable := s.lookup(rel)
+		known := inTable || s.isWatched(rel)
 		fi, err := os.Lstat(filepath.Join(tw.root, filepath.FromSlash(rel)))
+		delete(tw.created, rel)
 		switch {
 		case err == nil && inTable && fi.Mode().IsRegular():
 			tw.dirty[rel] = true
-		case errors.Is(err, fs.ErrNotExist) && !inTable && !s.isWatched(rel):
-		default:
+		case errors.Is(err, fs.ErrNotExist) && !known:
+		case err != nil || known:
 			tw.broken = true
+		case fi.Mode().IsRegular():
+			if walk.Admits(tw.root, rel, false) {
+				tw.created[rel] = true
+			}
+		case fi.IsDir():
+			if walk.Admits(tw.root, rel, true) {
+				tw.broken = true // a new folder the walk would enter: nothing of it is watched
+			}
 		}
+		// Anything else new (a link, a socket) is an entry the walk
+		// passes over.
 	}
 	clear(tw.moved)
+}
+
+// createdFiles returns, in path order, the files created since the build
+// that the walk would take; they are searched by every listing, as the
+// index knows nothing of them.
+func (tw *treeWatcher) createdFiles() []string {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	out := make([]string, 0, len(tw.created))
+	for rel := range tw.created {
+		out = append(out, rel)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // sync waits until every change made before it was called has been

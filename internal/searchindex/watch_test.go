@@ -6,22 +6,28 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"go.uber.org/goleak"
+	"pgregory.net/rapid"
 
 	"github.com/indusagi/induscode/internal/searchindex"
 )
 
 // TestKeeperWatchSeesOutsideChanges: once a Keeper's watch is armed, a
 // search stats only the files something wrote to; another process's
-// edit is found by the very next search, and a file it creates (the
-// tree's shape changes) is found by the walk the search falls back to.
+// edit, a file it replaces through a temporary name and a file it
+// creates are found by the very next search without a walk, and a file
+// in a new folder by the walk the search falls back to.
 func TestKeeperWatchSeesOutsideChanges(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	defer searchindex.SetRacyWindow(testWindow)()
 	root := t.TempDir()
 	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte("*.log\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []string{"a.txt", "d/b.txt", "d/e/c.txt"} {
@@ -87,8 +93,127 @@ func TestKeeperWatchSeesOutsideChanges(t *testing.T) {
 	if n := k.ListStats() - before; n != 2 {
 		t.Fatalf("a file created and removed again made a search stat %d files, want the same 2", n)
 	}
-	sh("printf 'needle_watch created\\n' > d/new.txt")
-	if got := grepBoth(); !strings.Contains(got, "d/new.txt:1:needle_watch created") {
-		t.Fatalf("the next search missed a file another process created:\n%s", got)
+	// A file created where the walk would take it is searched by the
+	// listing until the next build; one its ignore rules leave out
+	// changes nothing. Neither breaks the watch.
+	before = k.ListStats()
+	sh("printf 'needle_watch created\\n' > d/new.txt && printf 'needle_watch ignored\\n' > d/e/x.log")
+	if got := grepBoth(); !strings.Contains(got, "d/new.txt:1:needle_watch created") || strings.Contains(got, "x.log") {
+		t.Fatalf("the next search missed a file another process created, or found an ignored one:\n%s", got)
 	}
+	if n := k.ListStats() - before; n != 2 {
+		t.Fatalf("after two files were created a search stat-ed %d files, want the same 2 as before", n)
+	}
+	sh("rm d/new.txt")
+	if got := grepBoth(); strings.Contains(got, "new.txt") {
+		t.Fatalf("a created file removed again is still found:\n%s", got)
+	}
+	// A new folder is not watched: the search walks, and still finds
+	// what is in it.
+	sh("mkdir d/f && printf 'needle_watch deep\\n' > d/f/g.txt")
+	if got := grepBoth(); !strings.Contains(got, "d/f/g.txt:1:needle_watch deep") {
+		t.Fatalf("the next search missed a file in a new folder:\n%s", got)
+	}
+}
+
+// TestWatchedIndexEqualsScan draws trees and changes that keep a
+// Keeper's watch armed (edits in place, files replaced through a
+// temporary name, files created where the walk takes them or where
+// ignore rules leave them out, and removed again, scratch files that
+// come and go) between searches: grep through the watched index
+// answers exactly what a scan answers, and most searches are served by
+// the listing, created files included.
+func TestWatchedIndexEqualsScan(t *testing.T) {
+	defer searchindex.SetRacyWindow(testWindow)()
+	var queries, listed, withCreated atomic.Int64
+	rapid.Check(t, func(rt *rapid.T) {
+		root, err := os.MkdirTemp("", "watchdiff")
+		if err != nil {
+			rt.Fatal(err)
+		}
+		defer os.RemoveAll(root)
+		write := func(name, body string) {
+			if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+				rt.Fatal(err)
+			}
+		}
+		for _, d := range []string{".git", "d1", "d1/d2"} {
+			os.MkdirAll(filepath.Join(root, d), 0o755)
+		}
+		write(".gitignore", "*.log\n")
+		table := []string{"a.txt", "b.go", "d1/c.txt", "d1/d2/e.md"}
+		for _, name := range table {
+			write(name, genText(rt, "body"))
+		}
+		build(rt, root)
+		ctx, cancel := context.WithCancel(context.Background())
+		k := searchindex.Keep(ctx, root)
+		defer k.Wait()
+		defer cancel()
+		newNames := []string{"n1.txt", "d1/n2.go", "d1/d2/n3.txt", "d1/.n4.txt", "d1/n5.log"}
+		for range rapid.IntRange(20, 40).Draw(rt, "steps") {
+			switch rapid.IntRange(0, 7).Draw(rt, "step") {
+			case 0: // edit in place
+				write(rapid.SampledFrom(table).Draw(rt, "edit"), genText(rt, "edit"))
+			case 1: // replace through a temporary name
+				name := rapid.SampledFrom(table).Draw(rt, "replace")
+				tmp := filepath.Join(filepath.Dir(name), ".tmp-"+filepath.Base(name))
+				write(tmp, genText(rt, "replace"))
+				os.Rename(filepath.Join(root, tmp), filepath.Join(root, name))
+			case 2: // create, or rewrite what was created
+				write(rapid.SampledFrom(newNames).Draw(rt, "create"), genText(rt, "create"))
+			case 3: // remove what was created
+				os.Remove(filepath.Join(root, rapid.SampledFrom(newNames).Draw(rt, "remove")))
+			case 4: // a scratch file that comes and goes
+				write("d1/.scratch", genText(rt, "scratch"))
+				os.Remove(filepath.Join(root, "d1/.scratch"))
+			default:
+				in := genInput(rt)
+				want := grep(rt, root, nil, in)
+				l := &lister{counting: &counting{idx: k.Index}}
+				got := grep(rt, root, keeperLister{k, l}, in)
+				queries.Add(1)
+				if got != want {
+					rt.Fatalf("grep %v\nthrough the watched index:\n%s\nscanning:\n%s", in, got, want)
+				}
+				if l.listed.Load() > 0 {
+					listed.Add(1)
+					if createdExists(root, newNames) {
+						withCreated.Add(1)
+					}
+				}
+			}
+		}
+	})
+	t.Logf("%d queries, %d listed by the watched index, %d of them with created files", queries.Load(), listed.Load(), withCreated.Load())
+	// Many drawn searches cannot be listed (no trigram, a subfolder, a
+	// glob); of the rest, most must be.
+	if listed.Load() < queries.Load()/10 || withCreated.Load() < listed.Load()/4 {
+		t.Error("the watched index rarely stood in for the walk, or never with created files: the test checks little")
+	}
+}
+
+// keeperLister searches through a Keeper and counts its listings in l.
+type keeperLister struct {
+	k *searchindex.Keeper
+	l *lister
+}
+
+func (kl keeperLister) Narrow(expr string) func(string) bool { return kl.k.Narrow(expr) }
+
+func (kl keeperLister) List(root, expr string, admit func(rel, name string) bool) ([]string, bool) {
+	paths, ok := kl.k.List(root, expr, admit)
+	if ok {
+		kl.l.listed.Add(1)
+	}
+	return paths, ok
+}
+
+func createdExists(root string, names []string) bool {
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(root, n)); err == nil {
+			return true
+		}
+	}
+	return false
 }
