@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/internal/searchindex/trigram"
+	"github.com/indusagi/induscode/internal/testtree"
 )
 
 // TestIndexCutShortUnderReaders cuts the index file short in place (as
@@ -20,19 +21,15 @@ import (
 func TestIndexCutShortUnderReaders(t *testing.T) {
 	defer SetRacyWindow(10 * time.Millisecond)()
 	root := t.TempDir()
+	files := map[string]string{}
 	for i := range 60 {
 		body := strings.Repeat("ordinary text of a file\n", 300)
 		if i == 7 {
 			body += "needle_cut here\n"
 		}
-		p := filepath.Join(root, "d"+string(rune('a'+i%6)), "f"+string(rune('a'+i%26))+string(rune('0'+i/26))+".txt")
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		files["d"+string(rune('a'+i%6))+"/f"+string(rune('a'+i%26))+string(rune('0'+i/26))+".txt"] = body
 	}
+	testtree.Write(t, root, files)
 	time.Sleep(30 * time.Millisecond) // past the racy window
 	if _, err := Build(context.Background(), root); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package searchindex
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -211,12 +212,7 @@ func (tw *treeWatcher) settle() {
 func (tw *treeWatcher) createdFiles() []string {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
-	out := make([]string, 0, len(tw.created))
-	for rel := range tw.created {
-		out = append(out, rel)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(tw.created))
 }
 
 // sync waits until every change made before it was called has been

@@ -2,11 +2,12 @@ package walk
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/indusagi/induscode/internal/testtree"
 )
 
 // TestAdmitsAgreesWithTheWalk: for every file of a tree with ignore files
@@ -30,15 +31,7 @@ func TestAdmitsAgreesWithTheWalk(t *testing.T) {
 		"vendor/.svn/entries": "",
 		"vendor/lib/v.go":     "",
 	}
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, root, files)
 	var mu sync.Mutex
 	var walked []string
 	Walk(context.Background(), Config{Root: root, Visit: func(_ int, f File) {
