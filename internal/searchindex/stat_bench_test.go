@@ -4,11 +4,13 @@ package searchindex
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"maps"
+	"slices"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/indusagi/induscode/internal/testtree"
 )
 
 // BenchmarkStamp is what a one-shot search pays per file of the table to
@@ -18,18 +20,14 @@ import (
 //	go test -run '^$' -bench Stamp ./internal/searchindex/
 func BenchmarkStamp(b *testing.B) {
 	root := b.TempDir()
-	var rels []string
+	tree := map[string]string{}
 	for d := range 20 {
 		for f := range 50 {
-			rel := fmt.Sprintf("d%02d/f%02d.go", d, f)
-			p := filepath.Join(root, rel)
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			if err := os.WriteFile(p, []byte("package p\n"), 0o644); err != nil {
-				b.Fatal(err)
-			}
-			rels = append(rels, rel)
+			tree[fmt.Sprintf("d%02d/f%02d.go", d, f)] = "package p\n"
 		}
 	}
+	testtree.Write(b, root, tree)
+	rels := slices.Sorted(maps.Keys(tree)) // path order, as the file table's
 	b.Run("stamper", func(b *testing.B) {
 		st := newStamper(root)
 		defer st.close()
