@@ -18,10 +18,12 @@
 // next build.
 //
 // The build also stamps every directory it entered and every ignore file
-// it read (tree.go); while they are all unchanged, List hands grep the
-// files to open from the table instead of a walk (list.go), after one
+// it read (tree.go); while the ignore files are unchanged, List hands grep
+// the files to open from the table instead of a walk (list.go), after one
 // pass that stamps every file and watched path relative to its open
-// folder (stat_linux.go). A Keeper
+// folder (stat_linux.go). A folder whose entries changed is read again:
+// its new files are searched, its removed ones dropped; only a new folder
+// the walk would enter or a new rule sends grep back to walking. A Keeper
 // (serve) also watches the tree, so that only the files written to since
 // need a stat (watch.go).
 //

@@ -102,6 +102,9 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 	// admits only some files (a type) checks only those, and arms
 	// nothing.
 	hk.arming = tw != nil && admit == nil
+	if tw != nil {
+		hk.created = tw.addCreated // found by reading a changed folder
+	}
 	paths, ok := k.list(s, root, expr, admit, hk)
 	if tw != nil && (hk.arming || !ok) {
 		tw.setArmed(ok)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,12 +23,14 @@ import (
 // cannot stand in for the walk, or need not: a pattern without a usable
 // trigram (every file is read, and the walk opens them more cheaply by
 // their folder), no complete index, root not the
-// workspace's, or a directory or ignore file changed since the build (a
-// file created, removed or renamed; a rule edited). grep then walks.
+// workspace's, an ignore file changed since the build, or a folder the
+// walk would enter appeared. grep then walks.
 //
-// Every file is checked against its stamp as Narrow checks it; a file
-// of the table that is gone makes List refuse, since only a walk can
-// tell what happened.
+// Every file is checked against its stamp as Narrow checks it. A folder
+// whose entries changed (a file created, removed or renamed in it, as an
+// editor's save through a temporary name does) is read again: a file of
+// the table gone drops out, and a new file the walk would take is
+// searched too.
 func (x *Index) List(root, expr string, admit func(rel, name string) bool) (paths []string, ok bool) {
 	if trigram.Plan(expr).Op == trigram.All {
 		return nil, false
@@ -46,6 +49,9 @@ type listHooks struct {
 	// extra are files outside the table to search too (relative, in
 	// path order): the ones a watcher saw created since the build.
 	extra []string
+	// created hears of each new file the listing found in a folder
+	// whose entries changed since the build (see settle).
+	created func(rel string)
 	// arming: a watcher set up before this listing will vouch for every
 	// file it finds unchanged, so each file's stamp is checked, the
 	// candidates' too (they are searched anyway), and each one changed
@@ -103,6 +109,8 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	}
 	search := make([]bool, len(ids))
 	var refused, changed atomic.Bool
+	var movedMu sync.Mutex
+	var moved []string // folders whose entries changed: see settle
 	x.fresh.mu.Lock()
 	refreshed := len(x.fresh.files) > 0
 	x.fresh.mu.Unlock()
@@ -117,32 +125,45 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 			i = int(work[k])
 		}
 		if i < 0 {
-			if !s.vouches(st, watched.entry(uint32(-i-1))) {
+			w := watched.entry(uint32(-i - 1))
+			switch s.check(st, w) {
+			case watchSame:
+			case watchMoved:
+				movedMu.Lock()
+				moved = append(moved, strings.Clone(w.path))
+				movedMu.Unlock()
+			default:
 				changed.Store(true)
 			}
 			return
 		}
 		e := s.files.entry(ids[i])
 		must := cand == nil || cand.has(ids[i]) || e.stamp.size == unindexed
-		if must && !hk.arming {
+		// A candidate is searched anyway, unstamped, unless it is to be
+		// stamped for a watch, or a watch saw it written or removed.
+		if must && !hk.arming && (hk.clean == nil || hk.clean(e.path)) {
 			search[i] = true
 			return
 		}
 		if refreshed {
 			abs := filepath.Join(x.root, filepath.FromSlash(e.path))
-			if f, known := x.freshFor(e.path, abs); known {
-				search[i] = must || f == nil || f.mayMatch(q)
-				if f == nil {
-					stale(strings.Clone(e.path))
-				}
+			// One it cannot vouch for (changed again, or removed) is
+			// stamped below.
+			if f, _ := x.freshFor(e.path, abs); f != nil {
+				search[i] = must || f.mayMatch(q)
 				return
 			}
 		}
 		if hk.clean != nil && hk.clean(e.path) && !s.racy(e.stamp) {
 			return
 		}
-		now, ok := st.file(e.path)
+		now, ok, gone := st.file(e.path)
 		switch {
+		case gone:
+			// Removed: the walk would not find it either. Its folder
+			// changed with it, and is settled below.
+			search[i] = false
+			stale(strings.Clone(e.path))
 		case !ok:
 			refused.Store(true)
 		case now == e.stamp && !s.racy(e.stamp):
@@ -157,12 +178,27 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 		return nil, false
 	}
 	extra := hk.extra
+	var now *settled
+	if len(moved) > 0 {
+		if now = x.settle(s, moved); now == nil {
+			return nil, false
+		}
+		for _, rel := range now.created {
+			if hk.created != nil {
+				hk.created(rel)
+			}
+		}
+		extra = mergeSorted(extra, now.created)
+	}
 	add := func(rel string) { paths = append(paths, filepath.Join(x.root, filepath.FromSlash(rel))) }
 	for i, id := range ids {
 		if !search[i] {
 			continue
 		}
 		rel := s.files.path(id)
+		if now != nil && now.gone(rel) {
+			continue // a candidate, not stamped, removed since the build
+		}
 		for len(extra) > 0 && extra[0] < rel {
 			if admit == nil || admit(extra[0], path.Base(extra[0])) {
 				add(extra[0])
@@ -179,15 +215,139 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	return paths, true
 }
 
+// watchState is what became of a watched path since the build.
+type watchState int
+
+const (
+	watchSame    watchState = iota
+	watchMoved              // a folder the walk enters, whose entries changed: see settle
+	watchChanged            // anything else: the walk's rules or the tree's shape may differ
+)
+
+// check tells what became of the watched path w. A folder of the walk
+// that is still a folder is only moved: names created, removed or renamed
+// in it, which settle sorts out. An ignore file, anything under .git,
+// or a path gone or of another kind is changed.
+func (s *snapshot) check(st *stamper, w entry) watchState {
+	now, dir, ok := st.any(w.path)
+	switch {
+	case w.path == ".git" && ok && dir:
+		return watchSame // the repository is still there; what git writes in it is not the walk's
+	case ok && now == w.stamp && !s.racy(w.stamp):
+		return watchSame
+	case ok && dir && !rulesPath(w.path):
+		return watchMoved
+	}
+	return watchChanged
+}
+
+// rulesPath reports whether rel is where the walk's rules come from: an
+// ignore file, a repository's folder or something in it.
+func rulesPath(rel string) bool {
+	base := path.Base(rel)
+	return base == ".gitignore" || base == ".ignore" || base == ".git" ||
+		rel == ".git" || strings.HasPrefix(rel, ".git/") || strings.Contains(rel, "/.git/")
+}
+
+// settled is what settle found in the folders whose entries changed
+// since the build.
+type settled struct {
+	// names holds, for each such folder, the names in it now of the
+	// table's files.
+	names   map[string]map[string]bool
+	created []string // new files the walk would take, in path order
+}
+
+// gone reports whether the table's file rel is no longer there: it is
+// in a folder whose entries changed, and not among them.
+func (t *settled) gone(rel string) bool {
+	dir, name := ".", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, name = rel[:i], rel[i+1:]
+	}
+	names, moved := t.names[dir]
+	return moved && !names[name]
+}
+
+// settle reads the folders whose entries changed since the build (listed
+// in any order): the files of the table are either still there as files
+// (the pass stamped them, but for the candidates) or gone, and a new
+// file the walk would take is searched too. It returns nil when a folder
+// got something only a walk can follow: a new folder the walk would
+// enter, a new ignore file or repository, or a file of the table turned
+// into something else.
+func (x *Index) settle(s *snapshot, moved []string) *settled {
+	slices.Sort(moved)
+	st := newStamper(x.root)
+	defer st.close()
+	t := &settled{names: make(map[string]map[string]bool, len(moved))}
+	for _, dir := range moved {
+		entries, err := st.entries(dir)
+		if err != nil {
+			return nil
+		}
+		names := make(map[string]bool)
+		t.names[dir] = names
+		for _, e := range entries {
+			rel := e.Name()
+			if dir != "." {
+				rel = dir + "/" + rel
+			}
+			// The type is getdents', or an lstat's where it gave none.
+			typ := e.Type()
+			switch _, inTable := s.lookup(rel); {
+			case inTable && typ.IsRegular():
+				names[e.Name()] = true
+				continue
+			case inTable:
+				return nil
+			case s.isWatched(rel):
+				continue // stamped by the pass
+			case rulesPath(rel):
+				return nil // a new rule or repository
+			}
+			switch {
+			case typ.IsRegular():
+				if walk.Admits(x.root, rel, false) {
+					t.created = append(t.created, rel)
+				}
+			case typ.IsDir():
+				if walk.Admits(x.root, rel, true) {
+					return nil // nothing in it is in the table
+				}
+			}
+			// Anything else (a link, a socket) the walk passes over.
+		}
+	}
+	slices.Sort(t.created)
+	return t
+}
+
+// mergeSorted merges two sorted lists of paths, without duplicates.
+func mergeSorted(a, b []string) []string {
+	if len(a) == 0 {
+		return b
+	}
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]string, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0] < b[0]:
+			out, a = append(out, a[0]), a[1:]
+		case b[0] < a[0]:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out, a, b = append(out, a[0]), a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
 // racy reports whether a file stamped st changed too close to the build
 // to tell.
 func (s *snapshot) racy(st stamp) bool { return st.mtime >= s.h.built || st.ctime >= s.h.built }
-
-// vouches reports whether the watched path w is as recorded.
-func (s *snapshot) vouches(st *stamper, w entry) bool {
-	now, ok := st.any(w.path)
-	return ok && now == w.stamp && !s.racy(w.stamp)
-}
 
 // mergeByPath merges the watched paths and the files ids (both in path
 // order) into one sequence in path order: i >= 0 is ids[i], i < 0 is

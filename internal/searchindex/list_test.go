@@ -10,10 +10,12 @@ import (
 )
 
 // TestListStandsInForTheWalkOnlyWhileTheTreeHoldsStill: the file table
-// answers for the walk while no directory or ignore file changed; an
-// ignore file edited in place (which moves no directory's times), a new
-// file and a removed one each make List refuse, and grep, walking, still
-// answers exactly.
+// answers for the walk while no ignore file changed and no folder the walk
+// would enter appeared. Files created, removed or renamed in a folder of
+// the table are followed without a walk (a new file searched, a removed
+// one dropped); an ignore file edited in place (which moves no folder's
+// times) or created, a new folder, or a file turned into a folder make
+// List refuse. grep, walking or not, answers exactly.
 func TestListStandsInForTheWalkOnlyWhileTheTreeHoldsStill(t *testing.T) {
 	defer searchindex.SetRacyWindow(testWindow)()
 	root := t.TempDir()
@@ -57,12 +59,35 @@ func TestListStandsInForTheWalkOnlyWhileTheTreeHoldsStill(t *testing.T) {
 	check(true, "d/c.log:1:needle_list in a log")
 
 	write("d/new.txt", "needle_list new\n")
-	check(false, "d/new.txt:1:needle_list new")
-	build(t, root)
 	check(true, "d/new.txt:1:needle_list new")
-
+	write("d/skip.log", "needle_list ignored\n") // *.tmp is the rule now: taken
+	check(true, "d/skip.log:1:needle_list ignored")
 	if err := os.Remove(filepath.Join(root, "a.txt")); err != nil {
 		t.Fatal(err)
 	}
-	check(false, "d/new.txt:1:needle_list new")
+	check(true, "d/new.txt:1:needle_list new")
+	// Saved through a temporary name, as editors do.
+	write("d/.b.txt.tmp", "needle_list saved\n")
+	if err := os.Rename(filepath.Join(root, "d/.b.txt.tmp"), filepath.Join(root, "d/b.txt")); err != nil {
+		t.Fatal(err)
+	}
+	check(true, "d/b.txt:1:needle_list saved")
+	write("d/x.tmp", "needle_list left out\n") // ignored: changes nothing
+	check(true, "d/b.txt:1:needle_list saved")
+
+	write("d/e/f.txt", "needle_list deeper\n") // a new folder
+	check(false, "d/e/f.txt:1:needle_list deeper")
+	build(t, root)
+	check(true, "d/e/f.txt:1:needle_list deeper")
+
+	write("d/e/.ignore", "f.txt\n") // a new ignore file
+	check(false, "d/b.txt:1:needle_list saved")
+	build(t, root)
+	check(true, "d/b.txt:1:needle_list saved")
+
+	if err := os.Remove(filepath.Join(root, "d/new.txt")); err != nil {
+		t.Fatal(err)
+	}
+	write("d/new.txt/g.txt", "needle_list in a folder\n") // a file turned into a folder
+	check(false, "d/new.txt/g.txt:1:needle_list in a folder")
 }

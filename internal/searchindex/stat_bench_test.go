@@ -33,7 +33,7 @@ func BenchmarkStamp(b *testing.B) {
 		defer st.close()
 		i := 0
 		for b.Loop() {
-			if _, ok := st.file(rels[i%len(rels)]); !ok {
+			if _, ok, _ := st.file(rels[i%len(rels)]); !ok {
 				b.Fatal("no stamp")
 			}
 			i++

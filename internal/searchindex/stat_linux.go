@@ -118,20 +118,20 @@ const dirFlags = unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEX
 
 // enter returns a descriptor of folder dir ("" or "a/b"), opening what
 // the previous folder does not share with it.
-func (s *stamper) enter(dir string) (int, bool) {
+func (s *stamper) enter(dir string) (int, error) {
 	if len(s.fds) == 0 {
 		if s.bad {
-			return -1, false
+			return -1, unix.EBADF
 		}
 		fd, err := unix.Open(s.root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			s.bad = true
-			return -1, false
+			return -1, err
 		}
 		s.fds = append(s.fds, fd)
 	}
 	if dir == s.dir {
-		return s.fds[len(s.fds)-1], true
+		return s.fds[len(s.fds)-1], nil
 	}
 	// Keep the components dir shares with the folder entered before.
 	keep := 0
@@ -159,46 +159,68 @@ func (s *stamper) enter(dir string) (int, bool) {
 		}
 		fd, err := unix.Openat(s.fds[len(s.fds)-1], dir[at:end], dirFlags, 0)
 		if err != nil {
-			return -1, false
+			return -1, err
 		}
 		s.fds, s.ends, s.dir = append(s.fds, fd), append(s.ends, end), dir[:end]
 		at = end + 1
 	}
-	return s.fds[len(s.fds)-1], true
+	return s.fds[len(s.fds)-1], nil
 }
 
 // stat lstat-s the path rel ('/'-separated, below the root).
-func (s *stamper) stat(rel string, st *unix.Stat_t) bool {
+func (s *stamper) stat(rel string, st *unix.Stat_t) error {
 	dir, name := "", rel
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		dir, name = rel[:i], rel[i+1:]
 	}
-	fd, ok := s.enter(dir)
-	return ok && unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW) == nil
+	fd, err := s.enter(dir)
+	if err != nil {
+		return err
+	}
+	return unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW)
 }
 
-// file is pathStamp of the file at rel.
-func (s *stamper) file(rel string) (stamp, bool) {
+// file is pathStamp of the file at rel; gone reports that nothing is
+// there, at the name or on the way to it.
+func (s *stamper) file(rel string) (now stamp, ok, gone bool) {
 	s.files++
 	var st unix.Stat_t
-	if !s.stat(rel, &st) {
-		return stamp{}, false
+	if err := s.stat(rel, &st); err != nil {
+		return stamp{}, false, err == unix.ENOENT
 	}
-	return stampOf(&st)
+	now, ok = stampOf(&st)
+	return now, ok, false
 }
 
 // any is lstatAny of the file or folder at rel.
-func (s *stamper) any(rel string) (stamp, bool) {
+func (s *stamper) any(rel string) (now stamp, dir, ok bool) {
 	if rel == "." {
-		st, _, ok := lstatAny(s.root)
-		return st, ok
+		return lstatAny(s.root)
 	}
 	var st unix.Stat_t
-	if !s.stat(rel, &st) {
-		return stamp{}, false
+	if s.stat(rel, &st) != nil {
+		return stamp{}, false, false
 	}
-	now, _, ok := anyStampOf(&st)
-	return now, ok
+	return anyStampOf(&st)
+}
+
+// entries lists folder rel ("." is the root) as it is now, unsorted,
+// opening it below the root without following a link.
+func (s *stamper) entries(rel string) ([]fs.DirEntry, error) {
+	if rel == "." {
+		rel = ""
+	}
+	at, err := s.enter(rel)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := unix.Openat(at, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	defer f.Close()
+	return f.ReadDir(-1)
 }
 
 // readWalked reads the whole regular file f, no larger than MaxFileSize,

@@ -28,18 +28,24 @@ func TestStamperFollowsNoLink(t *testing.T) {
 	defer st.close()
 	for _, rel := range []string{"a/b/c/z.go", "a/b/y.go", "a/x.go", "a/d/w.go", "e.go", "a/b/c/z.go", "real/f.go"} {
 		want, ok := pathStamp(filepath.Join(root, rel))
-		got, gok := st.file(rel)
+		got, gok, _ := st.file(rel)
 		if !ok || !gok || got != want {
 			t.Errorf("%s: stamper %+v %v, stat %+v %v", rel, got, gok, want, ok)
 		}
 	}
-	if _, ok := st.file("link/f.go"); ok {
-		t.Error("the stamper followed a link to a folder")
+	if _, ok, gone := st.file("link/f.go"); ok || gone {
+		t.Errorf("the stamper followed a link to a folder (stamped %v, gone %v)", ok, gone)
 	}
-	if _, ok := st.file("a/missing.go"); ok {
-		t.Error("the stamper stamped a file that is not there")
+	if _, ok, gone := st.file("a/missing.go"); ok || !gone {
+		t.Errorf("a file that is not there: stamped %v, gone %v", ok, gone)
 	}
-	if s, ok := st.any("a/b"); !ok || s.ino == 0 {
-		t.Errorf("a folder: %+v %v", s, ok)
+	if _, ok, gone := st.file("a/nowhere/f.go"); ok || !gone {
+		t.Errorf("a file in a folder that is not there: stamped %v, gone %v", ok, gone)
+	}
+	if _, ok, gone := st.file("e.go/f.go"); ok || gone {
+		t.Errorf("a file below a file: stamped %v, gone %v", ok, gone)
+	}
+	if s, dir, ok := st.any("a/b"); !ok || !dir || s.ino == 0 {
+		t.Errorf("a folder: %+v dir %v %v", s, dir, ok)
 	}
 }

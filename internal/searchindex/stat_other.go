@@ -38,9 +38,11 @@ func newStamper(string) *stamper { return &stamper{} }
 
 func (*stamper) close() {}
 
-func (*stamper) file(string) (stamp, bool) { return stamp{}, false }
+func (*stamper) file(string) (stamp, bool, bool) { return stamp{}, false, false }
 
-func (*stamper) any(string) (stamp, bool) { return stamp{}, false }
+func (*stamper) any(string) (stamp, bool, bool) { return stamp{}, false, false }
+
+func (*stamper) entries(string) ([]fs.DirEntry, error) { return nil, fs.ErrInvalid }
 
 func readWalked(f walk.File, _ *[]byte) ([]byte, stamp, bool) {
 	f.Release()

@@ -30,7 +30,10 @@ func newTreeWatch(root string) *treeWatch {
 	git := filepath.Join(root, ".git")
 	switch s, dir, ok := lstatAny(git); {
 	case ok && dir:
-		// The exclude file, or the folder it would be created in.
+		// The repository itself (only that it is there counts: git
+		// writes in it all the time), and the exclude file, or the
+		// folder it would be created in.
+		w.add(".git", git, false)
 		w.add(".git/info", filepath.Join(git, "info"), true)
 		w.add(".git/info/exclude", filepath.Join(git, "info", "exclude"), true)
 	case ok || s != (stamp{}):

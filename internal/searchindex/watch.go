@@ -31,8 +31,9 @@ import (
 //   - a new file the walk would take is searched by every search until
 //     the next build, and one its ignore rules leave out counts for
 //     nothing;
+//   - a file of the table removed drops out (its stamp finds it gone);
 //   - anything else that changes the tree's shape (a new folder the walk
-//     would enter, a file or folder of the table gone), an ignore file
+//     would enter, a folder of the table gone), an ignore file
 //     changed, or an event lost (queue overflow, a watcher error) breaks
 //     the watch: searches walk, as they do without one, until the next
 //     build.
@@ -89,7 +90,11 @@ func (k *Keeper) watch(s *snapshot) *treeWatcher {
 func (k *Keeper) addWatched(w *fsnotify.Watcher, s *snapshot) (ok bool) {
 	defer k.survive(s, debug.SetPanicOnFault(true), func(error) { ok = false })
 	for i := range uint32(s.watched.len()) {
-		if err := w.Add(filepath.Join(k.root, filepath.FromSlash(s.watched.path(i)))); err != nil {
+		rel := s.watched.path(i)
+		if rel == ".git" {
+			continue // git writes in it all the time; the root's watch sees it go
+		}
+		if err := w.Add(filepath.Join(k.root, filepath.FromSlash(rel))); err != nil {
 			return false
 		}
 	}
@@ -159,12 +164,13 @@ func (tw *treeWatcher) apply(ev fsnotify.Event) {
 // settle decides, under tw.mu, what the entries created, removed or
 // renamed since the last search did to the tree, by what is there now:
 // a file of the table that is a regular file again is dirty (its stamp
-// says whether it changed); a name outside the table and the watched
-// folders that is gone again never counted; a new regular file joins
-// the created files if the walk would take it (by the ignore rules on
-// its way: an ignored one changes nothing); a new folder the walk would
-// enter, or a file or folder of the table gone or turned into something
-// else, breaks the watch. It reads the table, so a fault on the mapping
+// says whether it changed), and so is one gone (the listing's stamp
+// drops it); a name outside the table and the watched folders that is
+// gone again never counted; a new regular file joins the created files
+// if the walk would take it (by the ignore rules on its way: an ignored
+// one changes nothing); a new folder the walk would enter, a folder of
+// the table gone, or a file of the table turned into something else,
+// breaks the watch. It reads the table, so a fault on the mapping
 // breaks it too.
 func (tw *treeWatcher) settle() {
 	if len(tw.moved) == 0 {
@@ -188,6 +194,8 @@ func (tw *treeWatcher) settle() {
 		switch {
 		case err == nil && inTable && fi.Mode().IsRegular():
 			tw.dirty[rel] = true
+		case errors.Is(err, fs.ErrNotExist) && inTable:
+			tw.dirty[rel] = true // removed: its stamp finds it gone, and it drops out
 		case errors.Is(err, fs.ErrNotExist) && !known:
 		case err != nil || known:
 			tw.broken = true
@@ -256,6 +264,13 @@ func (tw *treeWatcher) clean(rel string) bool {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
 	return !tw.dirty[rel]
+}
+
+// addCreated adds a file the walk would take, made since the build.
+func (tw *treeWatcher) addCreated(rel string) {
+	tw.mu.Lock()
+	tw.created[rel] = true
+	tw.mu.Unlock()
 }
 
 func (tw *treeWatcher) markDirty(rel string) {

@@ -18,8 +18,9 @@ import (
 // TestKeeperWatchSeesOutsideChanges: once a Keeper's watch is armed, a
 // search stats only the files something wrote to; another process's
 // edit, a file it replaces through a temporary name and a file it
-// creates are found by the very next search without a walk, and a file
-// in a new folder by the walk the search falls back to.
+// creates are found by the very next search without a walk, one it
+// removes is gone from it, and a file in a new folder is found by the
+// walk the search falls back to.
 func TestKeeperWatchSeesOutsideChanges(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	defer searchindex.SetRacyWindow(testWindow)()
@@ -107,6 +108,18 @@ func TestKeeperWatchSeesOutsideChanges(t *testing.T) {
 	sh("rm d/new.txt")
 	if got := grepBoth(); strings.Contains(got, "new.txt") {
 		t.Fatalf("a created file removed again is still found:\n%s", got)
+	}
+	// A file of the index removed drops out, and the watch holds: the
+	// search stats it once more, and walks nothing.
+	sh("printf 'needle_watch soon gone\n' >> a.txt")
+	grepBoth()
+	before = k.ListStats()
+	sh("rm a.txt")
+	if got := grepBoth(); strings.Contains(got, "a.txt") {
+		t.Fatalf("a removed file is still found:\n%s", got)
+	}
+	if n := k.ListStats() - before; n != 3 {
+		t.Fatalf("after a file was removed a search stat-ed %d files, want the 3 written to or removed", n)
 	}
 	// A new folder is not watched: the search walks, and still finds
 	// what is in it.
