@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"unsafe"
 
 	"github.com/indusagi/induscode/internal/walk"
 	"golang.org/x/sys/unix"
@@ -103,6 +104,8 @@ type stamper struct {
 	bad  bool   // the root could not be opened
 
 	files int64 // stamps taken by file
+
+	cname []byte // the C string of the name in a call: see fstatat
 }
 
 func newStamper(root string) *stamper { return &stamper{root: root} }
@@ -157,7 +160,7 @@ func (s *stamper) enter(dir string) (int, error) {
 		} else {
 			end += at
 		}
-		fd, err := unix.Openat(s.fds[len(s.fds)-1], dir[at:end], dirFlags, 0)
+		fd, err := s.openat(s.fds[len(s.fds)-1], dir[at:end], dirFlags)
 		if err != nil {
 			return -1, err
 		}
@@ -177,7 +180,48 @@ func (s *stamper) stat(rel string, st *unix.Stat_t) error {
 	if err != nil {
 		return err
 	}
-	return unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW)
+	return s.fstatat(fd, name, st)
+}
+
+// fstatat is unix.Fstatat of name in folder dirfd, links not followed,
+// and openat unix.Openat, without the copy of name into a new C string
+// they make on every call: a listing makes tens of thousands, and that
+// garbage cost a tenth of its time. The name is copied into s.cname.
+func (s *stamper) fstatat(dirfd int, name string, st *unix.Stat_t) error {
+	if sysFstatat == 0 {
+		return unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	p, err := s.cstring(name)
+	if err != nil {
+		return err
+	}
+	_, _, errno := unix.Syscall6(uintptr(sysFstatat), uintptr(dirfd), uintptr(unsafe.Pointer(p)),
+		uintptr(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW, 0, 0)
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+func (s *stamper) openat(dirfd int, name string, flags int) (int, error) {
+	p, err := s.cstring(name)
+	if err != nil {
+		return -1, err
+	}
+	fd, _, errno := unix.Syscall6(unix.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(flags), 0, 0, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
+}
+
+// cstring copies name, NUL-ended, into s.cname.
+func (s *stamper) cstring(name string) (*byte, error) {
+	if strings.IndexByte(name, 0) >= 0 {
+		return nil, unix.EINVAL
+	}
+	s.cname = append(append(s.cname[:0], name...), 0)
+	return &s.cname[0], nil
 }
 
 // file is pathStamp of the file at rel; gone reports that nothing is

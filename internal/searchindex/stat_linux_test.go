@@ -45,6 +45,13 @@ func TestStamperFollowsNoLink(t *testing.T) {
 	if _, ok, gone := st.file("e.go/f.go"); ok || gone {
 		t.Errorf("a file below a file: stamped %v, gone %v", ok, gone)
 	}
+	if _, ok, gone := st.file("a/x\x00.go"); ok || gone {
+		t.Errorf("a name with a NUL: stamped %v, gone %v", ok, gone)
+	}
+	// A stamp allocates nothing: a listing takes tens of thousands.
+	if n := testing.AllocsPerRun(100, func() { st.file("a/b/y.go"); st.file("a/d/w.go") }); n != 0 {
+		t.Errorf("stamping allocated %.1f times a run, want 0", n)
+	}
 	if s, dir, ok := st.any("a/b"); !ok || !dir || s.ino == 0 {
 		t.Errorf("a folder: %+v dir %v %v", s, dir, ok)
 	}
