@@ -187,7 +187,7 @@ func genInput(t *rapid.T) map[string]any {
 var names = []string{"a.txt", "b.go", "d1/c.txt", "d1/d.go", "d1/d2/e.md", "f.txt", "d1/g.txt", ".hidden.txt", "ignored.log", "h.bin"}
 
 // TestIndexedGrepEqualsScan draws trees, patterns and options, and
-// edits, creates, deletes and renames files between queries: grep with
+// edits, creates, deletes and renames files and folders between queries: grep with
 // the index answers exactly what grep without it answers, every time.
 func TestIndexedGrepEqualsScan(t *testing.T) {
 	defer searchindex.SetRacyWindow(testWindow)()
@@ -231,7 +231,7 @@ func TestIndexedGrepEqualsScan(t *testing.T) {
 			}
 		}
 		for range rapid.IntRange(60, 100).Draw(rt, "steps") {
-			switch rapid.IntRange(0, 14).Draw(rt, "step") {
+			switch rapid.IntRange(0, 15).Draw(rt, "step") {
 			case 0: // rewrite a file in place, same size when it can
 				name := rapid.SampledFrom(names).Draw(rt, "edit")
 				p := filepath.Join(root, name)
@@ -273,6 +273,8 @@ func TestIndexedGrepEqualsScan(t *testing.T) {
 			case 6: // a file that comes and goes between two searches
 				write("d1/.scratch", genText(rt, "scratch"))
 				os.Remove(filepath.Join(root, "d1/.scratch"))
+			case 7: // a new folder, or a file in one, or one gone
+				newFolderStep(rt, root, write)
 			default:
 				in := genInput(rt)
 				want := grep(rt, root, nil, in)

@@ -22,8 +22,9 @@
 // the files to open from the table instead of a walk (list.go), after one
 // pass that stamps every file and watched path relative to its open
 // folder (stat_linux.go). A folder whose entries changed is read again:
-// its new files are searched, its removed ones dropped; only a new folder
-// the walk would enter or a new rule sends grep back to walking. A Keeper
+// its new files are searched, its removed ones dropped, and a new folder
+// is read as the walk would read it; only a new rule of the indexed tree
+// or a new repository sends grep back to walking. A Keeper
 // (serve) also watches the tree, so that only the files written to since
 // need a stat (watch.go).
 //

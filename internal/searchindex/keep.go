@@ -103,7 +103,9 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 	// nothing.
 	hk.arming = tw != nil && admit == nil
 	if tw != nil {
-		hk.created = tw.addCreated // found by reading a changed folder
+		// Found by reading a changed folder: a new folder is watched
+		// before it is read.
+		hk.created, hk.watch = tw.addCreated, tw.watchFolder
 	}
 	paths, ok := k.list(s, root, expr, admit, hk)
 	if tw != nil && (hk.arming || !ok) {

@@ -50,8 +50,10 @@ type listHooks struct {
 	// path order): the ones a watcher saw created since the build.
 	extra []string
 	// created hears of each new file the listing found in a folder
-	// whose entries changed since the build (see settle).
+	// whose entries changed since the build (see settle), and watch of
+	// each new folder before it is listed (see newFolder).
 	created func(rel string)
+	watch   func(dir string) bool
 	// arming: a watcher set up before this listing will vouch for every
 	// file it finds unchanged, so each file's stamp is checked, the
 	// candidates' too (they are searched anyway), and each one changed
@@ -180,7 +182,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	extra := hk.extra
 	var now *settled
 	if len(moved) > 0 {
-		if now = x.settle(s, moved); now == nil {
+		if now = x.settle(s, moved, hk.watch); now == nil {
 			return nil, false
 		}
 		for _, rel := range now.created {
@@ -272,15 +274,17 @@ func (t *settled) gone(rel string) bool {
 // settle reads the folders whose entries changed since the build (listed
 // in any order): the files of the table are either still there as files
 // (the pass stamped them, but for the candidates) or gone, and a new
-// file the walk would take is searched too. It returns nil when a folder
-// got something only a walk can follow: a new folder the walk would
-// enter, a new ignore file or repository, or a file of the table turned
-// into something else.
-func (x *Index) settle(s *snapshot, moved []string) *settled {
+// file the walk would take is searched too, as are those of a new folder
+// the walk would enter (see newFolder). It returns nil when a folder got
+// something only a walk can follow: a new ignore file or repository, a
+// file of the table turned into something else, or more new entries
+// than a search should read.
+func (x *Index) settle(s *snapshot, moved []string, watch func(dir string) bool) *settled {
 	slices.Sort(moved)
 	st := newStamper(x.root)
 	defer st.close()
 	t := &settled{names: make(map[string]map[string]bool, len(moved))}
+	budget := maxNewEntries
 	for _, dir := range moved {
 		entries, err := st.entries(dir)
 		if err != nil {
@@ -313,7 +317,11 @@ func (x *Index) settle(s *snapshot, moved []string) *settled {
 				}
 			case typ.IsDir():
 				if walk.Admits(x.root, rel, true) {
-					return nil // nothing in it is in the table
+					files, ok := newFolder(x.root, st, rel, &budget, watch)
+					if !ok {
+						return nil
+					}
+					t.created = append(t.created, files...)
 				}
 			}
 			// Anything else (a link, a socket) the walk passes over.
@@ -321,6 +329,49 @@ func (x *Index) settle(s *snapshot, moved []string) *settled {
 	}
 	slices.Sort(t.created)
 	return t
+}
+
+// maxNewEntries bounds what one search reads of folders made since the
+// build; a tree larger than that is a walk's work.
+const maxNewEntries = 2000
+
+// newFolder lists folder rel, made since the build and one the walk
+// would enter, and the folders in it, as the walk would: it returns the
+// files the walk would take there (by the ignore rules on their way,
+// those of new ignore files in it included). seen, when set, is called
+// with each folder before it is listed, and may refuse it (a watcher
+// watches it first, so that nothing made meanwhile goes unseen). ok is
+// false when a folder cannot be listed or holds a repository, or when
+// budget (entries left to look at) runs out.
+func newFolder(root string, st *stamper, rel string, budget *int, seen func(rel string) bool) (files []string, ok bool) {
+	if seen != nil && !seen(rel) {
+		return nil, false
+	}
+	entries, err := st.entries(rel)
+	if err != nil {
+		return nil, false
+	}
+	for _, e := range entries {
+		if *budget--; *budget < 0 || e.Name() == ".git" {
+			return nil, false
+		}
+		sub := rel + "/" + e.Name()
+		switch typ := e.Type(); {
+		case typ.IsRegular():
+			if walk.Admits(root, sub, false) {
+				files = append(files, sub)
+			}
+		case typ.IsDir():
+			if walk.Admits(root, sub, true) {
+				more, ok := newFolder(root, st, sub, budget, seen)
+				if !ok {
+					return nil, false
+				}
+				files = append(files, more...)
+			}
+		}
+	}
+	return files, true
 }
 
 // mergeSorted merges two sorted lists of paths, without duplicates.

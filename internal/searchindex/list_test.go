@@ -10,12 +10,12 @@ import (
 )
 
 // TestListStandsInForTheWalkOnlyWhileTheTreeHoldsStill: the file table
-// answers for the walk while no ignore file changed and no folder the walk
-// would enter appeared. Files created, removed or renamed in a folder of
-// the table are followed without a walk (a new file searched, a removed
-// one dropped); an ignore file edited in place (which moves no folder's
-// times) or created, a new folder, or a file turned into a folder make
-// List refuse. grep, walking or not, answers exactly.
+// answers for the walk while no ignore file of the table changed. Files
+// and folders created, removed or renamed are followed without a walk (a
+// new file searched, a removed one dropped, a new folder read with its
+// own ignore files); an ignore file of the table edited in place (which
+// moves no folder's times) or created, a new repository, or a file turned
+// into a folder make List refuse. grep, walking or not, answers exactly.
 func TestListStandsInForTheWalkOnlyWhileTheTreeHoldsStill(t *testing.T) {
 	defer searchindex.SetRacyWindow(testWindow)()
 	root := t.TempDir()
@@ -75,8 +75,17 @@ func TestListStandsInForTheWalkOnlyWhileTheTreeHoldsStill(t *testing.T) {
 	write("d/x.tmp", "needle_list left out\n") // ignored: changes nothing
 	check(true, "d/b.txt:1:needle_list saved")
 
-	write("d/e/f.txt", "needle_list deeper\n") // a new folder
+	// New folders, with an ignore file of their own: read, not walked.
+	write("d/e/f.txt", "needle_list deeper\n")
+	write("d/e/g/.gitignore", "skip.txt\n")
+	write("d/e/g/skip.txt", "needle_list skipped\n")
+	write("d/e/g/h.txt", "needle_list deepest\n")
+	check(true, "d/e/g/h.txt:1:needle_list deepest")
+	write("d/r/.git/HEAD", "ref: refs/heads/main\n") // a repository: other rules
 	check(false, "d/e/f.txt:1:needle_list deeper")
+	if err := os.RemoveAll(filepath.Join(root, "d/r")); err != nil {
+		t.Fatal(err)
+	}
 	build(t, root)
 	check(true, "d/e/f.txt:1:needle_list deeper")
 

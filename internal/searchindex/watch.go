@@ -32,8 +32,10 @@ import (
 //     the next build, and one its ignore rules leave out counts for
 //     nothing;
 //   - a file of the table removed drops out (its stamp finds it gone);
-//   - anything else that changes the tree's shape (a new folder the walk
-//     would enter, a folder of the table gone), an ignore file
+//   - a new folder the walk would enter is watched, then listed: its
+//     files are searched as created ones;
+//   - anything else that changes the tree's shape (a folder of the table
+//     gone, a new folder too large to list), an ignore file
 //     changed, or an event lost (queue overflow, a watcher error) breaks
 //     the watch: searches walk, as they do without one, until the next
 //     build.
@@ -168,9 +170,9 @@ func (tw *treeWatcher) apply(ev fsnotify.Event) {
 // drops it); a name outside the table and the watched folders that is
 // gone again never counted; a new regular file joins the created files
 // if the walk would take it (by the ignore rules on its way: an ignored
-// one changes nothing); a new folder the walk would enter, a folder of
-// the table gone, or a file of the table turned into something else,
-// breaks the watch. It reads the table, so a fault on the mapping
+// one changes nothing), and so do the files of a new folder the walk
+// would enter (see newFolder); a folder of the table gone, or a file of
+// the table turned into something else, breaks the watch. It reads the table, so a fault on the mapping
 // breaks it too.
 func (tw *treeWatcher) settle() {
 	if len(tw.moved) == 0 {
@@ -186,11 +188,17 @@ func (tw *treeWatcher) settle() {
 			tw.broken = true
 		}
 	}(debug.SetPanicOnFault(true))
+	st := newStamper(tw.root)
+	defer st.close()
+	budget := maxNewEntries
 	for rel := range tw.moved {
 		_, inTable := s.lookup(rel)
 		known := inTable || s.isWatched(rel)
 		fi, err := os.Lstat(filepath.Join(tw.root, filepath.FromSlash(rel)))
+		// Decided again from what is there now; a new folder takes what
+		// was known of its path with it, and is read again.
 		delete(tw.created, rel)
+		tw.forgetCreatedIn(rel)
 		switch {
 		case err == nil && inTable && fi.Mode().IsRegular():
 			tw.dirty[rel] = true
@@ -204,14 +212,39 @@ func (tw *treeWatcher) settle() {
 				tw.created[rel] = true
 			}
 		case fi.IsDir():
-			if walk.Admits(tw.root, rel, true) {
-				tw.broken = true // a new folder the walk would enter: nothing of it is watched
+			if !walk.Admits(tw.root, rel, true) {
+				break
+			}
+			// A new folder the walk would enter: each of its folders is
+			// watched before it is listed, so that nothing made in it
+			// meanwhile goes unseen.
+			files, ok := newFolder(tw.root, st, rel, &budget, tw.watchFolder)
+			if !ok {
+				tw.broken = true
+				break
+			}
+			for _, f := range files {
+				tw.created[f] = true
 			}
 		}
 		// Anything else new (a link, a socket) is an entry the walk
 		// passes over.
 	}
 	clear(tw.moved)
+}
+
+// watchFolder watches folder rel, made since the build.
+func (tw *treeWatcher) watchFolder(rel string) bool {
+	return tw.w.Add(filepath.Join(tw.root, filepath.FromSlash(rel))) == nil
+}
+
+// forgetCreatedIn drops the created files below folder rel.
+func (tw *treeWatcher) forgetCreatedIn(rel string) {
+	for f := range tw.created {
+		if strings.HasPrefix(f, rel+"/") {
+			delete(tw.created, f)
+		}
+	}
 }
 
 // createdFiles returns, in path order, the files created since the build

@@ -19,8 +19,7 @@ import (
 // search stats only the files something wrote to; another process's
 // edit, a file it replaces through a temporary name and a file it
 // creates are found by the very next search without a walk, one it
-// removes is gone from it, and a file in a new folder is found by the
-// walk the search falls back to.
+// removes is gone from it, and so are the files of a new folder.
 func TestKeeperWatchSeesOutsideChanges(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	defer searchindex.SetRacyWindow(testWindow)()
@@ -121,11 +120,23 @@ func TestKeeperWatchSeesOutsideChanges(t *testing.T) {
 	if n := k.ListStats() - before; n != 3 {
 		t.Fatalf("after a file was removed a search stat-ed %d files, want the 3 written to or removed", n)
 	}
-	// A new folder is not watched: the search walks, and still finds
-	// what is in it.
-	sh("mkdir d/f && printf 'needle_watch deep\\n' > d/f/g.txt")
-	if got := grepBoth(); !strings.Contains(got, "d/f/g.txt:1:needle_watch deep") {
+	// A new folder is watched, then listed: the search finds what is in
+	// it without a walk, and what is made in it later.
+	before = k.ListStats()
+	sh("mkdir -p d/f/h && printf 'needle_watch deep\\n' > d/f/g.txt && printf 'needle_watch deeper\\n' > d/f/h/i.txt")
+	if got := grepBoth(); !strings.Contains(got, "d/f/g.txt:1:needle_watch deep") || !strings.Contains(got, "d/f/h/i.txt:1:needle_watch deeper") {
 		t.Fatalf("the next search missed a file in a new folder:\n%s", got)
+	}
+	if n := k.ListStats() - before; n != 3 {
+		t.Fatalf("after a new folder a search stat-ed %d files, want the 3 written to or removed before: it walked", n)
+	}
+	sh("printf 'needle_watch later\\n' > d/f/h/j.txt")
+	if got := grepBoth(); !strings.Contains(got, "d/f/h/j.txt:1:needle_watch later") {
+		t.Fatalf("the next search missed a file made in a new folder after it was seen:\n%s", got)
+	}
+	sh("mv d/f d/moved")
+	if got := grepBoth(); strings.Contains(got, "d/f/") || !strings.Contains(got, "d/moved/h/j.txt") {
+		t.Fatalf("after a new folder was renamed:\n%s", got)
 	}
 }
 
@@ -133,7 +144,8 @@ func TestKeeperWatchSeesOutsideChanges(t *testing.T) {
 // Keeper's watch armed (edits in place, files replaced through a
 // temporary name, files created where the walk takes them or where
 // ignore rules leave them out, and removed again, scratch files that
-// come and go) between searches: grep through the watched index
+// come and go, new folders with files and ignore files in them, filled
+// later, removed or renamed) between searches: grep through the watched index
 // answers exactly what a scan answers, and most searches are served by
 // the listing, created files included.
 func TestWatchedIndexEqualsScan(t *testing.T) {
@@ -165,7 +177,7 @@ func TestWatchedIndexEqualsScan(t *testing.T) {
 		defer cancel()
 		newNames := []string{"n1.txt", "d1/n2.go", "d1/d2/n3.txt", "d1/.n4.txt", "d1/n5.log"}
 		for range rapid.IntRange(20, 40).Draw(rt, "steps") {
-			switch rapid.IntRange(0, 7).Draw(rt, "step") {
+			switch rapid.IntRange(0, 8).Draw(rt, "step") {
 			case 0: // edit in place
 				write(rapid.SampledFrom(table).Draw(rt, "edit"), genText(rt, "edit"))
 			case 1: // replace through a temporary name
@@ -180,6 +192,8 @@ func TestWatchedIndexEqualsScan(t *testing.T) {
 			case 4: // a scratch file that comes and goes
 				write("d1/.scratch", genText(rt, "scratch"))
 				os.Remove(filepath.Join(root, "d1/.scratch"))
+			case 5: // a new folder, or a file in one, or one gone
+				newFolderStep(rt, root, write)
 			default:
 				in := genInput(rt)
 				want := grep(rt, root, nil, in)
@@ -229,4 +243,35 @@ func createdExists(root string, names []string) bool {
 		}
 	}
 	return false
+}
+
+// newFolderStep makes, fills or removes one of two folders that are not
+// in the index: nf, or d1/nf/nf2 (two new levels); a new folder may come
+// with an ignore file of its own, and one may be renamed to the other's
+// place.
+func newFolderStep(rt *rapid.T, root string, write func(name, body string)) {
+	dir := rapid.SampledFrom([]string{"nf", "d1/nf/nf2"}).Draw(rt, "folder")
+	abs := filepath.Join(root, filepath.FromSlash(dir))
+	switch rapid.IntRange(0, 3).Draw(rt, "folder-step") {
+	case 0: // a new folder with a file, maybe an ignore file
+		os.MkdirAll(abs, 0o755)
+		if rapid.Bool().Draw(rt, "folder-ignore") {
+			write(dir+"/.gitignore", "*.go\n")
+		}
+		write(dir+"/"+rapid.SampledFrom([]string{"a.txt", "b.go"}).Draw(rt, "folder-file"), genText(rt, "folder-body"))
+	case 1: // a file made in it later
+		if _, err := os.Stat(abs); err == nil {
+			write(dir+"/"+rapid.SampledFrom([]string{"c.txt", "d.go"}).Draw(rt, "later-file"), genText(rt, "later-body"))
+		}
+	case 2: // gone, with what is in it
+		os.RemoveAll(abs)
+	case 3: // renamed to the other folder's place
+		other := filepath.Join(root, "nf")
+		if dir == "nf" {
+			other = filepath.Join(root, "d1", "nf", "nf2")
+		}
+		os.RemoveAll(other)
+		os.MkdirAll(filepath.Dir(other), 0o755)
+		os.Rename(abs, other)
+	}
 }
