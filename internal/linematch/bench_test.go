@@ -63,3 +63,7 @@ func BenchmarkRegexLiteral(b *testing.B) {
 }
 func BenchmarkWord(b *testing.B) { benchMatch(b, "err", Options{Word: true}) }
 func BenchmarkDFA(b *testing.B)  { benchMatch(b, `[A-Z][a-z]+[0-9]{3,}`, Options{}) }
+
+// BenchmarkDFANoLiteral is the pattern of the scan benchmark's
+// no-literal row.
+func BenchmarkDFANoLiteral(b *testing.B) { benchMatch(b, `[A-Z]{3}[0-9]{4}`, Options{}) }

@@ -81,6 +81,13 @@ func TestDFAProperty(t *testing.T) {
 		}
 		pattern := sb.String()
 		text := rapid.StringOf(rapid.RuneFrom(alphabet)).Draw(t, "text")
+		// Runs of bytes that start no match, of every length: the DFA
+		// skips those several at a time.
+		run := strings.Repeat(string(rapid.RuneFrom(alphabet).Draw(t, "run")), rapid.IntRange(0, 9).Draw(t, "runlen"))
+		text = run + text
+		if rapid.Bool().Draw(t, "long") {
+			text = strings.Repeat(text, rapid.IntRange(2, 30).Draw(t, "times"))
+		}
 		re, err := regexp.Compile(pattern)
 		if err != nil {
 			return
