@@ -67,3 +67,10 @@ func BenchmarkDFA(b *testing.B)  { benchMatch(b, `[A-Z][a-z]+[0-9]{3,}`, Options
 // BenchmarkDFANoLiteral is the pattern of the scan benchmark's
 // no-literal row.
 func BenchmarkDFANoLiteral(b *testing.B) { benchMatch(b, `[A-Z]{3}[0-9]{4}`, Options{}) }
+
+// BenchmarkFoldRow is the pattern of the scan benchmark's
+// case-insensitive row: every letter of it is common in Go in one case
+// or the other.
+func BenchmarkFoldRow(b *testing.B) {
+	benchMatch(b, "context deadline", Options{CaseInsensitive: true})
+}
