@@ -1,6 +1,7 @@
 package linematch
 
 import (
+	"fmt"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -98,4 +99,47 @@ func TestDFAProperty(t *testing.T) {
 			t.Fatalf("pattern %q on %q: %v, want %v", pattern, text, got, want)
 		}
 	})
+}
+
+// TestDFASkipsOnlyLongRuns: on text where the idle state's runs are
+// long the DFA keeps skipping them; where a pattern may begin at most
+// bytes (runs of a byte or two) it stops, turning its table back to
+// plain entries; both answer as the regexp engine does.
+func TestDFASkipsOnlyLongRuns(t *testing.T) {
+	var sb strings.Builder
+	for i := range 6000 {
+		fmt.Fprintf(&sb, "x.y z%d ab-cd ABC%04d q,r\n", i, i*7)
+	}
+	text := []byte(sb.String())
+	for _, c := range []struct {
+		pattern string
+		skips   bool
+	}{
+		{`[A-Z]{3}[0-9]{4}`, true}, // runs of lower case, spaces, digits
+		{`[^a-z]b`, false},         // begins at nearly every other byte
+	} {
+		re, err := syntax.Parse(c.pattern, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := newDFAProg(re.Simplify()).newDFA()
+		var got [][2]int
+		for pos := 0; pos < len(text); {
+			s, e, ok := d.next(text, pos)
+			if !ok {
+				break
+			}
+			got = append(got, [2]int{s, e})
+			pos = e + 1
+		}
+		if want := naiveLines(regexp.MustCompile(c.pattern), text); !slices.Equal(got, want) {
+			t.Errorf("%s: %d lines, want %d", c.pattern, len(got), len(want))
+		}
+		if d.skips < skipProbe || d.noSkip == c.skips {
+			t.Errorf("%s: %d skips, stopped skipping: %v, want %v", c.pattern, d.skips, d.noSkip, !c.skips)
+		}
+		if d.noSkip && slices.Contains(d.trans, tIdle) {
+			t.Errorf("%s: the table still sends bytes to skipIdle after it stopped", c.pattern)
+		}
+	}
 }
