@@ -2,6 +2,7 @@ package linematch
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -17,6 +18,7 @@ func FuzzLineMatcher(f *testing.F) {
 	f.Add("colou?r|grey", "color\ngray\ngrey\n", true)
 	f.Add("straße", "STRASSE\nStraße\n", true)
 	f.Add("a|bc|d", "xxbc\nd\n\n", false)
+	f.Add("context deadline", strings.Repeat("x ctx dead line, ", 6)+"Context DEADLINE\n", true)
 	f.Fuzz(func(t *testing.T, pattern, text string, caseless bool) {
 		if len(pattern) > 64 || len(text) > 4096 || !utf8.ValidString(pattern) {
 			return

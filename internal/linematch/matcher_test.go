@@ -332,3 +332,88 @@ func TestSpecialFold(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexFoldPair checks the pair search (its vector loop where the
+// machine has one, and the byte loop after it) against a plain loop, on
+// buffers of every length around the 32-byte steps, with bytes that
+// differ from the pair's only in case or only in bit 0x20.
+func TestIndexFoldPair(t *testing.T) {
+	t.Parallel()
+	// One pair at every position of every length, for offsets below,
+	// at and past a step.
+	for _, off := range []int{1, 5, 31, 32, 33} {
+		for n := 0; n < 100; n++ {
+			for at := -1; at+off < n; at++ {
+				b := bytes.Repeat([]byte{'x'}, n) // the first byte alone, everywhere
+				want := -1
+				if at >= 0 {
+					b[at+off] = 'D'
+					want = at
+				}
+				if got := indexFoldPair(b, off, 'x', 0x20, 'd', 0x20); got != want {
+					t.Fatalf("off=%d n=%d at=%d: got %d", off, n, at, got)
+				}
+			}
+		}
+	}
+	alphabet := []byte("xXdD@`. \x00\xf8\xd8-zZ")
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(0, 200).Draw(t, "n")
+		b := rapid.SliceOfN(rapid.SampledFrom(alphabet), n, n).Draw(t, "b")
+		off := rapid.IntRange(1, 40).Draw(t, "off")
+		c1 := rapid.SampledFrom([]byte("xd-")).Draw(t, "c1")
+		c2 := rapid.SampledFrom([]byte("xd-")).Draw(t, "c2")
+		m1, m2 := foldMask(c1), foldMask(c2)
+		want := -1
+		for i := 0; i+off < len(b); i++ {
+			if lowerASCII(b[i]) == c1 && lowerASCII(b[i+off]) == c2 {
+				want = i
+				break
+			}
+		}
+		if got := indexFoldPair(b, off, c1, m1, c2, m2); got != want {
+			t.Fatalf("indexFoldPair(%q, %d, %q, %q) = %d, want %d", b, off, c1, c2, got, want)
+		}
+	})
+}
+
+// TestPairFinderOnLongText: a case-insensitive literal on text long
+// enough for the vector loop finds every occurrence, in any case, at
+// every distance from a 32-byte step, and nothing else.
+func TestPairFinderOnLongText(t *testing.T) {
+	t.Parallel()
+	f := newPairFinder("context deadline")
+	if f == nil {
+		if haveFoldPair {
+			t.Fatal("no pair finder where the vector loop runs")
+		}
+		t.Skip("no vector loop on this machine: foldFinder serves the literal")
+	}
+	var sb strings.Builder
+	var want []int
+	for i := range 200 {
+		sb.WriteString(strings.Repeat("x ctx dead line, ", i%7))
+		sb.WriteString(strings.Repeat(".", i%33))
+		if i%3 == 0 {
+			want = append(want, sb.Len())
+			sb.WriteString([]string{"Context Deadline", "CONTEXT DEADLINE", "context deadline"}[i%9/3])
+		}
+		sb.WriteString("\n")
+	}
+	data := []byte(sb.String())
+	var got []int
+	for p := 0; ; {
+		q, exact := f.find(data, p)
+		if q < 0 {
+			break
+		}
+		if !exact {
+			t.Fatalf("an unconfirmed occurrence at %d", q)
+		}
+		got = append(got, q)
+		p = q + 1
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("found %d occurrences at %v,\nwant %d at %v", len(got), got, len(want), want)
+	}
+}

@@ -64,6 +64,9 @@ func newFinder(l lit) finder {
 		return newExactFinder([]byte(l.s))
 	}
 	if isASCII(l.s) {
+		if f := newPairFinder(l.s); f != nil {
+			return f
+		}
 		return newFoldFinder(l.s)
 	}
 	return newHintFinder(l.s)
