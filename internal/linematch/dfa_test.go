@@ -12,18 +12,31 @@ import (
 )
 
 func dfaLines(t interface{ Fatal(...any) }, pattern string, data []byte, limit int) ([][2]int, bool) {
+	d := testDFA(t, pattern)
+	if d == nil {
+		return nil, false
+	}
+	if limit > 0 {
+		d.limit = limit
+	}
+	return d.lines(data)
+}
+
+// testDFA is a DFA for pattern, or nil when the DFA cannot run it.
+func testDFA(t interface{ Fatal(...any) }, pattern string) *dfa {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := newDFAProg(re.Simplify())
 	if p == nil {
-		return nil, false
+		return nil
 	}
-	d := p.newDFA()
-	if limit > 0 {
-		d.limit = limit
-	}
+	return p.newDFA()
+}
+
+// lines runs d over every line of data; false when it gave up.
+func (d *dfa) lines(data []byte) ([][2]int, bool) {
 	var out [][2]int
 	for pos := 0; pos < len(data); {
 		s, e, ok := d.next(data, pos)
@@ -118,20 +131,8 @@ func TestDFASkipsOnlyLongRuns(t *testing.T) {
 		{`[A-Z]{3}[0-9]{4}`, true}, // runs of lower case, spaces, digits
 		{`[^a-z]b`, false},         // begins at nearly every other byte
 	} {
-		re, err := syntax.Parse(c.pattern, syntax.Perl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := newDFAProg(re.Simplify()).newDFA()
-		var got [][2]int
-		for pos := 0; pos < len(text); {
-			s, e, ok := d.next(text, pos)
-			if !ok {
-				break
-			}
-			got = append(got, [2]int{s, e})
-			pos = e + 1
-		}
+		d := testDFA(t, c.pattern)
+		got, _ := d.lines(text)
 		if want := naiveLines(regexp.MustCompile(c.pattern), text); !slices.Equal(got, want) {
 			t.Errorf("%s: %d lines, want %d", c.pattern, len(got), len(want))
 		}
