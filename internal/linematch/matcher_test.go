@@ -7,6 +7,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"unicode"
 
@@ -423,4 +424,54 @@ func TestPairFinderOnLongText(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("found %d occurrences at %v,\nwant %d at %v", len(got), got, len(want), want)
 	}
+}
+
+// TestCompileKeepsQueries: the same pattern and options give the same
+// query again, without compiling it (a whole-word pattern costs most of a
+// millisecond); other options give another; the store stays bounded; and
+// queries handed to many searches at once still answer as the regexp
+// engine does.
+func TestCompileKeepsQueries(t *testing.T) {
+	q1, err := Compile("parseCertificate", Options{Word: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q2, _ := Compile("parseCertificate", Options{Word: true}); q2 != q1 {
+		t.Error("the same pattern and options compiled again")
+	}
+	if n := testing.AllocsPerRun(20, func() { Compile("parseCertificate", Options{Word: true}) }); n > 1 {
+		t.Errorf("a kept query cost %.0f allocations, want at most 1", n)
+	}
+	if q3, _ := Compile("parseCertificate", Options{}); q3 == q1 {
+		t.Error("other options gave the same query")
+	}
+	for i := range 3 * maxCompiled {
+		if _, err := Compile(fmt.Sprintf("p%d", i), Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compiled.Lock()
+	n := len(compiled.m)
+	compiled.Unlock()
+	if n > maxCompiled {
+		t.Errorf("%d queries kept, want at most %d", n, maxCompiled)
+	}
+	text := []byte("a parseCertificate(x)\nparseCertificates\n(?parseCertificate)\n")
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 50 {
+				q, err := Compile("parseCertificate", Options{Word: true})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if got, want := matcherLines(q, text), naiveLines(q.re, text); !slices.Equal(got, want) {
+					t.Errorf("lines %v, want %v", got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
