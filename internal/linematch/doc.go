@@ -1,7 +1,8 @@
 // Package linematch finds the lines of a buffer that a regular expression
 // (RE2 syntax, Go's regexp) matches, at ripgrep's speed: Compile analyses
-// the pattern once, and each worker's Matcher runs the cheapest check that
-// is exact for it.
+// the pattern once (and keeps the last few queries for the next search
+// that asks for them), and each worker's Matcher runs the cheapest check
+// that is exact for it.
 //
 // The parts, one file each: literal.go extracts from the parsed pattern
 // the strings every match must contain; prefilter.go finds them with a
