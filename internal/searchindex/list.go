@@ -23,14 +23,15 @@ import (
 // cannot stand in for the walk, or need not: a pattern without a usable
 // trigram (every file is read, and the walk opens them more cheaply by
 // their folder), no complete index, root not the
-// workspace's, an ignore file changed since the build, or a folder the
-// walk would enter appeared. grep then walks.
+// workspace's, an ignore file of the table changed or added since the
+// build, a new repository, or more new entries than a search reads (see
+// settle). grep then walks.
 //
 // Every file is checked against its stamp as Narrow checks it. A folder
 // whose entries changed (a file created, removed or renamed in it, as an
 // editor's save through a temporary name does) is read again: a file of
 // the table gone drops out, and a new file the walk would take is
-// searched too.
+// searched too, as are those of a new folder.
 func (x *Index) List(root, expr string, admit func(rel, name string) bool) (paths []string, ok bool) {
 	if trigram.Plan(expr).Op == trigram.All {
 		return nil, false
