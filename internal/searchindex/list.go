@@ -1,6 +1,7 @@
 package searchindex
 
 import (
+	"context"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -318,7 +319,7 @@ func (x *Index) settle(s *snapshot, moved []string, watch func(dir string) bool)
 				}
 			case typ.IsDir():
 				if walk.Admits(x.root, rel, true) {
-					files, ok := newFolder(x.root, st, rel, &budget, watch)
+					files, ok := newFolder(x.root, rel, &budget, watch)
 					if !ok {
 						return nil
 					}
@@ -336,43 +337,50 @@ func (x *Index) settle(s *snapshot, moved []string, watch func(dir string) bool)
 // build; a tree larger than that is a walk's work.
 const maxNewEntries = 2000
 
-// newFolder lists folder rel, made since the build and one the walk
-// would enter, and the folders in it, as the walk would: it returns the
-// files the walk would take there (by the ignore rules on their way,
-// those of new ignore files in it included). seen, when set, is called
-// with each folder before it is listed, and may refuse it (a watcher
-// watches it first, so that nothing made meanwhile goes unseen). ok is
-// false when a folder cannot be listed or holds a repository, or when
-// budget (entries left to look at) runs out.
-func newFolder(root string, st *stamper, rel string, budget *int, seen func(rel string) bool) (files []string, ok bool) {
-	if seen != nil && !seen(rel) {
+// newFolder walks folder rel, made since the build and one the walk
+// would enter, with the walk's own rules (those of the ignore files on
+// the way and of new ones in it), and returns the files it takes there.
+// seen, when set, is called with each folder before it is listed, and
+// may refuse it (a watcher watches it first, so that nothing made
+// meanwhile goes unseen). ok is false when a folder cannot be read or
+// holds a repository (other rules), or when budget (entries left to
+// look at) runs out.
+func newFolder(root, rel string, budget *int, seen func(rel string) bool) (files []string, ok bool) {
+	abs := filepath.Join(root, filepath.FromSlash(rel))
+	if _, _, repo := lstatAny(filepath.Join(abs, ".git")); repo || (seen != nil && !seen(rel)) {
 		return nil, false
 	}
-	entries, err := st.entries(rel)
-	if err != nil {
-		return nil, false
-	}
-	for _, e := range entries {
-		if *budget--; *budget < 0 || e.Name() == ".git" {
-			return nil, false
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	ok = true
+	refuse := func() bool { ok = false; cancel(); return false }
+	keep := func(sub, _ string, isDir bool) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if *budget--; !ok || *budget < 0 {
+			return refuse()
 		}
-		sub := rel + "/" + e.Name()
-		switch typ := e.Type(); {
-		case typ.IsRegular():
-			if walk.Admits(root, sub, false) {
-				files = append(files, sub)
-			}
-		case typ.IsDir():
-			if walk.Admits(root, sub, true) {
-				more, ok := newFolder(root, st, sub, budget, seen)
-				if !ok {
-					return nil, false
-				}
-				files = append(files, more...)
+		if isDir {
+			dir := rel + "/" + sub
+			if _, _, repo := lstatAny(filepath.Join(abs, filepath.FromSlash(sub), ".git")); repo || (seen != nil && !seen(dir)) {
+				return refuse()
 			}
 		}
+		return true
 	}
-	return files, true
+	visit := func(_ int, f walk.File) {
+		sub, _ := strings.CutPrefix(f.Path, abs+string(filepath.Separator))
+		mu.Lock()
+		files = append(files, rel+"/"+filepath.ToSlash(sub))
+		mu.Unlock()
+	}
+	var stats walk.Stats
+	walk.Walk(ctx, walk.Config{Root: abs, Workers: 1, Visit: visit,
+		Filter: walk.Filter{NeedRel: true, Keep: keep}}, &stats)
+	mu.Lock()
+	defer mu.Unlock()
+	return files, ok && stats.Unreadable() == 0 && ctx.Err() == nil
 }
 
 // mergeSorted merges two sorted lists of paths, without duplicates.

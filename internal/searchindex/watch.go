@@ -188,8 +188,6 @@ func (tw *treeWatcher) settle() {
 			tw.broken = true
 		}
 	}(debug.SetPanicOnFault(true))
-	st := newStamper(tw.root)
-	defer st.close()
 	budget := maxNewEntries
 	for rel := range tw.moved {
 		_, inTable := s.lookup(rel)
@@ -218,7 +216,7 @@ func (tw *treeWatcher) settle() {
 			// A new folder the walk would enter: each of its folders is
 			// watched before it is listed, so that nothing made in it
 			// meanwhile goes unseen.
-			files, ok := newFolder(tw.root, st, rel, &budget, tw.watchFolder)
+			files, ok := newFolder(tw.root, rel, &budget, tw.watchFolder)
 			if !ok {
 				tw.broken = true
 				break
