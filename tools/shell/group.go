@@ -55,6 +55,7 @@ type group struct {
 	drained chan struct{}   // every output pipe reached EOF or was cut off
 	done    <-chan struct{} // the leader is reaped and status is set
 	pipes   []*os.File      // read ends
+	held    *os.File        // a terminal's child end, kept open until the leader's output is read (see catchUp)
 	watch   *jail.Watcher   // the protected paths a sandboxed command could make
 
 	mu        sync.Mutex
@@ -168,18 +169,22 @@ func spawnPipes(ward *childproc.Ward, cmd *exec.Cmd, childEnds []*os.File, sinks
 		closeAll()
 		return nil, errors.New("spawn needs one or two output sinks")
 	}
-	return launch(ward, cmd, reads, childEnds, sinks)
+	return launch(ward, cmd, reads, childEnds, nil, sinks)
 }
 
 // launch starts cmd as a supervised child of the ward and pumps each of
 // reads into the sink at the same index. childEnds are closed once the
-// child holds its own copies; on failure reads are closed too.
-func launch(ward *childproc.Ward, cmd *exec.Cmd, reads, childEnds []*os.File, sinks []sink) (*group, error) {
-	g := &group{drained: make(chan struct{}), pipes: reads, watch: jail.WatchCmd(cmd)}
+// child holds its own copies; held stays open until the leader has exited
+// and its output is read (tidy). On failure reads and held are closed too.
+func launch(ward *childproc.Ward, cmd *exec.Cmd, reads, childEnds []*os.File, held *os.File, sinks []sink) (*group, error) {
+	g := &group{drained: make(chan struct{}), pipes: reads, held: held, watch: jail.WatchCmd(cmd)}
 	child, err := childproc.Start(cmd, childproc.Options{Ward: ward, ChildEnds: childEnds, Tidy: g.tidy, Ended: g.end})
 	if err != nil {
 		for _, f := range reads {
 			f.Close()
+		}
+		if held != nil {
+			held.Close()
 		}
 		return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
 	}
@@ -262,6 +267,10 @@ func (g *group) sandboxNotes() []string {
 // writing, and then SIGKILL. If the output is already closed nothing is
 // holding it, and the group is killed at once.
 func (g *group) tidy(c *childproc.Child) {
+	if g.held != nil {
+		g.catchUp()
+		g.held.Close()
+	}
 	if !childproc.ClosedWithin(g.drained, 0) {
 		c.Signal(sigTerm)
 		childproc.ClosedWithin(g.drained, StopGrace)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"time"
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
@@ -38,11 +39,41 @@ func spawnTerminal(ward *childproc.Ward, sandbox *jail.Policy, command, dir stri
 	cmd := shellCmd(command, nil, dir, env, sandbox)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	g, err := launch(ward, cmd, []*os.File{master}, []*os.File{tty}, []sink{s})
+	// The parent keeps its copy of the child end until the leader's output
+	// is read: once the last copy closes, a terminal's unread output may
+	// be thrown away (macOS does; Linux has been seen to), and a command
+	// that prints and exits at once would lose its last lines.
+	g, err := launch(ward, cmd, []*os.File{master}, nil, tty, []sink{s})
 	if err != nil {
 		return nil, nil, err
 	}
 	return g, master, nil
+}
+
+// catchUpLimit bounds catchUp: a job left in the background may print
+// without end, and the group's tidying must go on.
+const catchUpLimit = time.Second
+
+// catchUp returns once the terminal holds no output that the pump has not
+// read, or after catchUpLimit. Polling the controlling end moves what the
+// command wrote into its read queue first, so no output in flight is
+// missed.
+func (g *group) catchUp() {
+	rc, err := g.pipes[0].SyscallConn()
+	if err != nil {
+		return
+	}
+	for deadline := time.Now().Add(catchUpLimit); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		pending := false
+		rc.Control(func(fd uintptr) {
+			fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			n, err := unix.Poll(fds, 0)
+			pending = err == nil && n > 0 && fds[0].Revents&unix.POLLIN != 0
+		})
+		if !pending {
+			return
+		}
+	}
 }
 
 // pollable returns the terminal's controlling end in non-blocking mode,
