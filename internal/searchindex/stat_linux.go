@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/indusagi/induscode/internal/walk"
@@ -106,6 +107,7 @@ type stamper struct {
 	files int64 // stamps taken by file
 
 	cname []byte // the C string of the name in a call: see fstatat
+	slow  int    // lookups slower than rawLimit: see call
 }
 
 func newStamper(root string) *stamper { return &stamper{root: root} }
@@ -195,8 +197,8 @@ func (s *stamper) fstatat(dirfd int, name string, st *unix.Stat_t) error {
 	if err != nil {
 		return err
 	}
-	_, _, errno := unix.Syscall6(uintptr(sysFstatat), uintptr(dirfd), uintptr(unsafe.Pointer(p)),
-		uintptr(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW, 0, 0)
+	_, errno := s.call(uintptr(sysFstatat), uintptr(dirfd), uintptr(unsafe.Pointer(p)),
+		uintptr(unsafe.Pointer(st)), unix.AT_SYMLINK_NOFOLLOW)
 	if errno != 0 {
 		return errno
 	}
@@ -208,11 +210,41 @@ func (s *stamper) openat(dirfd int, name string, flags int) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	fd, _, errno := unix.Syscall6(unix.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(flags), 0, 0, 0)
+	fd, errno := s.call(unix.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(p)), uintptr(flags), 0)
 	if errno != 0 {
 		return -1, errno
 	}
 	return int(fd), nil
+}
+
+// A lookup the dentry cache answers takes a few microseconds; one that
+// reads the disk, far more. After rawSlowCalls lookups slower than
+// rawLimit the stamper stops making raw system calls. One is not enough:
+// a virtual machine's processor is now and then taken away for longer.
+// Tests lower rawLimit.
+var rawLimit = 200 * time.Microsecond
+
+const rawSlowCalls = 8
+
+// call makes a lookup system call (fstatat, openat). A stat pass makes
+// tens of thousands of them, each a few microseconds, and the runtime's
+// bookkeeping around an ordinary system call (handing the processor over
+// and taking it back, under the eye of its monitor thread) made a pass
+// 20 to 35 % slower than the same calls made raw. A raw call keeps the
+// goroutine's processor, which is harmless for a lookup the cache answers
+// but would hold up the process's other goroutines while one waits for
+// the disk: once lookups are slow, the stamper makes ordinary calls.
+func (s *stamper) call(trap, a1, a2, a3, a4 uintptr) (uintptr, unix.Errno) {
+	if s.slow >= rawSlowCalls {
+		r, _, errno := unix.Syscall6(trap, a1, a2, a3, a4, 0, 0)
+		return r, errno
+	}
+	start := time.Now()
+	r, _, errno := unix.RawSyscall6(trap, a1, a2, a3, a4, 0, 0)
+	if time.Since(start) > rawLimit {
+		s.slow++
+	}
+	return r, errno
 }
 
 // cstring copies name, NUL-ended, into s.cname.

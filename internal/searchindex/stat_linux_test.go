@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestStamperFollowsNoLink: a folder of the table replaced by a link
@@ -24,8 +25,21 @@ func TestStamperFollowsNoLink(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "real"), filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
 	}
-	st := newStamper(root)
-	defer st.close()
+	for _, raw := range []bool{true, false} {
+		t.Run(map[bool]string{true: "raw", false: "ordinary"}[raw], func(t *testing.T) {
+			st := newStamper(root)
+			defer st.close()
+			if !raw {
+				st.slow = rawSlowCalls
+			}
+			checkStamper(t, root, st)
+		})
+	}
+}
+
+// checkStamper checks st's stamps of the tree TestStamperFollowsNoLink
+// makes under root.
+func checkStamper(t *testing.T, root string, st *stamper) {
 	for _, rel := range []string{"a/b/c/z.go", "a/b/y.go", "a/x.go", "a/d/w.go", "e.go", "a/b/c/z.go", "real/f.go"} {
 		want, ok := pathStamp(filepath.Join(root, rel))
 		got, gok, _ := st.file(rel)
@@ -54,5 +68,37 @@ func TestStamperFollowsNoLink(t *testing.T) {
 	}
 	if s, dir, ok := st.any("a/b"); !ok || !dir || s.ino == 0 {
 		t.Errorf("a folder: %+v dir %v %v", s, dir, ok)
+	}
+}
+
+// A stamper makes raw system calls while lookups are fast, and ordinary
+// ones once several were slow (as when they wait for the disk); its
+// stamps are the same either way.
+func TestStamperLeavesRawCallsWhenLookupsAreSlow(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "f.go"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := pathStamp(filepath.Join(root, "f.go"))
+	st := newStamper(root)
+	defer st.close()
+	defer func(was time.Duration) { rawLimit = was }(rawLimit)
+	rawLimit = time.Hour // no lookup is slow, however loaded the machine
+	for range 3 * rawSlowCalls {
+		if got, ok, _ := st.file("f.go"); !ok || got != want {
+			t.Fatalf("stamped %+v %v, want %+v", got, ok, want)
+		}
+	}
+	if st.slow >= rawSlowCalls {
+		t.Fatalf("fast lookups turned raw calls off (%d slow)", st.slow)
+	}
+	rawLimit = -1 // every lookup is slow
+	for i := range 3 * rawSlowCalls {
+		if got, ok, _ := st.file("f.go"); !ok || got != want {
+			t.Fatalf("stamped %+v %v, want %+v", got, ok, want)
+		}
+		if off := st.slow >= rawSlowCalls; off != (i+1 >= rawSlowCalls) {
+			t.Fatalf("after %d slow lookups raw calls are off: %v", i+1, off)
+		}
 	}
 }
