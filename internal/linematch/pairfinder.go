@@ -14,8 +14,7 @@ type pairFinder struct {
 	a1, a2 int    // offsets of the two bytes, a1 < a2
 	c1, c2 byte   // the bytes, in lower case
 	m1, m2 byte   // 0x20 where the byte is a letter: OR-ing it folds case
-	next   int    // cached result, -2 unknown
-	from   int
+	last   lastScan
 }
 
 // newPairFinder returns a pairFinder for the ASCII literal s, or nil when
@@ -24,7 +23,8 @@ func newPairFinder(s string) *pairFinder {
 	if !haveFoldPair || len(s) < 2 {
 		return nil
 	}
-	f := &pairFinder{lower: []byte(s), next: -2}
+	f := &pairFinder{lower: []byte(s)}
+	f.reset()
 	for i, c := range f.lower {
 		f.lower[i] = lowerASCII(c)
 		if specialFold[f.lower[i]] {
@@ -54,15 +54,14 @@ func foldMask(c byte) byte {
 	return 0
 }
 
-func (f *pairFinder) reset()        { f.next = -2 }
-func (f *pairFinder) clone() finder { g := *f; g.next = -2; return &g }
+func (f *pairFinder) reset()        { f.last.forget() }
+func (f *pairFinder) clone() finder { g := *f; g.reset(); return &g }
 
 func (f *pairFinder) find(data []byte, from int) (int, bool) {
-	if f.next != -2 && from >= f.from && (f.next == -1 || f.next >= from) {
-		return f.next, true
+	if f.last.answers(from) {
+		return f.last.next, true
 	}
-	f.from, f.next = from, f.scan(data, from)
-	return f.next, true
+	return f.last.keep(from, f.scan(data, from), true)
 }
 
 func (f *pairFinder) scan(data []byte, from int) int {

@@ -56,6 +56,28 @@ type finder interface {
 	clone() finder
 }
 
+// lastScan is a finder's last answer: the first occurrence at or after
+// from. It answers again for any later from up to that occurrence, which
+// is how a caller that moves line by line asks.
+type lastScan struct {
+	next  int // -2 unknown, -1 none
+	from  int
+	exact bool
+}
+
+func (m *lastScan) forget() { m.next = -2 }
+
+// answers reports whether the last answer stands for from.
+func (m *lastScan) answers(from int) bool {
+	return m.next != -2 && from >= m.from && (m.next == -1 || m.next >= from)
+}
+
+// keep records the answer for from and returns it.
+func (m *lastScan) keep(from, next int, exact bool) (int, bool) {
+	m.from, m.next, m.exact = from, next, exact
+	return next, exact
+}
+
 // newFinder returns a finder for l, or nil when l has no byte that every
 // occurrence must contain (a case-insensitive literal of only non-ASCII
 // or k/s letters).
@@ -87,12 +109,12 @@ type exactFinder struct {
 	lit  []byte
 	rare byte
 	at   int // offset of rare in lit
-	next int // cached position of the next occurrence, -2 unknown
-	from int // the from that next was computed for
+	last lastScan
 }
 
 func newExactFinder(b []byte) *exactFinder {
-	f := &exactFinder{lit: b, next: -2}
+	f := &exactFinder{lit: b}
+	f.reset()
 	best := 256
 	for i, c := range b {
 		if r := int(byteRank[c]); r < best {
@@ -102,15 +124,14 @@ func newExactFinder(b []byte) *exactFinder {
 	return f
 }
 
-func (f *exactFinder) reset()        { f.next = -2 }
-func (f *exactFinder) clone() finder { g := *f; g.next = -2; return &g }
+func (f *exactFinder) reset()        { f.last.forget() }
+func (f *exactFinder) clone() finder { g := *f; g.reset(); return &g }
 
 func (f *exactFinder) find(data []byte, from int) (int, bool) {
-	if f.next != -2 && from >= f.from && (f.next == -1 || f.next >= from) {
-		return f.next, true
+	if f.last.answers(from) {
+		return f.last.next, true
 	}
-	f.from, f.next = from, f.scan(data, from)
-	return f.next, true
+	return f.last.keep(from, f.scan(data, from), true)
 }
 
 func (f *exactFinder) scan(data []byte, from int) int {
@@ -141,9 +162,7 @@ type foldFinder struct {
 	letter  bool   // rare is a letter: scan for both cases
 	at      int
 	special bool // the literal has k or s
-	next    int  // cached result, -2 unknown
-	from    int
-	exact   bool
+	last    lastScan
 	up      int // next position of the upper-case rare byte; -2 unknown, -1 none
 }
 
@@ -181,16 +200,15 @@ func lowerASCII(c byte) byte {
 	return c
 }
 
-func (f *foldFinder) reset()        { f.next, f.up = -2, -2 }
+func (f *foldFinder) reset()        { f.last.forget(); f.up = -2 }
 func (f *foldFinder) clone() finder { g := *f; g.reset(); return &g }
 
 func (f *foldFinder) find(data []byte, from int) (int, bool) {
-	if f.next != -2 && from >= f.from && (f.next == -1 || f.next >= from) {
-		return f.next, f.exact
+	if f.last.answers(from) {
+		return f.last.next, f.last.exact
 	}
-	f.from = from
-	f.next, f.exact = f.scan(data, from)
-	return f.next, f.exact
+	next, exact := f.scan(data, from)
+	return f.last.keep(from, next, exact)
 }
 
 // scanRare returns the position of the rare byte (either case) in
