@@ -41,11 +41,12 @@ var errToolFailed = errors.New("tool reported an error")
 // Main runs indusr with args (without the program name) and returns its
 // exit code. Interrupts (Ctrl-C, SIGTERM, SIGHUP) cancel the running call; the
 // command then closes its deck, which stops every process the call started,
-// before Main returns.
+// before Main returns. A second interrupt ends the process at once.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// SIGHUP too: the processes a deck starts have process groups of their
 	// own, so when the terminal goes away nobody else would stop them.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// A second one ends the process at once (see notifyContext).
+	ctx, stop := notifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// A reader that goes away (indusr call … | head) must not kill indusr
 	// with SIGPIPE before the deck is closed: what the session started
