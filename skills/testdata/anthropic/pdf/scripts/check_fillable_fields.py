@@ -1,0 +1,2 @@
+import sys
+print("fields of", sys.argv[1] if len(sys.argv) > 1 else "nothing")

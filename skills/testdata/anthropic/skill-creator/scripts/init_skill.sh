@@ -1,0 +1,1 @@
+echo "initialised skill $1"
