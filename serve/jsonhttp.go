@@ -405,6 +405,13 @@ func (s *httpSession) Write(ctx context.Context, msg jsonrpc.Message) error {
 		answer <- data // buffered: one answer per call
 		return nil
 	}
+	if req, ok := msg.(*jsonrpc.Request); ok {
+		// A client's ids the SDK echoes (a progress token, a listen
+		// stream's subscriptionId) go out as the client wrote them.
+		restored := *req
+		s.book.Outgoing(&restored)
+		msg = &restored
+	}
 	data, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
 		return err

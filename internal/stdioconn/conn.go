@@ -62,11 +62,15 @@ type Options struct {
 	// one, is usually not woken by Close.
 	CloseUnblocks bool
 	// ServerCalls is the server's bookkeeping of the calls it takes (see
-	// internal/callids): each answer carries the call's id exactly as the
-	// client wrote it, a call the client cancelled gets no answer, and
-	// the end of the input is held back until every call taken has been
-	// answered, so that a client that writes its requests and closes its
-	// end (a pipe from a file, printf) still gets every reply.
+	// internal/callids): each answer, and each notification that names a
+	// call (a listen stream's subscriptionId, a progress token), carries
+	// the client's id exactly as the client wrote it; a call the client
+	// cancelled gets no answer; and at the end of the input the client's
+	// subscriptions/listen streams are ended (the SDK answers them) and
+	// the end is held back until every call taken has been answered, so
+	// that a client that writes its requests and closes its end (a pipe
+	// from a file, printf) still gets every reply, and the server then
+	// ends.
 	ServerCalls bool
 }
 
@@ -89,11 +93,12 @@ func New(in io.ReadCloser, out io.WriteCloser, o Options) mcp.Connection {
 		o.MaxLine = DefaultMaxLine
 	}
 	c := &conn{
-		in:     in,
-		out:    out,
-		opts:   o,
-		lines:  jsonline.NewReader(in, o.MaxLine),
-		closed: make(chan struct{}),
+		in:        in,
+		out:       out,
+		opts:      o,
+		lines:     jsonline.NewReader(in, o.MaxLine),
+		closed:    make(chan struct{}),
+		endSignal: make(chan struct{}, 1),
 	}
 	if o.ServerCalls {
 		c.book = new(callids.Book)
@@ -120,8 +125,15 @@ type conn struct {
 
 	// Reading state, owned by readLoop or by the one goroutine that
 	// calls Read.
-	lines *jsonline.Reader
-	ended error // a bad line that ended the input (client side)
+	lines    *jsonline.Reader
+	ended    error // a bad line that ended the input (client side)
+	inputErr error // the end of the input (server side), once reached
+
+	// The cancellations that end the client's listen streams at the end
+	// of the input, to deliver (queued by the reader and by Write).
+	endMu     sync.Mutex
+	endings   []*jsonrpc.Request
+	endSignal chan struct{} // a token when endings were queued
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -152,6 +164,9 @@ func (c *conn) next() (jsonrpc.Message, error) {
 		if c.ended != nil {
 			return nil, c.ended
 		}
+		if c.inputErr != nil {
+			return c.endStreams()
+		}
 		text, err := c.lines.Next()
 		var tooLong *jsonline.TooLongError
 		switch {
@@ -159,6 +174,13 @@ func (c *conn) next() (jsonrpc.Message, error) {
 			if err := c.reject(nil, jsonrpc.CodeInvalidRequest, c.tooLong()); err != nil {
 				return nil, err
 			}
+			continue
+		case err != nil && c.book != nil:
+			// The end of the input ends the client's listen streams: the
+			// SDK answers each, and the input's end is returned once
+			// every call taken is answered (see drain).
+			c.inputErr = err
+			c.queueEndings(c.book.EndInput()...)
 			continue
 		case err != nil:
 			return nil, err
@@ -193,6 +215,52 @@ func (c *conn) enter(msg jsonrpc.Message, rawID json.RawMessage) bool {
 		return false
 	}
 	return true
+}
+
+// endStreams is what the server reads after the end of its input: the
+// cancellations that end the client's listen streams, as they come (a
+// stream is ended once acknowledged), then the end itself once every
+// call taken has been answered, or the connection is closed.
+func (c *conn) endStreams() (jsonrpc.Message, error) {
+	for {
+		if m := c.nextEnding(); m != nil {
+			return m, nil
+		}
+		select {
+		case <-c.endSignal:
+		case <-c.book.Idle():
+			if m := c.nextEnding(); m != nil {
+				return m, nil
+			}
+			return nil, c.inputErr
+		case <-c.closed:
+			return nil, c.inputErr
+		}
+	}
+}
+
+func (c *conn) queueEndings(ends ...*jsonrpc.Request) {
+	if len(ends) == 0 {
+		return
+	}
+	c.endMu.Lock()
+	c.endings = append(c.endings, ends...)
+	c.endMu.Unlock()
+	select {
+	case c.endSignal <- struct{}{}:
+	default:
+	}
+}
+
+func (c *conn) nextEnding() *jsonrpc.Request {
+	c.endMu.Lock()
+	defer c.endMu.Unlock()
+	if len(c.endings) == 0 {
+		return nil
+	}
+	m := c.endings[0]
+	c.endings = c.endings[1:]
+	return m
 }
 
 // drain holds the end of the input back until every call taken has been
@@ -389,6 +457,15 @@ func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			}
 			return c.writeLine(b)
 		}
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && c.book != nil {
+		// A client's ids the SDK echoes (a listen stream's subscriptionId,
+		// a progress token) go out as the client wrote them.
+		restored := *req
+		if end := c.book.Outgoing(&restored); end != nil {
+			defer c.queueEndings(end) // once the acknowledgement is out
+		}
+		msg = &restored
 	}
 	b, err := jsonrpc.EncodeMessage(msg)
 	if err != nil {
