@@ -152,6 +152,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		newSandboxCmd(&opts),
 		newTranscriptsCmd(&opts),
 		newIndexCmd(&opts),
+		newSkillsCmd(&opts),
 	)
 	guardParents(root)
 	return root
