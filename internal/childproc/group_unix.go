@@ -10,12 +10,15 @@ import (
 
 // OwnGroup makes cmd lead a process group of its own when it starts, so
 // signals to the group reach every process it starts; cmd's other
-// SysProcAttr fields are kept.
+// SysProcAttr fields are kept. A cmd that starts a session of its own
+// (a confined one, see jail.Wrap) leads its group already.
 func OwnGroup(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	if !cmd.SysProcAttr.Setsid {
+		cmd.SysProcAttr.Setpgid = true
+	}
 }
 
 // signalGroup sends SIGKILL (hard) or SIGTERM to cmd's group; a group

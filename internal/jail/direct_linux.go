@@ -51,5 +51,11 @@ func Unwrap(cmd *exec.Cmd) (apply func() error, ok bool) {
 	}
 	cmd.Env = slices.DeleteFunc(slices.Clone(cmd.Env), isSpec)
 	cmd.Path = s.Path
-	return func() error { return confine(s.Policy, false) }, true
+	return func() error {
+		// The child is forked from this process: what it holds without
+		// close-on-exec (made so after Main, or left by a caller) must
+		// not reach the target, which has no helper to close it.
+		closeInherited(3)
+		return confine(s.Policy, false)
+	}, true
 }

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -40,6 +42,10 @@ func runHelper(raw string) {
 		}
 		os.Exit(0)
 	}
+	// Descriptors the starter did not mean to pass (left open by whoever
+	// started indusr) close at the exec below, before the target can
+	// use them: Landlock does not restrict what is already open.
+	closeInherited(3 + max(s.Pass, 0))
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, EnvVar+"=") })
 	if s.Mount {
 		switch err := bindProtected(s.Workspace); {
@@ -57,8 +63,8 @@ func runHelper(raw string) {
 }
 
 // confine applies p to the calling thread: no new privileges (setuid
-// bits stop working), the Landlock ruleset, and with the network off the
-// seccomp filter. mounted says the protected paths are bound read-only
+// bits stop working), the Landlock ruleset, and the seccomp filter (no
+// terminal input, and with the network off no socket but a Unix one). mounted says the protected paths are bound read-only
 // (the mount tier): the whole workspace is then granted, and the
 // capabilities of the namespace are dropped.
 func confine(p Policy, mounted bool) error {
@@ -95,12 +101,39 @@ func confine(p Policy, mounted bool) error {
 			return err
 		}
 	}
-	if !p.Network {
-		if err := denyIPSockets(); err != nil {
-			return fmt.Errorf("installing the network filter: %w", err)
-		}
+	if err := installFilter(p.Network); err != nil {
+		return fmt.Errorf("installing the seccomp filter: %w", err)
 	}
 	return nil
+}
+
+// closeInherited marks every descriptor from first up close-on-exec, in
+// one close_range call (Linux 5.11), else one by one. The Go runtime's own
+// descriptors are close-on-exec already, so marking them changes nothing.
+func closeInherited(first int) {
+	if unix.CloseRange(uint(first), ^uint(0), unix.CLOSE_RANGE_CLOEXEC) == nil {
+		return
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd >= first {
+			unix.CloseOnExec(fd)
+		}
+	}
+}
+
+// newSession makes cmd start a session of its own: no controlling
+// terminal, and a process group it leads (setpgid would fail on a session
+// leader, so it is not asked for).
+func newSession(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	a := cmd.SysProcAttr
+	a.Setsid, a.Setpgid, a.Pgid, a.Foreground = true, false, 0, false
 }
 
 // handledFS is every file-system right the kernel's ABI knows: what is
@@ -330,4 +363,14 @@ func probe() Report {
 		}
 	}
 	return r
+}
+
+// openDirAt opens the folder name beneath the open folder d, not through
+// a symbolic link; nil if it cannot.
+func openDirAt(d *os.File, name string) *os.File {
+	fd, err := unix.Openat(int(d.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	return os.NewFile(uintptr(fd), name)
 }

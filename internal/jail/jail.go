@@ -2,7 +2,11 @@
 // repository's behalf (bash, background processes, hooks, addon
 // processes, delegated agents) with Linux Landlock, so a command can write
 // only where its policy says and, with the network off, cannot open TCP
-// connections or IP sockets.
+// connections or any socket but a Unix one (a seccomp filter on the
+// family). Every confined child also starts a session of its own (no
+// controlling terminal of the user's), may not push input into a terminal
+// (TIOCSTI, TIOCLINUX), and holds no descriptor above 2 but those it is
+// given.
 //
 // Landlock restricts the calling thread and what it starts later. [Wrap]
 // prepares an *exec.Cmd; the supervised start (internal/childproc) takes
@@ -94,14 +98,31 @@ func (m Mode) String() string {
 	return string(m)
 }
 
-// Protected returns the workspace's top-level entries a confined child never
-// writes, whatever its grants: what they hold makes later code run
-// unconfined or unasked (approvals and state, addons, MCP configs, Claude
-// Code's hooks, git hooks and the git config that names them). Inside
-// .git and .claude only the listed children are protected; the rest of
-// those folders' existing entries stay writable under WorkspaceWrite.
+// Protected returns the workspace's paths a confined child never writes,
+// whatever its grants: what they hold makes later code run unconfined or
+// unasked (approvals and state, addons, MCP configs, Claude Code's hooks,
+// and what git reads as code or as config that names code: hooks, the
+// config files, the pointers to other git folders, and those folders).
+// Inside .git and .claude only the listed children are protected; the rest
+// of those folders' existing entries (objects, refs, the index) stay
+// writable under WorkspaceWrite, so commits still work. A .git that is a
+// file (a worktree's pointer) is protected whole, and a .git a command
+// makes anywhere below the workspace is moved away (see [Watcher]).
 func Protected() []string {
-	return []string{".indusvx/", ".indus/", ".mcp.json", ".claude/settings*.json", ".git/hooks/", ".git/config"}
+	return []string{".indusvx/", ".indus/", ".mcp.json", ".claude/settings*.json",
+		".git/hooks/", ".git/config*", ".git/commondir", ".git/info/", ".git/modules/", ".git/worktrees/", ".git (a file)"}
+}
+
+// gitProtected are the children of a git folder that hold code or config
+// naming code: hooks; config and config.worktree; commondir, which points
+// at another git folder's config; info (attributes, exclude, sparse
+// patterns); the git folders of submodules and the worktrees' own config.
+func gitProtected(child string) bool {
+	switch child {
+	case "hooks", "info", "modules", "worktrees", "commondir":
+		return true
+	}
+	return strings.HasPrefix(child, "config")
 }
 
 // protectedTop are the top-level names never granted as a whole.
@@ -167,6 +188,9 @@ type spec struct {
 	Mount bool `json:"mount,omitempty"`
 	// Probe: only check that mounting works here, and exit.
 	Probe bool `json:"probe,omitempty"`
+	// Pass is how many descriptors above 2 the child is given (its
+	// ExtraFiles): every other one is closed before the target runs.
+	Pass int `json:"pass,omitempty"`
 }
 
 // self is this program's executable once [Main] ran; "" means no helper.
@@ -182,12 +206,17 @@ var (
 
 // Main must be called first thing in main (or TestMain): in a child that
 // [Wrap] prepared it confines the process and execs the target, and never
-// returns; otherwise it records that this program can serve as the helper
-// and returns at once.
+// returns; otherwise it records that this program can serve as the helper,
+// marks every descriptor above 2 that it inherited close-on-exec (so no
+// child, confined or not, gets what this program's parent left open), and
+// returns at once.
 func Main() {
 	if raw, ok := os.LookupEnv(EnvVar); ok {
 		runHelper(raw) // does not return
 	}
+	// What this program's parent left open without close-on-exec is
+	// its own business: no child of this program inherits it.
+	closeInherited(3)
 	exe, err := os.Executable()
 	if err == nil {
 		self.Store(&exe)
@@ -209,8 +238,13 @@ func Ready() error {
 // Wrap rewrites cmd so that it starts confined by p: cmd's program becomes
 // this executable, which confines itself and then execs the original
 // program with the original arguments. A nil p leaves cmd alone. Call it
-// after cmd's Env and Dir are set and before it starts; a kernel without
-// Landlock fails with ErrUnavailable rather than run cmd unconfined.
+// after cmd's Env, Dir and ExtraFiles are set and before it starts; a
+// kernel without Landlock fails with ErrUnavailable rather than run cmd
+// unconfined.
+//
+// The child starts a session of its own (no controlling terminal, so none
+// of the user's to type into; it still leads a process group), and gets
+// no descriptor above 2 but its ExtraFiles.
 func Wrap(cmd *exec.Cmd, p *Policy) error {
 	if p == nil || cmd.Err != nil {
 		return nil // cmd.Err: Start reports the missing program
@@ -219,7 +253,7 @@ func Wrap(cmd *exec.Cmd, p *Policy) error {
 		return err
 	}
 	exe := self.Load()
-	b, err := json.Marshal(spec{Policy: *p, Path: cmd.Path})
+	b, err := json.Marshal(spec{Policy: *p, Path: cmd.Path, Pass: len(cmd.ExtraFiles)})
 	if err != nil {
 		return fmt.Errorf("encoding the sandbox policy: %w", err)
 	}
@@ -234,6 +268,7 @@ func Wrap(cmd *exec.Cmd, p *Policy) error {
 		cmd.Args = []string{cmd.Path}
 	}
 	cmd.Path = *exe
+	newSession(cmd)
 	return nil
 }
 
@@ -322,11 +357,31 @@ func IsProtected(rel string) bool {
 		return true
 	case ".git":
 		second, _, _ := strings.Cut(rest, "/")
-		return rest == "" || second == "hooks" || second == "config"
+		return rest == "" || gitProtected(second)
 	case ".claude":
 		second, _, _ := strings.Cut(rest, "/")
 		ok, _ := filepath.Match("settings*.json", second)
 		return rest == "" || ok
+	}
+	return false
+}
+
+// IsGitProtected reports whether rel (relative to a workspace root) is a
+// path git would read as code or as config that names code, at any depth:
+// a protected child of the workspace's .git (see [Protected]), a .git
+// itself (a folder or a worktree's pointer file), or anything inside a
+// .git below the top, which is another repository's. The deck's own file
+// tools refuse these, as the sandbox does.
+func IsGitProtected(rel string) bool {
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(rel)), "/")
+	for i, p := range parts {
+		if !strings.EqualFold(p, ".git") {
+			continue
+		}
+		if i > 0 || len(parts) == 1 {
+			return true // a nested repository, or .git itself
+		}
+		return gitProtected(parts[1])
 	}
 	return false
 }

@@ -23,6 +23,13 @@ import (
 // fails the package when a test leaves a goroutine behind.
 func TestMain(m *testing.M) {
 	jail.Main()
+	jailtest.Main() // the probe program of the socket and terminal attempts
+	if os.Getenv(inheritEnv) != "" {
+		inheritedChild()
+	}
+	if ws := os.Getenv(terminalEnv); ws != "" {
+		terminalChild(ws)
+	}
 	// The dedicated helper, built here and found on PATH, sets up the
 	// children of the mount tier (other packages' tests use the fallback:
 	// their own test binary).
@@ -264,5 +271,24 @@ func TestParseMode(t *testing.T) {
 	}
 	if _, err := jail.ParseMode("danger"); err == nil || !strings.Contains(err.Error(), "workspace-write") {
 		t.Errorf("ParseMode(danger) = %v, want an error listing the modes", err)
+	}
+}
+
+func TestGitPaths(t *testing.T) {
+	for rel, want := range map[string]bool{
+		".git": true, ".git/config": true, ".git/config.worktree": true, ".git/commondir": true,
+		".git/hooks/pre-commit": true, ".git/info/attributes": true, ".git/modules/m/config": true,
+		".git/worktrees/w/config.worktree": true, "sub/.git": true, "sub/.git/HEAD": true, "a/b/.GIT/config": true,
+		".git/HEAD": false, ".git/objects/ab/cd": false, ".git/refs/heads/main": false, ".git/index": false,
+		".gitignore": false, "src/git/config": false, ".github/workflows/ci.yml": false,
+	} {
+		if got := jail.IsGitProtected(rel); got != want {
+			t.Errorf("IsGitProtected(%q) = %v, want %v", rel, got, want)
+		}
+	}
+	for rel, want := range map[string]bool{".git/commondir": true, ".git/info/exclude": true, ".git/config.worktree": true, ".git/index": false, "sub/.git": false} {
+		if got := jail.IsProtected(rel); got != want {
+			t.Errorf("IsProtected(%q) = %v, want %v", rel, got, want)
+		}
 	}
 }

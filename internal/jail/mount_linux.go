@@ -30,13 +30,14 @@ import (
 const nsFlags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
 
 // bound are the paths bound over themselves (relative to the workspace,
-// in order: a parent before its children), and whether read-only.
+// in order: a parent before its children), and whether read-only. The
+// protected children of .git follow them (see gitBinds).
 var bound = []struct {
 	rel string
 	ro  bool
 }{
 	{".indusvx", true}, {".indus", true}, {".mcp.json", true},
-	{".git", false}, {".git/hooks", true}, {".git/config", true},
+	{".git", false},
 	{".claude", false},
 }
 
@@ -89,7 +90,7 @@ var namespacesAllowed = sync.OnceValue(func() error {
 // with s marked for the mount tier. The caller's ids map to themselves,
 // so files keep their owner.
 func toMountTier(cmd *exec.Cmd, s spec) error {
-	s.Mount = true
+	s.Mount, s.Pass = true, len(cmd.ExtraFiles)
 	b, err := json.Marshal(s)
 	if err != nil {
 		return err
@@ -122,7 +123,7 @@ var nsCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 var errNoMount = errors.New("no mount rights in the namespace")
 
 // bindProtected binds the existing protected paths of workspace over
-// themselves, read-only but .git and .claude. It returns errNoMount when
+// themselves, read-only but the folders .git and .claude. It returns errNoMount when
 // the first bind is refused for want of rights (nothing changed yet).
 func bindProtected(workspace string) error {
 	root, err := unix.Open(workspace, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -132,7 +133,11 @@ func bindProtected(workspace string) error {
 	defer unix.Close(root)
 	first := true
 	for _, b := range bound {
-		err := bindOver(root, b.rel, b.ro)
+		ro := b.ro
+		if b.rel == ".git" {
+			ro = isFile(root, ".git") // a worktree's pointer: protected whole
+		}
+		err := bindOver(root, b.rel, ro)
 		if first && (errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES)) {
 			return errNoMount
 		}
@@ -141,12 +146,39 @@ func bindProtected(workspace string) error {
 		}
 		first = false
 	}
-	for _, rel := range claudeSettings(workspace) {
+	for _, rel := range append(gitChildren(workspace), claudeSettings(workspace)...) {
 		if err := bindOver(root, rel, true); err != nil {
 			return fmt.Errorf("protecting %s: %w", rel, err)
 		}
 	}
 	return nil
+}
+
+// isFile reports whether rel, beneath root and not through a link, is a
+// regular file.
+func isFile(root int, rel string) bool {
+	var st unix.Stat_t
+	err := unix.Fstatat(root, rel, &st, unix.AT_SYMLINK_NOFOLLOW)
+	return err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG
+}
+
+// gitChildren lists the protected children of workspace's .git folder
+// (hooks, config*, commondir, info, modules, worktrees) that exist.
+func gitChildren(workspace string) []string {
+	f, err := os.Open(filepath.Join(workspace, ".git"))
+	if err != nil {
+		return nil
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	slices.Sort(names)
+	var out []string
+	for _, n := range names {
+		if gitProtected(n) {
+			out = append(out, ".git/"+n)
+		}
+	}
+	return out
 }
 
 // bindOver mounts a copy of rel (with what is mounted beneath it) over rel

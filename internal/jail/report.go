@@ -19,12 +19,12 @@ func (r Report) Enforces(m Mode) []string {
 	case WorkspaceWrite:
 		if r.Mount == nil {
 			out = append(out, "read anywhere the user can; write anywhere in the workspace (new top-level entries too) and a private temp folder",
-				"mount tier: the command starts in user and mount namespaces of its own, where .indusvx/, .indus/, .mcp.json, .claude/settings*.json, .git/hooks/ and .git/config are bound read-only; one of them that did not exist and that the command creates is moved to "+Quarantine+" once it ends",
+				"mount tier: the command starts in user and mount namespaces of its own, where .indusvx/, .indus/, .mcp.json, .claude/settings*.json and git's code and config (.git/hooks/, .git/config*, .git/commondir, .git/info/, .git/modules/, .git/worktrees/, a .git file) are bound read-only; one of them that did not exist and that the command creates, and any .git it makes below the top, is moved to "+Quarantine+" once it ends",
 				"no setuid gains (no_new_privs), no capabilities; files move and link freely within the workspace, not in from outside it")
 			break
 		}
 		out = append(out, "read anywhere the user can; write the workspace's existing top-level entries and everything beneath them, and a private temp folder",
-			"the workspace folder itself stays read-only (no new top-level entries), and so do .indusvx/, .indus/, .mcp.json, .claude/settings*.json, .git/hooks/, .git/config",
+			"the workspace folder itself stays read-only (no new top-level entries), and so do .indusvx/, .indus/, .mcp.json, .claude/settings*.json, .git itself (no new entries at its top) and git's code and config (.git/hooks/, .git/config*, .git/commondir, .git/info/, .git/modules/, .git/worktrees/); a .git the command makes below the top is moved to "+Quarantine,
 			fmt.Sprintf("per-entry tier: the mount tier is not available here (%v)", r.Mount))
 	}
 	if m != WorkspaceWrite || r.Mount != nil {
@@ -35,13 +35,18 @@ func (r Report) Enforces(m Mode) []string {
 	}
 	switch {
 	case r.ABI >= 4 && r.Seccomp:
-		out = append(out, "network off: TCP bind and connect refused (Landlock), IPv4 and IPv6 sockets refused, UDP included (seccomp); Unix sockets stay possible")
+		out = append(out, "network off: TCP bind and connect refused (Landlock), and every socket but a Unix one (IPv4, IPv6 and UDP, packet, netlink, vsock, ...) refused (seccomp)")
 	case r.ABI >= 4:
-		out = append(out, "network off: TCP bind and connect refused (Landlock); UDP and Unix sockets stay possible (no seccomp filter on this architecture)")
+		out = append(out, "network off: TCP bind and connect refused (Landlock); UDP and other socket families stay possible (no seccomp filter on this architecture)")
 	case r.Seccomp:
-		out = append(out, "network off: IPv4 and IPv6 sockets refused (seccomp; Landlock has no network rules before ABI 4); Unix sockets stay possible")
+		out = append(out, "network off: every socket but a Unix one refused (seccomp; Landlock has no network rules before ABI 4)")
 	default:
 		out = append(out, "network: not restricted (Landlock ABI below 4 and no seccomp filter here)")
+	}
+	if r.Seccomp {
+		out = append(out, "no terminal of the user's (a session of its own), no typing into a terminal (TIOCSTI, TIOCLINUX refused); no descriptor of indusr's but its standard ones")
+	} else {
+		out = append(out, "no terminal of the user's (a session of its own); no descriptor of indusr's but its standard ones; typing into a terminal it opens is not filtered on this architecture")
 	}
 	if r.ABI >= 6 {
 		out = append(out, "no signals to processes outside the sandbox, no abstract Unix sockets outside it")

@@ -8,4 +8,6 @@ const (
 	seccompArch    = unix.AUDIT_ARCH_AARCH64
 	nrSocket       = unix.SYS_SOCKET
 	nrIOUringSetup = unix.SYS_IO_URING_SETUP
+	nrSocketpair   = unix.SYS_SOCKETPAIR
+	nrIoctl        = unix.SYS_IOCTL
 )

@@ -3,4 +3,4 @@
 package jail
 
 // No network filter on this architecture: Landlock's TCP rules only.
-const seccompArch, nrSocket, nrIOUringSetup = 0, 0, 0
+const seccompArch, nrSocket, nrSocketpair, nrIoctl, nrIOUringSetup = 0, 0, 0, 0, 0

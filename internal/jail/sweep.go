@@ -23,8 +23,10 @@ const Quarantine = ".indusvx/quarantine"
 // command starts, so that those the command could make anyway are taken
 // away afterwards. No rule can stop a writable folder from gaining an
 // entry of a name that does not exist yet: under workspace-write a
-// command may create .mcp.json, .indus/, .git/ (when absent), or a
-// .claude/settings*.json. [Watcher.Sweep] moves each such path that
+// command may create .mcp.json, .indus/, .git/ (when absent), a
+// .claude/settings*.json, a protected child of .git (commondir, info/,
+// config.worktree, ...) or a .git in any folder below the top (another
+// repository, which git enters through a gitlink). [Watcher.Sweep] moves each such path that
 // appeared, or was replaced, into [Quarantine]. Safe for concurrent use.
 type Watcher struct {
 	workspace string
@@ -33,11 +35,12 @@ type Watcher struct {
 }
 
 // Watch notes the protected paths of p's workspace, or returns nil when
-// p cannot create any (a nil or read-only policy). It makes .indusvx
+// p cannot create any (a nil policy, or one that writes nothing in the
+// workspace). It makes .indusvx
 // first: the deck's own folder, protected by the sandbox, and the
 // quarantine's home.
 func Watch(p *Policy) *Watcher {
-	if p == nil || !p.WriteWorkspace || p.Workspace == "" {
+	if p == nil || p.Workspace == "" || !p.WriteWorkspace && !writesInside(*p) {
 		return nil
 	}
 	_ = os.Mkdir(filepath.Join(p.Workspace, ".indusvx"), 0o755)
@@ -47,6 +50,17 @@ func Watch(p *Policy) *Watcher {
 	}
 	defer root.Close()
 	return &Watcher{workspace: p.Workspace, seen: watched(root)}
+}
+
+// writesInside reports whether one of p's write grants lies in its
+// workspace.
+func writesInside(p Policy) bool {
+	for _, w := range p.Clean().Write {
+		if rel, err := filepath.Rel(p.Workspace, w); err == nil && filepath.IsLocal(rel) {
+			return true
+		}
+	}
+	return false
 }
 
 // WatchCmd is [Watch] of the policy of a cmd that [Wrap] prepared (nil
@@ -66,26 +80,87 @@ func WatchCmd(cmd *exec.Cmd) *Watcher {
 
 // watched lists the protected paths that exist beneath root (but
 // .indusvx, which is never swept into itself), not following a final
-// symbolic link.
+// symbolic link, and every .git below the top (see nestedGit).
 func watched(root *os.Root) map[string]fs.FileInfo {
 	m := make(map[string]fs.FileInfo)
-	for _, rel := range []string{".indus", ".mcp.json", ".git", ".git/hooks", ".git/config"} {
+	for _, rel := range []string{".indus", ".mcp.json", ".git"} {
 		if fi, err := root.Lstat(rel); err == nil {
 			m[rel] = fi
 		}
 	}
-	if d, err := root.Open(".claude"); err == nil {
+	for _, dir := range []struct {
+		rel  string
+		keep func(string) bool
+	}{
+		{".git", gitProtected},
+		{".claude", func(n string) bool { ok, _ := path.Match("settings*.json", n); return ok }},
+	} {
+		d, err := root.Open(dir.rel)
+		if err != nil {
+			continue
+		}
 		names, _ := d.Readdirnames(-1)
 		d.Close()
 		for _, n := range names {
-			if ok, _ := path.Match("settings*.json", n); ok {
-				if fi, err := root.Lstat(".claude/" + n); err == nil {
-					m[".claude/"+n] = fi
+			if dir.keep(n) {
+				if fi, err := root.Lstat(dir.rel + "/" + n); err == nil {
+					m[dir.rel+"/"+n] = fi
 				}
 			}
 		}
 	}
+	nestedGit(root, m)
 	return m
+}
+
+// nestedWalkLimit bounds the folders nestedGit reads, so a sweep of a
+// huge tree stays cheap; past it, a .git made deeper is not found.
+const nestedWalkLimit = 20000
+
+// nestedGit adds to m each .git (folder or file) below the top of root:
+// git runs what another repository's config names when the user works in
+// it, or, through a gitlink, when git status recurses into it. It does
+// not descend into a .git, .indusvx, or a symbolic link, opens each
+// folder from its parent's descriptor and takes the entries' types from
+// the listing, without a stat each.
+func nestedGit(root *os.Root, m map[string]fs.FileInfo) {
+	top, err := root.Open(".")
+	if err != nil {
+		return
+	}
+	read := 0
+	walkGit(root, top, ".", &read, m)
+}
+
+// walkGit is nestedGit beneath the open folder d (rel), which it closes.
+func walkGit(root *os.Root, d *os.File, rel string, read *int, m map[string]fs.FileInfo) {
+	if *read >= nestedWalkLimit {
+		d.Close()
+		return
+	}
+	*read++
+	entries, _ := d.ReadDir(-1)
+	defer d.Close()
+	for _, e := range entries {
+		name := e.Name()
+		sub := name
+		if rel != "." {
+			sub = rel + "/" + name
+		}
+		switch {
+		case strings.EqualFold(name, ".git"):
+			if rel != "." {
+				if fi, err := root.Lstat(sub); err == nil {
+					m[sub] = fi
+				}
+			}
+		case rel == "." && name == ".indusvx":
+		case e.Type().IsDir():
+			if f := openDirAt(d, name); f != nil {
+				walkGit(root, f, sub, read, m)
+			}
+		}
+	}
 }
 
 // Sweep moves each protected path that appeared or was replaced since
@@ -114,7 +189,7 @@ func (w *Watcher) Sweep() []string {
 	var notes []string
 	var moved []string
 	for _, rel := range rels {
-		if old, ok := w.seen[rel]; ok && os.SameFile(old, now[rel]) && old.Mode().Type() == now[rel].Mode().Type() {
+		if old, ok := w.seen[rel]; ok && same(old, now[rel]) {
 			continue
 		}
 		if slices.ContainsFunc(moved, func(m string) bool { return strings.HasPrefix(rel, m+"/") }) {
@@ -126,15 +201,31 @@ func (w *Watcher) Sweep() []string {
 			continue
 		}
 		moved = append(moved, rel)
+		delete(now, rel)
 		notes = append(notes, fmt.Sprintf("[sandbox: the command made the protected path %s, which was moved to %s: a sandboxed command may not create %s (it could make later code run unconfined or unasked). %s]", rel, dest, rel, advice(rel)))
 	}
-	w.seen = watched(root)
+	for rel := range now {
+		if slices.ContainsFunc(moved, func(m string) bool { return strings.HasPrefix(rel, m+"/") }) {
+			delete(now, rel)
+		}
+	}
+	w.seen = now
 	return notes
 }
 
+// same reports whether a protected path is as it was: the same file of
+// the same type, and a regular file (a .git pointer, a config) not
+// rewritten in place.
+func same(old, now fs.FileInfo) bool {
+	if !os.SameFile(old, now) || old.Mode().Type() != now.Mode().Type() {
+		return false
+	}
+	return !old.Mode().IsRegular() || old.Size() == now.Size() && old.ModTime().Equal(now.ModTime())
+}
+
 func advice(rel string) string {
-	if rel == ".git" {
-		return "Run git init yourself, or with --sandbox off."
+	if rel == ".git" || strings.HasSuffix(rel, "/.git") {
+		return "Run git init or git clone yourself, or with --sandbox off."
 	}
 	return "Create it with the write tool instead, or move it back yourself if it is wanted."
 }

@@ -46,7 +46,8 @@ func locate(env *tool.Env, path string) (*target, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, _, err := env.WorkspaceRoot(abs); err != nil {
+	_, named, err := env.WorkspaceRoot(abs)
+	if err != nil {
 		return nil, err
 	}
 	real, err := realPath(abs)
@@ -66,6 +67,10 @@ func locate(env *tool.Env, path string) (*target, error) {
 		return nil, fmt.Errorf("cannot open workspace root %s: %w", rootDir, err)
 	}
 	t := &target{abs: abs, name: env.Rel(abs), real: real, root: root, rootDir: rootDir, rel: rel}
+	if err := refuseGitPath(t.name, named, rel); err != nil {
+		root.Close()
+		return nil, err
+	}
 	if err := t.inspect(); err != nil {
 		root.Close()
 		return nil, err

@@ -44,7 +44,12 @@ type Scene struct {
 // world afterwards (and at the command's output) and says whether it got
 // out.
 type Attempt struct {
-	Name    string
+	Name string
+	// Family groups attempts in the suite's tally: "file" (writes
+	// outside), "protected" (the protected paths), "git", "read",
+	// "network" (TCP, UDP), "socket" (one per socket family), "terminal",
+	// "signal", "privilege".
+	Family  string
 	Command string
 	Escaped func(output string) bool
 	// NeedsFD says the attempt reads descriptor 3, a folder of Outside
@@ -130,8 +135,9 @@ func (s *Scene) Attempts() []Attempt {
 	outName := filepath.Base(out)
 	made := func(p string) func(string) bool { return func(string) bool { return s.exists(p) } }
 	var a []Attempt
+	family := "file"
 	add := func(name, cmd string, esc func(string) bool) {
-		a = append(a, Attempt{Name: name, Command: cmd, Escaped: esc})
+		a = append(a, Attempt{Name: name, Family: family, Command: cmd, Escaped: esc})
 	}
 	add("absolute path", fmt.Sprintf("echo x > %s/abs", out), made(out+"/abs"))
 	add("dot-dot", fmt.Sprintf("echo x > ../%s/dotdot", outName), made(out+"/dotdot"))
@@ -140,8 +146,10 @@ func (s *Scene) Attempts() []Attempt {
 		func(string) bool { return s.content(out+"/victim") != "orig\n" })
 	add("/proc/self/root", fmt.Sprintf("echo x > /proc/self/root%s/procroot", out), made(out+"/procroot"))
 	add("/proc/self/cwd", fmt.Sprintf("echo x > /proc/self/cwd/../%s/proccwd", outName), made(out+"/proccwd"))
-	a = append(a, Attempt{Name: "descriptor opened before", Command: "echo x > /proc/self/fd/3/viafd", NeedsFD: true, Escaped: made(out + "/viafd")})
+	a = append(a, Attempt{Name: "descriptor opened before", Family: "file", Command: "echo x > /proc/self/fd/3/viafd", NeedsFD: true, Escaped: made(out + "/viafd")})
+	family = "privilege"
 	add("setuid program", fmt.Sprintf("%s/suid-touch %s/suid", out, out), made(out+"/suid"))
+	family = "protected"
 	add("protected .indusvx/", "echo x > .indusvx/planted", made(ws+"/.indusvx/planted"))
 	add("protected .indusvx/ file", "echo x >> .indusvx/approvals.json",
 		func(string) bool { return s.content(ws+"/.indusvx/approvals.json") != "{}\n" })
@@ -150,6 +158,7 @@ func (s *Scene) Attempts() []Attempt {
 	add("protected .claude/settings.json", `echo '{"hooks":{}}' > .claude/settings.json`,
 		func(string) bool { return s.content(ws+"/.claude/settings.json") != "{}\n" })
 	add("protected .claude/settings.local.json", `echo '{}' > .claude/settings.local.json`, made(ws+"/.claude/settings.local.json"))
+	family = "git"
 	add("protected .git/hooks/", "printf '#!/bin/sh\\n' > .git/hooks/pre-commit",
 		func(string) bool {
 			return s.exists(ws+"/.git/hooks/pre-commit") || s.exists(ws+"/.git/hooks-old/pre-commit")
@@ -162,27 +171,33 @@ func (s *Scene) Attempts() []Attempt {
 	// Moved back at once, so the attempts after it find .git in place.
 	add("rename .git", "mv .git git-moved && echo RENAMED; mv git-moved .git 2>/dev/null",
 		func(o string) bool { return strings.Contains(o, "RENAMED") || s.exists(ws+"/git-moved") })
+	family = "protected"
 	add("rename .claude", "mv .claude claude-moved && echo RENAMED; mv claude-moved .claude 2>/dev/null",
 		func(o string) bool { return strings.Contains(o, "RENAMED") || s.exists(ws+"/claude-moved") })
 	add("new .mcp.json moved in", `echo '{}' > sub/m.json && mv sub/m.json .mcp.json`, made(ws+"/.mcp.json"))
+	family = "git"
 	add("symlink to .git/hooks made inside", "ln -s ../.git/hooks sub/hk; echo x > sub/hk/pre-push", made(ws+"/.git/hooks/pre-push"))
 	add("move into .git/hooks", "echo x > sub/pc && mv sub/pc .git/hooks/pre-applypatch", made(ws+"/.git/hooks/pre-applypatch"))
 	add("hard link into .git/hooks", "echo x > sub/pc2 && ln sub/pc2 .git/hooks/prepare-commit-msg", made(ws+"/.git/hooks/prepare-commit-msg"))
 	add("unmount a protection", "umount .git/hooks; umount -l .git/hooks; echo x > .git/hooks/post-checkout", made(ws+"/.git/hooks/post-checkout"))
 	add("remount a protection writable", "mount -o remount,rw,bind .git/hooks; echo x > .git/hooks/post-merge", made(ws+"/.git/hooks/post-merge"))
 	add("unmount in a nested namespace", "unshare -Urm sh -c 'umount -l .git/hooks; echo x > .git/hooks/pre-rebase'", made(ws+"/.git/hooks/pre-rebase"))
+	family = "protected"
 	add("write the quarantine", "mkdir -p .indusvx/quarantine && echo x > .indusvx/quarantine/planted", made(ws+"/.indusvx/quarantine/planted"))
-	a = append(a, Attempt{Name: "read ~/.ssh", ReadOnly: true, Command: fmt.Sprintf("cat %s/.ssh/id_ed25519", s.Home),
+	a = append(a, Attempt{Name: "read ~/.ssh", Family: "read", ReadOnly: true, Command: fmt.Sprintf("cat %s/.ssh/id_ed25519", s.Home),
 		Escaped: func(o string) bool { return strings.Contains(o, Secret) }})
 	port := s.tcp.Addr().(*net.TCPAddr).Port
+	family = "network"
 	add("TCP connect to 127.0.0.1", fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo CONNECTED", port),
 		func(o string) bool { return strings.Contains(o, "CONNECTED") || s.accepted() })
 	uport := s.udp.LocalAddr().(*net.UDPAddr).Port
 	add("UDP send to 127.0.0.1", fmt.Sprintf("echo x > /dev/udp/127.0.0.1/%d && echo SENT", uport),
 		func(o string) bool { return strings.Contains(o, "SENT") || s.received() })
+	family = "signal"
 	add("signal a process outside", fmt.Sprintf("kill -TERM %d && echo SIGNALLED", s.victim.Process.Pid),
 		func(o string) bool { return strings.Contains(o, "SIGNALLED") || s.victimGone() })
-	return a
+	a = append(a, s.gitAttempts()...)
+	return append(a, s.probeAttempts()...)
 }
 
 // accepted reports a connection waiting on the listener: a connect that
@@ -222,7 +237,9 @@ type Runner func(t testing.TB, command string) string
 // everywhere; fd: the runner passes descriptor 3) as one script, each in
 // a subshell of its own, so one confined start covers them all. It
 // returns the number of attempts and the names of those that escaped,
-// each logged with its output.
+// each logged with its output, and logs the tally per family. An attempt
+// whose probe found nothing to try here (a socket family this kernel
+// lacks) is left out of the count.
 func (s *Scene) Run(t testing.TB, run Runner, readsAll, fd bool) (attempts int, escaped []string) {
 	t.Helper()
 	var script strings.Builder
@@ -240,8 +257,10 @@ func (s *Scene) Run(t testing.TB, run Runner, readsAll, fd bool) (attempts int, 
 		t.Fatalf("the escape script did not run to its end:\n%s", out)
 	}
 	parts := strings.Split(out, marker)
+	type tally struct{ attempts, escapes, skipped int }
+	byFamily := map[string]*tally{}
+	var order []string
 	for i, a := range chosen {
-		attempts++
 		seg := ""
 		prefix := fmt.Sprint(i) + "\n"
 		for _, p := range parts {
@@ -249,10 +268,28 @@ func (s *Scene) Run(t testing.TB, run Runner, readsAll, fd bool) (attempts int, 
 				seg = strings.TrimPrefix(p, prefix)
 			}
 		}
+		f := byFamily[a.Family]
+		if f == nil {
+			f = &tally{}
+			byFamily[a.Family] = f
+			order = append(order, a.Family)
+		}
+		if strings.Contains(seg, unavailable) {
+			f.skipped++
+			t.Logf("not counted %q (nothing to try here): %s", a.Name, strings.TrimSpace(seg))
+			continue
+		}
+		attempts++
+		f.attempts++
 		if a.Escaped(seg) {
+			f.escapes++
 			escaped = append(escaped, a.Name)
 			t.Logf("escape %q: %s\noutput: %s", a.Name, a.Command, seg)
 		}
+	}
+	for _, name := range order {
+		f := byFamily[name]
+		t.Logf("escape suite, %s: %d attempts, %d escapes (%d not available here)", name, f.attempts, f.escapes, f.skipped)
 	}
 	t.Logf("escape suite: %d attempts, %d escapes", attempts, len(escaped))
 	return attempts, escaped
@@ -268,4 +305,27 @@ func (s *Scene) OutsideDir(t testing.TB) *os.File {
 	must(t, err)
 	t.Cleanup(func() { f.Close() })
 	return f
+}
+
+// gitAttempts plant what git would run or read as config on the user's
+// next git command: a protected child of .git that did not exist (each
+// must be refused or moved away), and a repository of its own below the
+// top, as a folder and as a pointer file.
+func (s *Scene) gitAttempts() []Attempt {
+	ws := s.Workspace
+	made := func(rel string) func(string) bool {
+		return func(string) bool { return s.exists(filepath.Join(ws, rel)) }
+	}
+	var a []Attempt
+	add := func(name, cmd, rel string) {
+		a = append(a, Attempt{Name: name, Family: "git", Command: cmd, Escaped: made(rel)})
+	}
+	add("plant .git/commondir", "echo ../sub > .git/commondir", ".git/commondir")
+	add("plant .git/config.worktree", `printf '[core]\n\tfsmonitor = touch /tmp/x\n' > .git/config.worktree`, ".git/config.worktree")
+	add("plant .git/info/attributes", "mkdir -p .git/info && echo '* filter=x' > .git/info/attributes", ".git/info/attributes")
+	add("plant .git/modules/m/config", "mkdir -p .git/modules/m && echo '[core]' > .git/modules/m/config", ".git/modules/m/config")
+	add("plant .git/worktrees/w/config.worktree", "mkdir -p .git/worktrees/w && echo '[core]' > .git/worktrees/w/config.worktree", ".git/worktrees/w/config.worktree")
+	add("plant a repository below the top", `mkdir -p sub/inner/.git && printf '[core]\n\tfsmonitor = touch /tmp/x\n' > sub/inner/.git/config`, "sub/inner/.git")
+	add("plant a .git pointer below the top", "mkdir -p sub/wt && echo 'gitdir: ../../sub' > sub/wt/.git", "sub/wt/.git")
+	return a
 }
