@@ -10,6 +10,7 @@ import (
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/manifest"
 	"github.com/indusagi/induscode/addons/policy"
+	ws "github.com/indusagi/induscode/workspace"
 )
 
 // Dir is where a workspace keeps its subagent profiles, relative to
@@ -75,7 +76,8 @@ func Parse(file, stem string, data []byte) (Profile, error) {
 // read or parsed, or whose name another file took first, becomes a fault
 // and the others still load. A missing folder has no profiles.
 func Discover(workspace string) ([]Profile, []*addons.Fault) {
-	dir := policy.ResolvePath(Dir, policy.ResolvePath(workspace, "", ""), "")
+	root := policy.ResolvePath(workspace, "", "")
+	dir := policy.ResolvePath(Dir, root, "")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil
@@ -89,7 +91,7 @@ func Discover(workspace string) ([]Profile, []*addons.Fault) {
 			continue
 		}
 		file := filepath.Join(dir, name)
-		data, err := os.ReadFile(file)
+		data, err := ws.ReadRepoFile(root, file, ws.MaxConfigFile) // beneath the workspace, bounded
 		if err != nil {
 			faults = append(faults, &addons.Fault{Kind: addons.LoadFault, File: file, Msg: "cannot read the profile", Err: err})
 			continue

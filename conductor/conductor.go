@@ -154,7 +154,13 @@ func Open(ctx context.Context, o Options) (*Conductor, error) {
 		c.sess.Close()
 		return nil, err
 	}
-	c.brief = Briefing(c.sess.Dir(), c.sess.Box().Specs(), o.AppendSystem)
+	var warnings []string
+	c.brief, warnings = briefing(c.sess.Dir(), c.sess.Box().Specs(), o.AppendSystem)
+	if so.Warn != nil {
+		for _, w := range warnings {
+			so.Warn(w)
+		}
+	}
 	// Grafted tools come and go (a server starts late, restarts, lists
 	// new tools): the briefing is composed again before the next call.
 	c.sess.OnToolsChanged(func() {

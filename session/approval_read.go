@@ -28,7 +28,7 @@ func (a *Approvals) readMCP(tree *approval.Tree, g *Group) {
 	l := workspace.At(a.Root)
 	for _, f := range []string{l.MCPConfig(), l.ProjectMCPConfig()} {
 		g.Files = append(g.Files, f)
-		data, err := workspace.ReadFile(f) // no link followed, no wait on a pipe
+		data, err := workspace.ReadRepoFile(a.Root, f, workspace.MaxConfigFile) // bounded, beneath the workspace
 		if err != nil {
 			continue // absent, or unreadable: then loading mounts nothing from it either
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/manifest"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // SettingsFiles are the Claude Code settings of a project that may hold
@@ -38,16 +38,23 @@ func UserSettingsFile(home string) string {
 // LoadSettings reads the hooks of every settings file of the project at
 // root. A missing file holds none; every problem is a fault naming the
 // file and, where it can, the line, and the rest still load.
+// The files are read beneath root: a link out of the project, a named
+// pipe, a device or a file over the size bound is a fault, not a hang.
 func LoadSettings(root string) ([]Hook, []*addons.Fault) {
-	return LoadSettingsFiles(SettingsFiles(root)...)
+	return loadSettings(root, SettingsFiles(root))
 }
 
-// LoadSettingsFiles is LoadSettings for the given files, in order.
+// LoadSettingsFiles is LoadSettings for the given files of the user's own
+// (their links are followed), in order.
 func LoadSettingsFiles(files ...string) ([]Hook, []*addons.Fault) {
+	return loadSettings("", files)
+}
+
+func loadSettings(root string, files []string) ([]Hook, []*addons.Fault) {
 	var hooks []Hook
 	var faults []*addons.Fault
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := workspace.ReadRepoFile(root, f, workspace.MaxConfigFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

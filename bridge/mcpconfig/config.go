@@ -136,12 +136,12 @@ func Load(pathOrDir string) ([]Server, []Warning) {
 // each with a warning.
 func (l Loader) Load(pathOrDir string) ([]Server, []Warning) {
 	if fi, err := os.Stat(pathOrDir); err == nil && !fi.IsDir() {
-		return l.merge([]string{pathOrDir}, nil)
+		return l.merge([]string{pathOrDir}, "", 0, nil)
 	} else if errors.Is(err, fs.ErrNotExist) {
 		w := Warning{File: pathOrDir, Msg: "no such file or directory; looking for the usual config files under it as a directory"}
-		return l.merge(l.Sources(pathOrDir), []Warning{w})
+		return l.merge(l.Sources(pathOrDir), pathOrDir, workspaceSources, []Warning{w})
 	}
-	return l.merge(l.Sources(pathOrDir), nil)
+	return l.merge(l.Sources(pathOrDir), pathOrDir, workspaceSources, nil)
 }
 
 // LoadAll reads the servers of several config paths (files or
@@ -181,6 +181,10 @@ func (l Loader) LoadAll(paths []string, dir string) ([]Server, []Warning) {
 	}
 	return out, warnings
 }
+
+// workspaceSources is how many of the files [Loader.Sources] lists, from
+// the first, belong to the workspace (and so are read beneath it).
+const workspaceSources = 2
 
 // Sources returns the files Load reads for a directory, in merge order,
 // whether or not they exist.
@@ -225,12 +229,15 @@ func (l Loader) home() string {
 
 // merge parses files in order. A file reached twice (the project directory
 // is the home directory) is read once; a name declared twice keeps its
-// first declaration.
-func (l Loader) merge(files []string, warnings []Warning) ([]Server, []Warning) {
+// first declaration. The first inRepo files belong to the repository at
+// repo: they are read beneath it, so a link out of it is refused; every
+// file is read only when it is a regular file within the size bound (a
+// link to /dev/zero or a named pipe is a warning, not a hang).
+func (l Loader) merge(files []string, repo string, inRepo int, warnings []Warning) ([]Server, []Warning) {
 	var out []Server
 	seenFile := make(map[string]bool)
 	seenName := make(map[string]string)
-	for _, file := range files {
+	for i, file := range files {
 		abs, err := filepath.Abs(file)
 		if err != nil {
 			abs = file
@@ -239,12 +246,16 @@ func (l Loader) merge(files []string, warnings []Warning) ([]Server, []Warning) 
 			continue
 		}
 		seenFile[abs] = true
-		data, err := workspace.ReadFile(file)
+		root := ""
+		if i < inRepo {
+			root = repo
+		}
+		data, err := workspace.ReadRepoFile(root, file, workspace.MaxConfigFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			warnings = append(warnings, Warning{File: file, Msg: fmt.Sprintf("cannot read it (%v); its servers are not mounted", errors.Unwrap(err))})
+			warnings = append(warnings, Warning{File: file, Msg: fmt.Sprintf("cannot read it (%v); its servers are not mounted", readError(err))})
 			continue
 		}
 		servers, ws := Parse(data, file, l.lookup)
@@ -264,3 +275,16 @@ func (l Loader) merge(files []string, warnings []Warning) ([]Server, []Warning) 
 
 // MarshalText encodes the transport as its name.
 func (t Transport) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// readError is what a warning says of a failed read: a refusal's reason,
+// or the system's error without the path the warning names already.
+func readError(err error) string {
+	var refused *workspace.RefusedError
+	if errors.As(err, &refused) {
+		return refused.Reason
+	}
+	if u := errors.Unwrap(err); u != nil {
+		return u.Error()
+	}
+	return err.Error()
+}
