@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -311,17 +312,25 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists, sc
 	if ms, ok := src.(merged); ok {
 		err = ms.eachSum(add) // checksummed by the merge
 	} else {
-		err = src.each(func(t uint32, l []byte) error { return add(t, len(l), crc32.Checksum(l, castagnoli)) })
+		err = src.each(func(t uint32, l []byte) error { return add(t, len(l), crc32.Checksum(l, castagnoli())) })
 	}
 	if err != nil {
 		return 0, err
 	}
 	lk.seal()
 	<-sorted
+	if n := metaLen(uint32(len(files)), uint32(len(watched)), 0, uint32(len(lk.b)/lookupSize)); n > maxMetaLen {
+		return 0, fmt.Errorf("search index: a file table of %d files is larger than an index holds", len(files))
+	}
 	meta := encodeMeta(files, order, watched, lk, scratch)
 	h.ntris = uint32(len(lk.b) / lookupSize)
 	h.metaLen, h.postLen = uint64(len(meta)), off
-	h.metaCRC = crc32.Checksum(meta, castagnoli)
+	if h.metaLen > maxMetaLen {
+		return 0, fmt.Errorf("search index: the paths of %d files are longer than an index holds", len(files))
+	}
+	h.metaCRC = crc32.Checksum(meta, castagnoli())
+	h.nwatched = uint32(len(watched))
+	h.nnames = binary.LittleEndian.Uint32(meta[4:])
 
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	w.Write(h.encode())

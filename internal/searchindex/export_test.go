@@ -31,3 +31,10 @@ func SetBatchPairs(n int) (restore func()) {
 	maxBatchPairs = n
 	return func() { maxBatchPairs = old }
 }
+
+// ForgeHeader returns the header of an index file, its checksum right,
+// claiming the counts and lengths given (no watched paths).
+func ForgeHeader(nfiles, ntris, nnames uint32, metaLen, postLen uint64) []byte {
+	return header{flags: flagComplete, nfiles: nfiles, ntris: ntris, nnames: nnames,
+		metaLen: metaLen, postLen: postLen}.encode()
+}

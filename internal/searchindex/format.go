@@ -7,13 +7,15 @@ import (
 	"hash/crc32"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 )
 
 // The on-disk format, one file (FileName) written atomically:
 //
-//	header   64 bytes: magic, version, build time, counts, the lengths of
-//	         meta and the postings, the checksum of meta, the header's own
+//	header   64 bytes: magic, version, build time, counts (files,
+//	         trigrams, watched paths, bytes of names), the lengths of meta
+//	         and the postings, the checksum of meta, the header's own
 //	         checksum
 //	meta     the file table, laid out to be used where it lies: the count
 //	         of watched paths and the length of the names (uint32 each);
@@ -30,6 +32,13 @@ import (
 //	postings per trigram, the ids of the files holding it, ascending,
 //	         as uvarint deltas
 //
+// The header alone fixes the length of every part, so that a file whose
+// lengths do not follow from its counts, exceed what a build writes
+// (maxMetaLen, postings within 4 GiB) or do not add up to the file's size
+// is refused before any of the rest is read; a posting list is never
+// longer than its file count allows (maxListLen), so a query reads no more
+// than that for a trigram.
+//
 // Everything read is checked: a bad magic, version, length or checksum
 // makes the whole index unusable (grep then scans), so a corrupt, foreign
 // or half-written file is never trusted. The file is mapped, not read:
@@ -44,7 +53,7 @@ import (
 
 const (
 	magic      = "INDUSIDX"
-	version    = 4
+	version    = 5
 	headerSize = 64
 	lookupSize = 16 // trigram, offset, length, checksum: four uint32
 	recordSize = 48 // path offset and length (uint32 each), five 64-bit stamp fields
@@ -56,9 +65,24 @@ const (
 
 	// FileName is the index file inside the index folder.
 	FileName = "grep-trigrams.idx"
+
+	// maxMetaLen bounds the file table: a file claiming more is refused
+	// from its header, and a build that would write more fails. It is
+	// about ten million files of workspace, far beyond any tree the deck
+	// serves (a tree of 33,000 files takes under 3 MiB), and it bounds
+	// what opening an index maps and checks.
+	maxMetaLen = 1 << 30
+
+	// maxPathLen is the longest path Linux names (PATH_MAX).
+	maxPathLen = 4096
+
+	// maxTrigrams is how many distinct trigrams of bytes there are.
+	maxTrigrams = 1 << 24
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is the checksum table, made on first use so that a command
+// that never opens the index does not pay for it at start.
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // errCorrupt wraps every reason an index file is refused.
 var errCorrupt = errors.New("search index is corrupt or of another version")
@@ -80,13 +104,15 @@ const unindexed = -1
 
 // header is the fixed start of the file.
 type header struct {
-	flags   uint32
-	built   int64 // unix nanoseconds when the build began
-	nfiles  uint32
-	ntris   uint32
-	metaLen uint64
-	postLen uint64
-	metaCRC uint32
+	flags    uint32
+	built    int64 // unix nanoseconds when the build began
+	nfiles   uint32
+	ntris    uint32
+	metaLen  uint64
+	postLen  uint64
+	metaCRC  uint32
+	nwatched uint32 // watched paths in the file table
+	nnames   uint32 // bytes of the paths' names in the file table
 }
 
 func (h header) encode() []byte {
@@ -100,7 +126,9 @@ func (h header) encode() []byte {
 	binary.LittleEndian.PutUint64(b[32:], h.metaLen)
 	binary.LittleEndian.PutUint64(b[40:], h.postLen)
 	binary.LittleEndian.PutUint32(b[48:], h.metaCRC)
-	binary.LittleEndian.PutUint32(b[52:], crc32.Checksum(b[:52], castagnoli))
+	binary.LittleEndian.PutUint32(b[52:], h.nwatched)
+	binary.LittleEndian.PutUint32(b[56:], h.nnames)
+	binary.LittleEndian.PutUint32(b[60:], crc32.Checksum(b[:60], castagnoli()))
 	return b
 }
 
@@ -112,7 +140,7 @@ func decodeHeader(b []byte, fileSize int64) (header, error) {
 	if v := binary.LittleEndian.Uint32(b[8:]); v != version {
 		return h, corrupt("format version %d, want %d", v, version)
 	}
-	if crc32.Checksum(b[:52], castagnoli) != binary.LittleEndian.Uint32(b[52:]) {
+	if crc32.Checksum(b[:60], castagnoli()) != binary.LittleEndian.Uint32(b[60:]) {
 		return h, corrupt("header checksum mismatch")
 	}
 	h.flags = binary.LittleEndian.Uint32(b[12:])
@@ -122,15 +150,39 @@ func decodeHeader(b []byte, fileSize int64) (header, error) {
 	h.metaLen = binary.LittleEndian.Uint64(b[32:])
 	h.postLen = binary.LittleEndian.Uint64(b[40:])
 	h.metaCRC = binary.LittleEndian.Uint32(b[48:])
-	if h.metaLen > uint64(fileSize) || h.postLen > uint64(fileSize) ||
-		uint64(headerSize)+h.metaLen+h.lookupLen()+h.postLen != uint64(fileSize) {
-		return h, corrupt("lengths do not add up to the file size")
-	}
-	if h.postLen > 1<<32-1 {
+	h.nwatched = binary.LittleEndian.Uint32(b[52:])
+	h.nnames = binary.LittleEndian.Uint32(b[56:])
+	// Each bound before the sum, so that no sum overflows.
+	switch entries := uint64(h.nfiles) + uint64(h.nwatched); {
+	case uint64(h.ntris) > maxTrigrams:
+		return h, corrupt("more trigrams than there are")
+	case uint64(h.nnames) > entries*(maxPathLen+1):
+		return h, corrupt("names longer than the paths they name allow")
+	case h.metaLen > maxMetaLen:
+		return h, corrupt("file table of %d bytes, more than a build writes", h.metaLen)
+	case h.metaLen != metaLen(h.nfiles, h.nwatched, h.nnames, h.ntris):
+		return h, corrupt("the file table's length does not follow from its counts")
+	case h.postLen > 1<<32-1:
 		return h, corrupt("postings too long")
+	case uint64(headerSize)+h.metaLen+h.lookupLen()+h.postLen != uint64(fileSize):
+		return h, corrupt("lengths do not add up to the file size")
 	}
 	return h, nil
 }
+
+// metaLen is the length of a file table of nf files, nw watched paths,
+// names bytes of names and the directory of ntris trigrams' lookup blocks.
+func metaLen(nf, nw, names, ntris uint32) uint64 {
+	nblocks := (uint64(ntris) + lookupBlock - 1) / lookupBlock
+	return 8 + (uint64(nf)+uint64(nw))*recordSize + 4*uint64(nf) + uint64(names) + 8*nblocks
+}
+
+// maxListLen bounds the posting list of a trigram in an index of nfiles
+// files: each file at most once, as a uvarint of at most five bytes.
+func maxListLen(nfiles uint32) uint64 { return 5 * uint64(nfiles) }
+
+// total is the length of the file h heads.
+func (h header) total() int64 { return h.postAt() + int64(h.postLen) }
 
 // lookupLen is the length of the lookup table.
 func (h header) lookupLen() uint64 { return uint64(h.ntris) * lookupSize }
@@ -174,7 +226,7 @@ func (lk *lookupTable) add(t, off, n, crc uint32) {
 // seal checksums the blocks.
 func (lk *lookupTable) seal() {
 	for i := 0; i < len(lk.b); i += lookupBlock * lookupSize {
-		lk.crcs = append(lk.crcs, crc32.Checksum(lk.b[i:min(i+lookupBlock*lookupSize, len(lk.b))], castagnoli))
+		lk.crcs = append(lk.crcs, crc32.Checksum(lk.b[i:min(i+lookupBlock*lookupSize, len(lk.b))], castagnoli()))
 	}
 }
 
@@ -210,7 +262,7 @@ func checkBlock(h header, d *lookupDir, k int, b []byte) error {
 	if len(b) != want*lookupSize {
 		return corrupt("short lookup block")
 	}
-	if crc32.Checksum(b, castagnoli) != d.crcs[k] {
+	if crc32.Checksum(b, castagnoli()) != d.crcs[k] {
 		return corrupt("lookup block checksum mismatch")
 	}
 	next := uint32(1 << 24)
@@ -220,7 +272,7 @@ func checkBlock(h header, d *lookupDir, k int, b []byte) error {
 	for i := range want {
 		e := entryAt(b, i)
 		if (i == 0 && e.tri != d.firsts[k]) || (i > 0 && e.tri <= entryAt(b, i-1).tri) ||
-			e.tri >= next || uint64(e.off)+uint64(e.n) > h.postLen {
+			e.tri >= next || uint64(e.off)+uint64(e.n) > h.postLen || uint64(e.n) > maxListLen(h.nfiles) {
 			return corrupt("bad lookup entry")
 		}
 	}
@@ -346,14 +398,17 @@ func (t *table) check() error {
 // watched paths, the files' ids in path order and the lookup directory.
 // meta is not copied; the views are valid while it is.
 func openMeta(h header, meta []byte) (files, watched table, order []uint32, dir *lookupDir, err error) {
-	if crc32.Checksum(meta, castagnoli) != h.metaCRC {
-		return table{}, table{}, nil, nil, corrupt("file table checksum mismatch")
-	}
-	if len(meta) < 8 {
+	if uint64(len(meta)) != metaLen(h.nfiles, h.nwatched, h.nnames, h.ntris) {
 		return table{}, table{}, nil, nil, corrupt("short file table")
+	}
+	if crc32.Checksum(meta, castagnoli()) != h.metaCRC {
+		return table{}, table{}, nil, nil, corrupt("file table checksum mismatch")
 	}
 	le := binary.LittleEndian
 	nw, nnames := uint64(le.Uint32(meta)), uint64(le.Uint32(meta[4:]))
+	if nw != uint64(h.nwatched) || nnames != uint64(h.nnames) {
+		return table{}, table{}, nil, nil, corrupt("the file table's counts are not the header's")
+	}
 	nf := uint64(h.nfiles)
 	nblocks := (uint64(h.ntris) + lookupBlock - 1) / lookupBlock
 	if 8+(nf+nw)*recordSize+4*nf+nnames+8*nblocks != uint64(len(meta)) {

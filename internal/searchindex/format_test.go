@@ -33,7 +33,8 @@ func TestOpenMetaRefusesWhatItCannotUse(t *testing.T) {
 	lk := &lookupTable{firsts: []uint32{7}, crcs: []uint32{9}}
 	sealed := func(meta []byte) (header, []byte) {
 		return header{nfiles: uint32(len(files)), ntris: 1, metaLen: uint64(len(meta)),
-			metaCRC: crc32.Checksum(meta, castagnoli)}, meta
+			metaCRC:  crc32.Checksum(meta, castagnoli()),
+			nwatched: binary.LittleEndian.Uint32(meta), nnames: binary.LittleEndian.Uint32(meta[4:])}, meta
 	}
 	enc := func() []byte {
 		return encodeMeta(files, order, watched, lk, func(n int) []byte { return make([]byte, n) })
@@ -72,5 +73,21 @@ func TestOpenMetaRefusesWhatItCannotUse(t *testing.T) {
 	meta[len(meta)-1] ^= 1
 	if _, _, _, _, err := openMeta(h, meta); err == nil {
 		t.Error("a table that does not match its checksum was accepted")
+	}
+}
+
+// TestCheckBlockBoundsListLength: a lookup entry whose posting list is
+// longer than its index's file count allows is refused before the list
+// is read, however long the postings are.
+func TestCheckBlockBoundsListLength(t *testing.T) {
+	h := header{nfiles: 2, ntris: 1, postLen: 1 << 30}
+	for n, ok := range map[uint32]bool{10: true, 11: false, 1 << 29: false} {
+		lk := &lookupTable{}
+		lk.add(7, 0, n, 0)
+		lk.seal()
+		err := checkBlock(h, &lookupDir{firsts: lk.firsts, crcs: lk.crcs}, 0, lk.b)
+		if (err == nil) != ok {
+			t.Errorf("a list of %d bytes in an index of 2 files: %v", n, err)
+		}
 	}
 }

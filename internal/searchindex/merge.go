@@ -150,6 +150,6 @@ func (p *mergedPart) merge(rs runs, from, to uint32, ar *arena.Arena) error {
 		c.out = m.out
 		c.tris = append(c.tris, t)
 		c.ends = append(c.ends, uint32(len(c.out)))
-		c.crcs = append(c.crcs, crc32.Checksum(c.out[start:], castagnoli))
+		c.crcs = append(c.crcs, crc32.Checksum(c.out[start:], castagnoli()))
 	}
 }

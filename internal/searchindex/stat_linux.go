@@ -47,6 +47,14 @@ func mapFile(f *os.File, size int) (mem []byte, release func(), err error) {
 	return mem, func() { unix.Munmap(mem) }, nil
 }
 
+// sparse reports whether the file f, of size bytes, has a hole: its
+// first hole is before its end. A file system that cannot tell reports
+// the end, and the file counts as whole.
+func sparse(f *os.File, size int64) bool {
+	at, err := unix.Seek(int(f.Fd()), 0, unix.SEEK_HOLE)
+	return err == nil && at < size
+}
+
 // fileStamp is the stamp of an open regular file.
 func fileStamp(f *os.File) (stamp, bool) {
 	var st unix.Stat_t

@@ -28,6 +28,8 @@ func mapFile(f *os.File, size int) (mem []byte, release func(), err error) {
 	return mem, func() {}, nil
 }
 
+func sparse(*os.File, int64) bool { return false }
+
 func statStamp(fs.FileInfo) (stamp, bool) { return stamp{}, false }
 
 func lstatAny(string) (stamp, bool, bool) { return stamp{}, false, false }
