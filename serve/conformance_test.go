@@ -48,7 +48,9 @@ func TestConformanceSuite(t *testing.T) {
 			if err := os.WriteFile(baseline, append(slices.Clone(base), tt.extra...), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, url := runServeHTTP(t, workspace(t, map[string]string{"README.md": "conformance\n"}), append([]string{"--no-mcp"}, tt.flags...)...)
+			// The suite's client sends no headers: the server runs without
+			// a token, as on a machine of one user.
+			_, url, _ := runServeHTTP(t, workspace(t, map[string]string{"README.md": "conformance\n"}), append([]string{"--no-mcp", "--no-token"}, tt.flags...)...)
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, node22, suite, "server", "--url", url, "--suite", "all", "--expected-failures", baseline)

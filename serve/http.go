@@ -50,7 +50,9 @@ type HTTPOptions struct {
 	// Addr is host:port to listen on; "" means DefaultAddr.
 	Addr string
 	// Token, when set, is required of every request as
-	// "Authorization: Bearer <token>". A non-loopback Addr needs one.
+	// "Authorization: Bearer <token>". A non-loopback Addr needs one, and
+	// loopback should have one too wherever another user shares the
+	// machine: `indusr serve --http` makes one for each run.
 	Token string
 	// SessionTimeout is DefaultSessionTimeout when 0; negative means none.
 	SessionTimeout time.Duration
@@ -288,6 +290,13 @@ func isLoopbackHost(h string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
+}
+
+// LoopbackAddr reports whether the listen address addr (host:port) is
+// on loopback only.
+func LoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	return err == nil && isLoopbackHost(host)
 }
 
 // checkAddr refuses a non-loopback listen address without a token.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,14 +71,14 @@ func TestPeerBenchmarks(t *testing.T) {
 	table = append(table, fmt.Sprintf("| (for reference) a bare Go SDK stdio server, no-op tool, p50 | - | %.3g ms | - | - |", p50(floorT)))
 
 	// 2. read over Streamable HTTP, 8 concurrent clients, calls/s.
-	_, oursURL := runServeHTTP(t, dir, "--no-mcp")
-	_, sseURL := runServeHTTP(t, dir, "--no-mcp", "--sse")
+	_, oursURL, oursToken := runServeHTTP(t, dir, "--no-mcp")
+	_, sseURL, sseToken := runServeHTTP(t, dir, "--no-mcp", "--sse")
 	peerURL := startNodeHTTP(t, node, loopback, everything, "streamableHttp") + "/mcp"
 	var oursRate, sseRate, peerRate []float64
 	for r := 0; r < 6; r++ {
-		a := throughput(t, oursURL, 8, 2*time.Second, "read", map[string]any{"path": "small.txt"})
-		b := throughput(t, peerURL, 8, 2*time.Second, "echo", map[string]any{"message": "hi"})
-		c := throughput(t, sseURL, 8, 2*time.Second, "read", map[string]any{"path": "small.txt"})
+		a := throughput(t, oursURL, oursToken, 8, 2*time.Second, "read", map[string]any{"path": "small.txt"})
+		b := throughput(t, peerURL, "", 8, 2*time.Second, "echo", map[string]any{"message": "hi"})
+		c := throughput(t, sseURL, sseToken, 8, 2*time.Second, "read", map[string]any{"path": "small.txt"})
 		oursRate, peerRate, sseRate = append(oursRate, a), append(peerRate, b), append(sseRate, c)
 	}
 	row("`read` over Streamable HTTP, 8 clients (JSON bodies, the default)", "server-everything `echo` (streamableHttp)", median(oursRate), median(peerRate), "calls/s")
@@ -89,10 +90,10 @@ func TestPeerBenchmarks(t *testing.T) {
 	if err := os.WriteFile(cfg, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, graftURL := runServeHTTP(t, dir, "--mcp", cfg)
+	_, graftURL, graftToken := runServeHTTP(t, dir, "--mcp", cfg)
 	gw := startGateway(t, node, loopback, gateway, node+" "+everything+" stdio") + "/mcp"
-	waitTool(t, connectQuiet(t, &mcp.StreamableClientTransport{Endpoint: graftURL}), "everything__echo")
-	g := startRawHTTP(t, graftURL)
+	waitTool(t, connectQuiet(t, &mcp.StreamableClientTransport{Endpoint: graftURL, HTTPClient: &http.Client{Transport: bearer{graftToken}}}), "everything__echo")
+	g := startRawHTTPAuth(t, graftURL, graftToken)
 	s := startRawHTTP(t, gw)
 	direct := startRawStdio(t, exec.Command(node, everything, "stdio"))
 	echo := map[string]any{"message": "hi"}
@@ -162,11 +163,11 @@ func alternate(t *testing.T, rounds, n int, a, b func() error) (ta, tb []float64
 
 // throughput runs clients concurrent sessions calling name for d and
 // returns the calls per second.
-func throughput(t *testing.T, url string, clients int, d time.Duration, name string, args any) float64 {
+func throughput(t *testing.T, url, token string, clients int, d time.Duration, name string, args any) float64 {
 	t.Helper()
 	sessions := make([]*rawHTTP, clients)
 	for i := range sessions {
-		sessions[i] = startRawHTTP(t, url)
+		sessions[i] = startRawHTTPAuth(t, url, token)
 		if err := sessions[i].call(name, args); err != nil { // warm
 			t.Fatal(err)
 		}

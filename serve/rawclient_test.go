@@ -92,13 +92,17 @@ func checkResult(b []byte) error {
 // rawHTTP is an MCP client of one Streamable HTTP session.
 type rawHTTP struct {
 	url, session string
+	token        string // sent as a bearer token when set
 	hc           *http.Client
 	id           int
 }
 
-func startRawHTTP(t testing.TB, url string) *rawHTTP {
+func startRawHTTP(t testing.TB, url string) *rawHTTP { t.Helper(); return startRawHTTPAuth(t, url, "") }
+
+// startRawHTTPAuth is startRawHTTP of a server that wants token.
+func startRawHTTPAuth(t testing.TB, url, token string) *rawHTTP {
 	t.Helper()
-	c := &rawHTTP{url: url, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	c := &rawHTTP{url: url, token: token, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	resp, body, err := c.post(rawInit)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("initialize: %v %v %s", err, resp, body)
@@ -110,6 +114,9 @@ func startRawHTTP(t testing.TB, url string) *rawHTTP {
 	t.Cleanup(func() {
 		req, _ := http.NewRequest(http.MethodDelete, c.url, nil)
 		req.Header.Set("Mcp-Session-Id", c.session)
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
 		if resp, err := c.hc.Do(req); err == nil {
 			resp.Body.Close()
 		}
@@ -128,6 +135,9 @@ func (c *rawHTTP) post(body string) (*http.Response, []byte, error) {
 	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

@@ -3,6 +3,7 @@ package serve
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,10 +70,10 @@ func TestRuntimeShapeBenchmark(t *testing.T) {
 			k, v, _ := strings.Cut(env, "=")
 			t.Setenv(k, v) // runServeHTTP passes on the test's environment
 		}
-		cmd, url := runServeHTTP(t, dir, "--mcp", cfg)
+		cmd, url, token := runServeHTTP(t, dir, "--mcp", cfg)
 		os.Unsetenv("GOMAXPROCS")
-		waitTool(t, connectQuiet(t, &mcp.StreamableClientTransport{Endpoint: url}), "everything__echo")
-		graft[i], graftPID[i] = startRawHTTP(t, url), cmd.Process.Pid
+		waitTool(t, connectQuiet(t, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}}), "everything__echo")
+		graft[i], graftPID[i] = startRawHTTPAuth(t, url, token), cmd.Process.Pid
 	}
 	echo := map[string]any{"message": "hi"}
 	calmT, allT, calmC, allC = alternateCost(t, graftPID,

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,6 +25,7 @@ func newServeCmd(opts *options) *cobra.Command {
 	var (
 		addr    string
 		token   string
+		noToken bool
 		timeout time.Duration
 		maxSess int
 		poll    time.Duration
@@ -41,12 +44,15 @@ Over stdio (the default) the client starts indusr itself:
   claude mcp add induscode -- indusr serve
 
 With --http the server listens on 127.0.0.1:8765 (or the address given) at
-/mcp and prints a client config on stderr. Each call is answered with one
+/mcp and prints client configs on stderr. Each call is answered with one
 JSON body; --sse answers with event streams, which a client can resume
-after a dropped connection. An address beyond loopback needs
---token (or INDUSR_TOKEN); every request must then carry
-"Authorization: Bearer <token>", and webfetch then refuses private,
-loopback and link-local addresses.`,
+after a dropped connection. Every request must carry
+"Authorization: Bearer <token>": loopback is reachable by every user of
+the machine, and the server runs commands as you. The token is made
+for each run and printed in the configs, unless --token (or INDUSR_TOKEN)
+sets one; --no-token serves loopback without one, for a machine with no
+other users. An address beyond loopback always needs --token, and
+webfetch then refuses private, loopback and link-local addresses.`,
 		// --http takes an optional value, so "--http 127.0.0.1:9000" arrives
 		// as the flag's default plus one argument: that argument is the
 		// address.
@@ -104,9 +110,20 @@ loopback and link-local addresses.`,
 			if token == "" {
 				token = os.Getenv(tokenEnv)
 			}
-
+			made := false
+			switch {
+			case noToken && token != "":
+				return usagef("--no-token contradicts --token (or %s): pick one", tokenEnv)
+			case token == "" && !noToken && serve.LoopbackAddr(addr):
+				// Beyond loopback the user gives the token (RunHTTP
+				// refuses the address without one).
+				if token, err = newToken(); err != nil {
+					return &failure{err}
+				}
+				made = true
+			}
 			err = srv.RunHTTP(ctx, serve.HTTPOptions{Addr: addr, Token: token, SessionTimeout: timeout, MaxSessions: maxSess, EventStreams: sse, PollAfter: poll}, func(url string) {
-				printClientConfig(stderr, url, token != "")
+				printClientConfig(stderr, url, token, made)
 			})
 			if err != nil {
 				return &usageError{err}
@@ -117,7 +134,8 @@ loopback and link-local addresses.`,
 	f := cmd.Flags()
 	f.StringVar(&addr, "http", serve.DefaultAddr, "serve Streamable HTTP on this HOST:PORT instead of stdio")
 	f.Lookup("http").NoOptDefVal = serve.DefaultAddr
-	f.StringVar(&token, "token", "", "require this bearer token of every HTTP request (default $"+tokenEnv+")")
+	f.StringVar(&token, "token", "", "require this bearer token of every HTTP request (default $"+tokenEnv+", else one made for this run)")
+	f.BoolVar(&noToken, "no-token", false, "serve HTTP on loopback without a token: only where no other user shares the machine, since any of them could run commands as you")
 	f.BoolVar(&sse, "sse", false, "answer each HTTP call with an event stream instead of one JSON body: resumable after a dropped connection, progress on the call's own stream")
 	f.DurationVar(&poll, "sse-poll", 0, "with --sse, close the event stream of a call that runs longer than this and let the client reconnect for the rest (polling, for proxies that cut long connections); 0 keeps streams open")
 	f.BoolVar(&jsonOut, "json-response", false, "answer each HTTP call with one JSON body")
@@ -129,20 +147,45 @@ loopback and link-local addresses.`,
 	return cmd
 }
 
+// newToken makes a bearer token for one run of the server: 32 random
+// bytes, as many as a guesser would have to find.
+func newToken() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("making the server's token: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
 // printClientConfig tells a person how to point a client at the server.
-// The token itself is never printed: configs refer to the variable.
-func printClientConfig(w io.Writer, url string, withToken bool) {
+// A token made for this run is printed, in configs ready to paste, as
+// Jupyter prints its own: only this terminal sees it. A token the user
+// gave is never printed: configs refer to the variable. token is "" with
+// --no-token.
+func printClientConfig(w io.Writer, url, token string, made bool) {
 	fmt.Fprintf(w, "indusr serve: MCP endpoint %s (Ctrl-C stops it)\n\n", url)
+	header := "Bearer ${" + tokenEnv + "}"
+	shell := "Bearer $" + tokenEnv
+	switch {
+	case made:
+		header, shell = "Bearer "+token, "Bearer "+token
+		fmt.Fprintf(w, "Every request needs this token, made for this run (--token or %s sets your own):\n  Authorization: Bearer %s\n\n", tokenEnv, token)
+	case token == "":
+		fmt.Fprintf(w, "No token (--no-token): every user of this machine can run commands as you.\n\n")
+	}
 	entry := map[string]any{"type": "http", "url": url}
 	claude := "claude mcp add --transport http induscode " + url
-	if withToken {
-		entry["headers"] = map[string]string{"Authorization": "Bearer ${" + tokenEnv + "}"}
-		claude += ` --header "Authorization: Bearer $` + tokenEnv + `"`
+	if token != "" {
+		entry["headers"] = map[string]string{"Authorization": header}
+		claude += ` --header "Authorization: ` + shell + `"`
 	}
 	cfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"induscode": entry}}, "", "  ")
 	fmt.Fprintf(w, "Claude Code:\n  %s\n\nCursor, VS Code, other clients (mcp.json):\n%s\n\n", claude, cfg)
 	fmt.Fprintf(w, "Codex (~/.codex/config.toml):\n  [mcp_servers.induscode]\n  url = %q\n", url)
-	if withToken {
+	switch {
+	case made:
+		fmt.Fprintf(w, "  http_headers = { Authorization = %q }\n", "Bearer "+token)
+	case token != "":
 		fmt.Fprintf(w, "  bearer_token_env_var = %q\n", tokenEnv)
 	}
 	fmt.Fprintln(w)
