@@ -10,12 +10,14 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/indusagi/induscode/internal/jail"
+	"github.com/indusagi/induscode/internal/jail/jailtest"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/tools/shell"
 )
 
 func TestMain(m *testing.M) {
-	jail.Main() // the test binary confines the delegates of sandboxed sessions
+	jail.Main()     // the test binary confines the delegates of sandboxed sessions
+	jailtest.Main() // and is the escape suite's probe program
 	goleak.VerifyTestMain(m)
 }
 

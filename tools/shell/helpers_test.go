@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/indusagi/induscode/internal/jail"
+	"github.com/indusagi/induscode/internal/jail/jailtest"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -20,6 +21,7 @@ import (
 // The test binary is also the sandbox's helper (BenchmarkBashSandboxed).
 func TestMain(m *testing.M) {
 	jail.Main()
+	jailtest.Main() // the probe program of the escape suite's socket and terminal attempts
 	goleak.VerifyTestMain(m)
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/indusagi/induscode/internal/jail"
+	"github.com/indusagi/induscode/internal/jail/jailtest"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -65,4 +66,58 @@ func TestProcessSandboxQuarantines(t *testing.T) {
 	if again := proc(t, env, map[string]any{"action": "output", "id": id}); strings.Contains(again, "protected path") {
 		t.Errorf("the note came twice:\n%s", again)
 	}
+}
+
+// The escape suite through each way this package starts a command: bash,
+// a background process on pipes and one in a terminal of its own, in
+// each sandboxed mode. Every socket family but Unix and the terminal
+// ioctls are refused whatever the start path.
+func TestEscapeSuiteThroughShell(t *testing.T) {
+	if jail.Probe().ABI < 1 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the sandbox tests need Landlock")
+		}
+		t.Skip("no Landlock here")
+	}
+	t.Parallel()
+	for _, mode := range []jail.Mode{jail.ReadOnly, jail.WorkspaceWrite} {
+		for _, how := range []string{"bash", "process", "process with a terminal"} {
+			t.Run(string(mode)+", "+how, func(t *testing.T) {
+				t.Parallel()
+				s := jailtest.New(t)
+				env := tool.NewEnv(s.Workspace)
+				t.Cleanup(func() { env.Close() })
+				EngineOf(env).Confine(jail.ForMode(mode, s.Workspace, t.TempDir()))
+				attempts, escaped := s.Run(t, func(t testing.TB, command string) string {
+					return runVia(t.(*testing.T), env, how, command)
+				}, true, false)
+				if len(escaped) != 0 || attempts < 40 {
+					t.Fatalf("%d attempts, escapes: %v", attempts, escaped)
+				}
+			})
+		}
+	}
+}
+
+// runVia runs command through bash or the process tool and returns all it
+// printed.
+func runVia(t *testing.T, env *tool.Env, how, command string) string {
+	if how == "bash" {
+		return text(call(t, BashTool(), env, map[string]any{"command": command, "timeout_ms": 120000}))
+	}
+	start := map[string]any{"action": "start", "command": command}
+	if how == "process with a terminal" {
+		start["pty"], start["cols"] = true, maxCols
+	}
+	out, st := do(t, env, start)
+	var all strings.Builder
+	all.WriteString(out)
+	for range 20 {
+		if strings.Contains(all.String(), "@@attempt end") {
+			break
+		}
+		more, _ := do(t, env, map[string]any{"action": "wait", "id": st.ID, "pattern": "@@attempt end", "timeout_ms": 30000})
+		all.WriteString(more)
+	}
+	return all.String()
 }

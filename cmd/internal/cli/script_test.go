@@ -13,13 +13,15 @@ import (
 	"github.com/indusagi/induscode/cmd/internal/cli"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/internal/jail"
+	"github.com/indusagi/induscode/internal/jail/jailtest"
 )
 
 // TestMain lets the test binary act as indusr inside scripts, so the
 // scripts drive the real CLI in-process, and checks that no test of the
 // package leaves a goroutine behind.
 func TestMain(m *testing.M) {
-	jail.Main() // the test binary confines the children of sandboxed sessions
+	jail.Main()     // the test binary confines the children of sandboxed sessions
+	jailtest.Main() // and is the escape suite's probe program
 	testscript.Main(leakChecked{m}, map[string]func(){
 		"indusr": func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
