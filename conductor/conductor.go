@@ -14,6 +14,7 @@ import (
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/provider"
 	"github.com/indusagi/induscode/session"
+	"github.com/indusagi/induscode/skills"
 	"github.com/indusagi/induscode/transcript"
 )
 
@@ -55,6 +56,14 @@ type Options struct {
 	// OnEvent receives the run's events on the goroutine of Run; nil
 	// drops them.
 	OnEvent func(Event)
+	// Skills are the skills the agent offers; nil means those found for
+	// the workspace (skills.Discover), none with NoSkills.
+	Skills   *skills.Set
+	NoSkills bool
+	// SkillFilter, when not nil, narrows the skills the model sees and
+	// may load to these ids (the Agent SDK's skills option); the user's
+	// /id commands are not narrowed.
+	SkillFilter []string
 	// Ask, when set, is asked about a call that needs the user's
 	// permission and that no rule or hook decided (a terminal UI shows
 	// the question); it blocks the call until answered. Nil means no one
@@ -94,11 +103,12 @@ const compactAt = 0.8
 // Conductor holds one conversation over one session. Run is not
 // concurrent with itself; the handles may be called from any goroutine.
 type Conductor struct {
-	opts  Options
-	sess  *session.Session
-	perm  permissions
-	tr    *transcript.Transcript
-	brief string
+	opts   Options
+	sess   *session.Session
+	perm   permissions
+	tr     *transcript.Transcript
+	brief  string
+	skills *skills.Set
 
 	mu       sync.Mutex // guards the fields below, which handles change
 	client   provider.Client
@@ -147,6 +157,7 @@ func Open(ctx context.Context, o Options) (*Conductor, error) {
 	}
 	so := o.Session
 	so.Handles = addons.Handles{SendMessage: c.SendMessage, SetModel: c.SetModel, SetThinking: c.SetThinking}
+	c.openSkills(&so)
 	if c.sess, err = session.Open(ctx, so); err != nil {
 		return nil, err
 	}
@@ -155,7 +166,7 @@ func Open(ctx context.Context, o Options) (*Conductor, error) {
 		return nil, err
 	}
 	var warnings []string
-	c.brief, warnings = briefing(c.sess.Dir(), c.sess.Box().Specs(), o.AppendSystem)
+	c.brief, warnings = c.compose()
 	if so.Warn != nil {
 		for _, w := range warnings {
 			so.Warn(w)
@@ -229,6 +240,12 @@ func (c *Conductor) Child(ctx context.Context, o Options) (*Conductor, error) {
 	}
 	if o.Ask == nil {
 		o.Ask = p.Ask
+	}
+	if o.Skills == nil && !o.NoSkills {
+		o.Skills, o.NoSkills = c.skills, c.skills == nil
+		if o.SkillFilter == nil {
+			o.SkillFilter = p.SkillFilter
+		}
 	}
 	if o.Resume == "" {
 		o.Ephemeral = true
@@ -339,7 +356,9 @@ func (c *Conductor) Begin() {
 	for _, d := range c.Tools() {
 		names = append(names, d.Name)
 	}
-	c.emit(Started{SessionID: c.SessionID(), Model: c.Model().String(), Dir: c.sess.Dir(), Tools: names, Mode: c.perm.mode})
+	c.emit(Started{SessionID: c.SessionID(), Model: c.Model().String(), Dir: c.sess.Dir(), Tools: names, Mode: c.perm.mode,
+		Skills: c.skills.UserInvocable()})
+	c.skillNotices()
 }
 
 func (c *Conductor) dispatch(ctx context.Context, e addons.Event, p addons.Payload) addons.Outcome {

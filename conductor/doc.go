@@ -14,6 +14,12 @@
 // Everything the prompt's tools change is one checkpoint node, so a
 // rewind undoes the prompt as a whole.
 //
+// Skills (package skills) found for the workspace are listed to the
+// model at the end of the briefing, within a share of the context
+// window, and loaded through the Skill tool, which runs through the Box
+// like any tool; a prompt "/id args", or one that mentions "$id", is
+// expanded into the skill's instructions after the input:submit gate.
+//
 // The library prints nothing. Permission modes and allow/deny rules in
 // Claude Code's syntax decide which calls run; plan mode keeps the agent
 // to read-only tools until its plan is approved. A call the rules leave

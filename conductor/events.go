@@ -13,6 +13,8 @@ type Started struct {
 	Dir       string
 	Tools     []string
 	Mode      PermissionMode
+	// Skills are the ids of the skills the user can run as /id.
+	Skills []string
 }
 
 // TurnStarted opens turn N of the run (one model call and its tools).

@@ -69,6 +69,9 @@ func (c *Conductor) Run(ctx context.Context, prompt string) (*Result, error) {
 	if ip, ok := out.Payload.(addons.InputPayload); ok {
 		prompt = ip.Text
 	}
+	// "/id args" and "$id" mentions of skills become their instructions;
+	// the gates above saw the prompt as typed.
+	prompt, _ = c.skills.Expand(prompt, c.SessionID())
 	ctx = checkpoint.WithNode(ctx, res.Node)
 	c.messages = append(c.messages, provider.UserText(prompt))
 	unsaved := []provider.Message{provider.UserText(prompt)}
@@ -215,7 +218,7 @@ func (c *Conductor) request(ctx context.Context) (provider.Request, provider.Cli
 	c.briefStale = false
 	c.mu.Unlock()
 	if stale {
-		c.brief = Briefing(c.sess.Dir(), c.sess.Box().Specs(), c.opts.AppendSystem)
+		c.brief, _ = c.compose()
 	}
 	msgs := c.messages
 	if c.has(addons.ContextBuild) {

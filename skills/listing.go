@@ -14,6 +14,11 @@ const (
 	ListingShare   = 0.02
 	BytesPerToken  = 4
 	minBudgetBytes = 8000 // Codex's budget when the window is unknown
+	// maxBudgetBytes caps the listing of a large window at 5,000 tokens:
+	// every request carries it, and a session's skills (with the Skill
+	// tool's definition) should stay within 6,000 tokens of context
+	// however large the window.
+	maxBudgetBytes = 5000 * BytesPerToken
 	// minDescription is as short as a description is cut before skills
 	// are left out: shorter, it no longer says when to use the skill.
 	minDescription = 80
@@ -24,10 +29,11 @@ const listingHead = "The following skills are available for use with the Skill t
 	"When a skill below covers the task, call Skill with its id first and follow what it loads:\n\n"
 
 // Budget is the bytes the listing may take for a context window of
-// window tokens: ListingShare of it.
+// window tokens: ListingShare of it, at most 5,000 tokens' worth (and
+// 8,000 bytes for a window not known).
 func Budget(window int64) int {
 	b := int(float64(window) * ListingShare * BytesPerToken)
-	return max(b, minBudgetBytes)
+	return min(max(b, minBudgetBytes), maxBudgetBytes)
 }
 
 // Listing is the block that shows the model its skills, one line each

@@ -139,6 +139,9 @@ func (s *Set) UserInvocable() []string {
 
 // Count counts the problems of severity sev.
 func (s *Set) Count(sev Severity) int {
+	if s == nil {
+		return 0
+	}
 	n := 0
 	for _, p := range s.Problems {
 		if p.Severity == sev {

@@ -53,8 +53,12 @@ func (p *Printer) Event(e conductor.Event) {
 	case conductor.Started:
 		p.session = e.SessionID
 		if p.format == "stream-json" {
+			// skills and slash_commands are the skills the user can run
+			// as /id; there are no built-in commands in -p.
+			skills := append([]string{}, e.Skills...)
 			p.line(map[string]any{"type": "system", "subtype": "init", "session_id": e.SessionID, "cwd": e.Dir,
-				"tools": e.Tools, "model": e.Model, "permissionMode": e.Mode, "mcp_servers": []any{}})
+				"tools": e.Tools, "model": e.Model, "permissionMode": e.Mode, "mcp_servers": []any{},
+				"skills": skills, "slash_commands": skills})
 		}
 	case conductor.AssistantMessage:
 		if p.format == "stream-json" {
