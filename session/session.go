@@ -230,6 +230,7 @@ func boot(ctx context.Context, opts Options, listing bool) (*Session, error) {
 		d.Close()
 		return nil, err
 	}
+	s.guardApproved()
 	if err := checklist.Of(d.Env()).Set(todos); err != nil {
 		d.Close()
 		return nil, fmt.Errorf("session %s: restoring its checklist: %w", opts.Name, err)

@@ -46,7 +46,7 @@ func locate(env *tool.Env, path string) (*target, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, named, err := env.WorkspaceRoot(abs)
+	namedRoot, named, err := env.WorkspaceRoot(abs)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +68,10 @@ func locate(env *tool.Env, path string) (*target, error) {
 	}
 	t := &target{abs: abs, name: env.Rel(abs), real: real, root: root, rootDir: rootDir, rel: rel}
 	if err := refuseGitPath(t.name, named, rel); err != nil {
+		root.Close()
+		return nil, err
+	}
+	if err := refuseApproved(env, namedRoot, named, rel); err != nil {
 		root.Close()
 		return nil, err
 	}
