@@ -58,7 +58,7 @@ func TestMalformed(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			file: "evil/SKILL.md", sev: skills.Error, msg: "not read: a link on the way leads out of the repository"},
+			file: "evil/SKILL.md", sev: skills.Error, msg: "not read: it is (or lies under) a link that leads out of the workspace"},
 		{name: "skill folder linked out of the repository",
 			setup: func(t *testing.T, dir, outside string) {
 				os.MkdirAll(filepath.Join(outside, "evil"), 0o755)
@@ -67,7 +67,7 @@ func TestMalformed(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			file: "evil", sev: skills.Error, msg: "not read: a link on the way leads out of the repository"},
+			file: "evil", sev: skills.Error, msg: "not read: it is (or lies under) a link that leads out of the workspace"},
 		{name: "named pipe",
 			setup: func(t *testing.T, dir, _ string) {
 				os.MkdirAll(filepath.Join(dir, "pipe"), 0o755)
@@ -75,7 +75,7 @@ func TestMalformed(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			file: "pipe/SKILL.md", sev: skills.Error, msg: "not read: it is not a regular file"},
+			file: "pipe/SKILL.md", sev: skills.Error, msg: "not read: it is a named pipe"},
 		{name: "huge file",
 			setup: func(t *testing.T, dir, _ string) {
 				os.MkdirAll(filepath.Join(dir, "huge"), 0o755)
@@ -84,7 +84,7 @@ func TestMalformed(t *testing.T) {
 				}
 				os.Truncate(filepath.Join(dir, "huge", "SKILL.md"), 1<<30) // sparse
 			},
-			file: "huge/SKILL.md", sev: skills.Error, msg: "not read: it holds 1073741824 bytes, more than the 262144 a SKILL.md may"},
+			file: "huge/SKILL.md", sev: skills.Error, msg: "not read: it holds more than 262144 bytes (1073741824)"},
 		{name: "no front matter", files: map[string]string{"plain/SKILL.md": "\n# Tidy the changelog\n\nSort the entries.\n"},
 			loaded: true, file: "plain/SKILL.md", line: 1, sev: skills.Warning, msg: "no front matter",
 			check: func(t *testing.T, s *skills.Skill) {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/indusagi/induscode/workspace"
 )
 
 // MaxFile bounds a SKILL.md. The format recommends instructions under
@@ -20,11 +22,9 @@ const MaxFile = 256 << 10
 
 // reader opens a location's files: beneath the repository for a project
 // folder (links followed only while they stay inside it), as they are
-// for the user's own. Only regular files are read, without waiting on a
-// named pipe, and only up to MaxFile bytes.
-//
-// It is this package's own small reader; the workspace package has no
-// bounded reader of repository files yet.
+// for the user's own. Files are read by workspace.ReadRepoFile: regular
+// files only, without waiting on a named pipe, up to MaxFile bytes; the
+// folders are listed here, beneath the repository the same way.
 type reader struct {
 	repo string
 	root *os.Root // nil for the user's folders, or when repo cannot be opened
@@ -76,7 +76,7 @@ func (r *reader) explain(path string, err error) error {
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes") {
-		return &refused{path, "a link on the way leads out of the repository " + r.repo}
+		return &refused{path, "it is (or lies under) a link that leads out of the workspace " + r.repo}
 	}
 	return err
 }
@@ -107,31 +107,10 @@ func (r *reader) readDir(path string) ([]fs.DirEntry, error) {
 	return entries, nil
 }
 
-// readFile reads the regular file at path, at most MaxFile bytes.
+// readFile reads the regular file at path, at most MaxFile bytes,
+// through the workspace's reader of repository files.
 func (r *reader) readFile(path string) ([]byte, error) {
-	f, err := r.open(path, os.O_RDONLY|syscall.O_NONBLOCK)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, &refused{path, "it is not a regular file (" + fi.Mode().Type().String() + ")"}
-	}
-	if fi.Size() > MaxFile {
-		return nil, &refused{path, fmt.Sprintf("it holds %d bytes, more than the %d a SKILL.md may", fi.Size(), MaxFile)}
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxFile {
-		return nil, &refused{path, fmt.Sprintf("it holds more than the %d bytes a SKILL.md may", MaxFile)}
-	}
-	return b, nil
+	return workspace.ReadRepoFile(r.repo, path, MaxFile)
 }
 
 // refused is a file not read, and why.
@@ -145,6 +124,10 @@ func reason(err error) string {
 	var rf *refused
 	if errors.As(err, &rf) {
 		return rf.why
+	}
+	var wr *workspace.RefusedError
+	if errors.As(err, &wr) {
+		return wr.Reason
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
