@@ -26,7 +26,9 @@
 // is read as the walk would read it; only a new rule of the indexed tree
 // or a new repository sends grep back to walking. A Keeper
 // (serve) also watches the tree, so that only the files written to since
-// need a stat (watch.go).
+// need a stat (watch.go); since a write through a mapping or another name
+// of a file makes no event, that silence vouches only for a while after
+// each check of every stamp.
 //
 // A file is skipped only when the index proves it holds no match (index.go):
 // it is in the table, its size, modification and change times, inode and

@@ -38,3 +38,19 @@ func ForgeHeader(nfiles, ntris, nnames uint32, metaLen, postLen uint64) []byte {
 	return header{flags: flagComplete, nfiles: nfiles, ntris: ntris, nnames: nnames,
 		metaLen: metaLen, postLen: postLen}.encode()
 }
+
+// SetTrustFor sets how long a watch's silence vouches for a file after
+// a check of every stamp; the returned function restores it.
+func SetTrustFor(d time.Duration) (restore func()) {
+	old := trustFor
+	trustFor = d
+	return func() { trustFor = old }
+}
+
+// SetClock makes the keeper read the time from now; the returned
+// function restores the clock.
+func SetClock(now func() time.Time) (restore func()) {
+	old := clock
+	clock = now
+	return func() { clock = old }
+}

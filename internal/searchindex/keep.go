@@ -27,7 +27,21 @@ type Keeper struct {
 
 	tw     *treeWatcher // under mu; see watch.go
 	twSnap *snapshot    // the snapshot tw watches for
+
+	checking atomic.Bool // a check of every stamp runs in the background
 }
+
+// trustFor is how long after a listing that checked every stamp the
+// watch's silence vouches for a file (see watch.go): a change the watch
+// cannot see is found by a search at most this long after it. A search
+// later than that checks every stamp itself, which costs what a one-shot
+// search's stat pass costs; searches in between start the next check in
+// the background once half of it has passed, so that a server searched
+// steadily seldom pays for one. Tests change it, and the clock.
+var (
+	trustFor = 2 * time.Second
+	clock    = time.Now
+)
 
 // Rebuild bounds: a build after at least minRebuild, once a search met
 // more stale files than staleFiles or staleShare of the table.
@@ -84,7 +98,12 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 			k.rebuild(false)
 		}
 	}}
-	if tw != nil && tw.sync() {
+	began := clock()
+	age, armed := time.Duration(0), false
+	if tw != nil {
+		age, armed = tw.age(began)
+	}
+	if armed && age < trustFor && tw.sync() {
 		watched := hk
 		watched.clean = tw.clean
 		watched.extra = tw.createdFiles()
@@ -94,6 +113,9 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 			}
 		}
 		if paths, ok := k.list(s, root, expr, admit, watched); ok {
+			if age >= trustFor/2 {
+				k.check(s, tw)
+			}
 			return paths, true
 		}
 	}
@@ -105,16 +127,32 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 	if tw != nil {
 		// Found by reading a changed folder: a new folder is watched
 		// before it is read.
-		hk.created, hk.watch = tw.addCreated, tw.watchFolder
+		hk.created, hk.watch, hk.linked = tw.addCreated, tw.watchFolder, tw.addLinked
 	}
 	paths, ok := k.list(s, root, expr, admit, hk)
 	if tw != nil && (hk.arming || !ok) {
-		tw.setArmed(ok)
+		tw.setArmed(ok, began)
 	}
 	if !ok && s.h.flags&flagComplete != 0 {
 		k.rebuild(false) // the tree's shape changed since the build
 	}
 	return paths, ok
+}
+
+// check checks every stamp of s's table in the background, as an arming
+// listing does, so that the watch of tw vouches for another trustFor; one
+// check at a time, none once the keeper's context ends.
+func (k *Keeper) check(s *snapshot, tw *treeWatcher) {
+	if k.ctx.Err() != nil || !k.checking.CompareAndSwap(false, true) {
+		return
+	}
+	k.wg.Go(func() {
+		defer k.checking.Store(false)
+		began := clock()
+		_, ok := k.list(s, k.root, "", nil, listHooks{stale: tw.markDirty, arming: true,
+			created: tw.addCreated, watch: tw.watchFolder, linked: tw.addLinked})
+		tw.setArmed(ok, began)
+	})
 }
 
 // watcherFor returns the watch over s's tree, setting it when s is new;

@@ -56,6 +56,9 @@ type listHooks struct {
 	// each new folder before it is listed (see newFolder).
 	created func(rel string)
 	watch   func(dir string) bool
+	// linked hears of each file the listing stamped that has other
+	// names (hard links): writes through those reach no watch.
+	linked func(rel string)
 	// arming: a watcher set up before this listing will vouch for every
 	// file it finds unchanged, so each file's stamp is checked, the
 	// candidates' too (they are searched anyway), and each one changed
@@ -144,8 +147,10 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 		e := s.files.entry(ids[i])
 		must := cand == nil || cand.has(ids[i]) || e.stamp.size == unindexed
 		// A candidate is searched anyway, unstamped, unless it is to be
-		// stamped for a watch, or a watch saw it written or removed.
-		if must && !hk.arming && (hk.clean == nil || hk.clean(e.path)) {
+		// stamped for a watch. Under a watch it is stamped too: a change
+		// the watch missed (through a mapping, or another name of the
+		// file) then makes it dirty for the searches that follow.
+		if must && !hk.arming && hk.clean == nil {
 			search[i] = true
 			return
 		}
@@ -158,10 +163,13 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 				return
 			}
 		}
-		if hk.clean != nil && hk.clean(e.path) && !s.racy(e.stamp) {
+		if !must && hk.clean != nil && hk.clean(e.path) && !s.racy(e.stamp) {
 			return
 		}
 		now, ok, gone := st.file(e.path)
+		if ok && st.links > 1 && hk.linked != nil {
+			hk.linked(strings.Clone(e.path))
+		}
 		switch {
 		case gone:
 			// Removed: the walk would not find it either. Its folder

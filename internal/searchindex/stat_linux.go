@@ -112,7 +112,8 @@ type stamper struct {
 	ends []int  // len of dir's prefix through each component
 	bad  bool   // the root could not be opened
 
-	files int64 // stamps taken by file
+	files int64  // stamps taken by file
+	links uint64 // the link count of the file file stamped last
 
 	cname []byte // the C string of the name in a call: see fstatat
 	slow  int    // lookups slower than rawLimit: see call
@@ -273,6 +274,7 @@ func (s *stamper) file(rel string) (now stamp, ok, gone bool) {
 		return stamp{}, false, err == unix.ENOENT
 	}
 	now, ok = stampOf(&st)
+	s.links = uint64(st.Nlink)
 	return now, ok, false
 }
 

@@ -34,7 +34,7 @@ func statStamp(fs.FileInfo) (stamp, bool) { return stamp{}, false }
 
 func lstatAny(string) (stamp, bool, bool) { return stamp{}, false, false }
 
-type stamper struct{ files int64 }
+type stamper struct{ files, links int64 }
 
 func newStamper(string) *stamper { return &stamper{} }
 

@@ -42,6 +42,18 @@ import (
 // Before each listing a probe file is created in the index folder and
 // its event awaited: the kernel queues events in order, so every change
 // made before the search began has been seen by then.
+//
+// The watch does not see every change. A write through a shared mapping
+// (mmap) makes no event, nor does a write through another name of the
+// file (a hard link outside the workspace, or in a folder the walk
+// ignores and nothing watches). So silence vouches for a file only for a
+// while (trustFor) after a listing checked every stamp; a search later
+// than that checks every stamp again, as a one-shot search does, and
+// searches in between start that check in the background (see
+// Keeper.List). Meanwhile the files the watch cannot speak for are
+// stamped by every search: those with other names (found by the last
+// full check), those written to, and the candidates, which are searched
+// anyway.
 
 // probeWait bounds the wait for the probe's event; beyond it the search
 // checks every stamp instead.
@@ -62,6 +74,8 @@ type treeWatcher struct {
 	moved   map[string]bool // rel paths created, removed or renamed: see settle
 	created map[string]bool // rel paths of files the walk would take, made since the build
 	probes  map[string]bool // probe files whose creation was seen
+	linked  map[string]bool // rel paths of files with other names: see clean
+	checked time.Time       // when the last listing that checked every stamp began
 	done    bool            // the event loop ended
 }
 
@@ -73,7 +87,8 @@ func (k *Keeper) watch(s *snapshot) *treeWatcher {
 		return nil
 	}
 	tw := &treeWatcher{snap: s, w: w, root: k.root, index: filepath.Dir(k.path),
-		dirty: map[string]bool{}, moved: map[string]bool{}, created: map[string]bool{}, probes: map[string]bool{}}
+		dirty: map[string]bool{}, moved: map[string]bool{}, created: map[string]bool{}, probes: map[string]bool{},
+		linked: map[string]bool{}}
 	tw.cond = sync.NewCond(&tw.mu)
 	if err := w.Add(tw.index); err != nil {
 		w.Close()
@@ -290,11 +305,31 @@ func (tw *treeWatcher) sync() bool {
 	return seen && !tw.broken
 }
 
-// clean reports whether nothing wrote to rel since the watch was armed.
+// clean reports whether nothing wrote to rel since the watch was armed,
+// as far as the watch can tell: a file with other names can be written
+// through them unseen, so it is never clean.
 func (tw *treeWatcher) clean(rel string) bool {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
-	return !tw.dirty[rel]
+	return !tw.dirty[rel] && !tw.linked[rel]
+}
+
+// addLinked notes a file that has other names.
+func (tw *treeWatcher) addLinked(rel string) {
+	tw.mu.Lock()
+	tw.linked[rel] = true
+	tw.mu.Unlock()
+}
+
+// age is how long ago the last listing that checked every stamp began;
+// ok is false when none has.
+func (tw *treeWatcher) age(now time.Time) (d time.Duration, ok bool) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if !tw.armed || tw.broken {
+		return 0, false
+	}
+	return now.Sub(tw.checked), true
 }
 
 // addCreated adds a file the walk would take, made since the build.
@@ -310,10 +345,15 @@ func (tw *treeWatcher) markDirty(rel string) {
 	tw.mu.Unlock()
 }
 
-func (tw *treeWatcher) setArmed(ok bool) {
+// setArmed records a listing that checked every stamp, begun at began:
+// the watch vouches from then on (ok), or cannot.
+func (tw *treeWatcher) setArmed(ok bool, began time.Time) {
 	tw.mu.Lock()
 	if ok {
 		tw.armed = true
+		if began.After(tw.checked) {
+			tw.checked = began
+		}
 	} else {
 		tw.broken = true
 	}
