@@ -10,6 +10,8 @@ import (
 	"github.com/indusagi/induscode/conductor"
 	"github.com/indusagi/induscode/internal/fakemodel"
 	"github.com/indusagi/induscode/provider"
+	adapter "github.com/indusagi/induscode/provider/anthropic"
+	"github.com/indusagi/induscode/provider/connect"
 )
 
 // The loop's cost per turn against the raw SDK call it makes, both
@@ -24,7 +26,7 @@ func BenchmarkTurn(b *testing.B) {
 	srv.Respond(func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Say("ok") })
 	dir := b.TempDir()
 	o := conductor.Options{Model: "anthropic/claude-sonnet-4-5", Ephemeral: true,
-		Provider: provider.Config{APIKey: "k", BaseURL: srv.URL, MaxRetries: -1}}
+		Open: connect.Opener(connect.Config{APIKey: "k", BaseURL: srv.URL, MaxRetries: -1})}
 	o.Session.Dir, o.Session.NoMCP, o.Session.NoAddons = dir, true, true
 	c, err := conductor.Open(context.Background(), o)
 	if err != nil {
@@ -54,7 +56,7 @@ func BenchmarkRawSDK(b *testing.B) {
 	srv.Respond(func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Say("ok") })
 	dir := b.TempDir()
 	o := conductor.Options{Model: "anthropic/claude-sonnet-4-5", Ephemeral: true,
-		Provider: provider.Config{APIKey: "k", BaseURL: srv.URL, MaxRetries: -1}}
+		Open: connect.Opener(connect.Config{APIKey: "k", BaseURL: srv.URL, MaxRetries: -1})}
 	o.Session.Dir, o.Session.NoMCP, o.Session.NoAddons = dir, true, true
 	c, err := conductor.Open(context.Background(), o)
 	if err != nil {
@@ -72,7 +74,7 @@ func BenchmarkRawSDK(b *testing.B) {
 			msgs = nil
 		}
 		msgs = append(msgs, provider.UserText("hi"))
-		params, err := provider.AnthropicParams(provider.Request{Model: "claude-sonnet-4-5", System: system, Messages: msgs, Tools: tools})
+		params, err := adapter.Params(provider.Request{Model: "claude-sonnet-4-5", System: system, Messages: msgs, Tools: tools})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -85,6 +87,6 @@ func BenchmarkRawSDK(b *testing.B) {
 			b.Fatal(err)
 		}
 		stream.Close()
-		msgs = append(msgs, provider.FromAnthropic(&m).Message)
+		msgs = append(msgs, adapter.FromMessage(&m).Message)
 	}
 }

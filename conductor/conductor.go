@@ -6,20 +6,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/conductor/toolrun"
 	"github.com/indusagi/induscode/provider"
 	"github.com/indusagi/induscode/session"
 	"github.com/indusagi/induscode/skills"
 	"github.com/indusagi/induscode/transcript"
 )
 
-// Options say what conversation to hold. Model is required unless Client
-// is set.
+// Options say what conversation to hold. Model and Open are required
+// unless Client is set.
 type Options struct {
 	// Session opens the deck the agent works with. Its Handles are the
 	// conductor's (send_message, set_model, set_thinking); Exec stays the
@@ -27,8 +27,11 @@ type Options struct {
 	Session session.Options
 	// Model is "provider/model" (see provider.ParseModelID).
 	Model string
-	// Provider says how to reach the model's provider (keys, base URLs).
-	Provider provider.Config
+	// Open opens a client for a model id: Model's, and those the
+	// set_model handle and chat:params choose later (connect.Opener
+	// makes one from keys and base URLs). The program passes it in, so
+	// it decides which model SDKs it links.
+	Open provider.Opener
 	// Client, when set, is used instead of opening Model (tests, a
 	// program with its own client); Model then only names it.
 	Client provider.Client
@@ -89,7 +92,7 @@ type Answer struct {
 }
 
 // OptionError is an option the caller must fix: a mode, a rule, a model
-// id or a missing key (a *provider.MissingKeyError inside).
+// id or a missing key (a *connect.MissingKeyError inside).
 type OptionError struct{ Err error }
 
 func (e *OptionError) Error() string { return e.Err.Error() }
@@ -152,7 +155,9 @@ func Open(ctx context.Context, o Options) (*Conductor, error) {
 	if o.Client != nil {
 		c.client = o.Client
 		c.model, _ = provider.ParseModelID(cmp.Or(o.Model, "anthropic/unknown"))
-	} else if c.client, c.model, err = provider.Open(o.Model, o.Provider); err != nil {
+	} else if o.Open == nil {
+		return nil, &OptionError{errors.New("no way to open a model: set Options.Open (connect.Opener) or Options.Client")}
+	} else if c.client, c.model, err = o.Open(o.Model); err != nil {
 		return nil, &OptionError{err}
 	}
 	so := o.Session
@@ -208,7 +213,7 @@ func (c *Conductor) openTranscript() error {
 // own deck, briefing, transcript and events, run on the caller's
 // goroutine. What o leaves unset is c's: the workspace and session
 // settings (o.Session.Profile and o.Session.Tools choose the child's
-// tools; a zero Session is c's whole), the provider settings, the model,
+// tools; a zero Session is c's whole), the opener of models, the model,
 // the permission mode and rules, and Ask. The child keeps no transcript
 // unless o.Resume names one. A Run of the child under a context that
 // carries the parent's checkpoint node (a tool call of the parent's run)
@@ -226,8 +231,8 @@ func (c *Conductor) Child(ctx context.Context, o Options) (*Conductor, error) {
 		}
 		o.Session = so
 	}
-	if reflect.ValueOf(o.Provider).IsZero() {
-		o.Provider = p.Provider
+	if o.Open == nil {
+		o.Open = p.Open
 	}
 	if o.Model == "" && o.Client == nil {
 		o.Model, o.Client = c.Model().String(), c.sharedClient()
@@ -288,7 +293,7 @@ func (c *Conductor) Messages() []provider.Message { return slices.Clone(c.messag
 // tools less those a deny rule removes.
 func (c *Conductor) Tools() []provider.ToolDef {
 	var out []provider.ToolDef
-	for _, d := range provider.ToolDefs(c.sess.Box().Specs()) {
+	for _, d := range toolrun.Defs(c.sess.Box().Specs()) {
 		if !c.perm.removes(d.Name) {
 			out = append(out, d)
 		}
@@ -320,7 +325,7 @@ func (c *Conductor) SendMessage(_ context.Context, text string) error {
 
 // SetModel switches the model of later calls: the set_model handle.
 func (c *Conductor) SetModel(_ context.Context, id string) error {
-	cl, m, err := provider.Open(id, c.opts.Provider)
+	cl, m, err := c.open(id)
 	if err != nil {
 		return err
 	}

@@ -16,9 +16,11 @@ import (
 
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/conductor"
+	"github.com/indusagi/induscode/conductor/toolrun"
 	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/internal/fakemodel"
 	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/provider/connect"
 	"github.com/indusagi/induscode/transcript"
 )
 
@@ -77,7 +79,7 @@ func open(t *testing.T, dir string, srv *fakemodel.Server, o conductor.Options, 
 	t.Helper()
 	o.Session.Dir, o.Session.NoMCP, o.Session.NoAddons = dir, true, true
 	o.Session.Addons = extra
-	o.Provider = provider.Config{Getenv: env(srv), MaxRetries: -1}
+	o.Open = connect.Opener(connect.Config{Getenv: env(srv), MaxRetries: -1})
 	if o.Model == "" {
 		o.Model = modelOf("anthropic")
 	}
@@ -338,7 +340,7 @@ func TestGateAllowGivesPermissionInDefaultMode(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "refused")); err == nil {
 		t.Error("the call no one allowed ran in the default mode")
 	}
-	if len(results) != 2 || results[1].Failure != provider.Refused || !strings.Contains(results[1].Text, "--allowed-tools") {
+	if len(results) != 2 || results[1].Failure != toolrun.Refused || !strings.Contains(results[1].Text, "--allowed-tools") {
 		t.Errorf("results %+v", results)
 	}
 }

@@ -1,7 +1,11 @@
 // Package conductor is the agent loop: it drives a conversation through a
 // model (package provider) and the session's deck (package session),
 // firing every addon event at its point, and keeps the conversation in a
-// transcript (package transcript).
+// transcript (package transcript). The model's tool uses run through the
+// deck by package toolrun. The conductor opens models only through the
+// [Options.Open] function its program passes in (connect.Opener opens the
+// adapters of provider/anthropic and provider/openai), so it links no
+// model SDK itself.
 //
 // A [Conductor] owns one session and one conversation. [Conductor.Run]
 // takes one user prompt to its answer: input:submit (a gate), then turns

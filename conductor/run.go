@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/conductor/toolrun"
 	"github.com/indusagi/induscode/deck/cards"
 	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/provider"
@@ -142,7 +143,7 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 	c.emit(AssistantMessage{Message: resp.Message, Usage: resp.Usage, Cost: resp.Cost, Model: model.String(), Stop: resp.Stop})
 	uses := resp.Message.ToolUses()
 	if len(uses) > 0 {
-		results := provider.RunToolUses(ctx, permitted{c}, uses, provider.RunOptions{Check: c.check})
+		results := toolrun.Run(ctx, permitted{c}, uses, toolrun.Options{Check: c.check})
 		c.afterTools(uses, results)
 		tm := provider.Message{Role: provider.User, Blocks: results}
 		c.messages = append(c.messages, tm)
@@ -264,19 +265,27 @@ func (c *Conductor) request(ctx context.Context) (provider.Request, provider.Cli
 	return req, client, model, nil
 }
 
-// openModel opens another model with the same provider settings; with an
+// openModel opens another model through the same opener; with an
 // injected client, a model of the same provider shares it.
 func (c *Conductor) openModel(id string) (provider.Client, provider.ModelID, error) {
 	if c.opts.Client != nil {
 		m, err := provider.ParseModelID(id)
 		return c.opts.Client, m, err
 	}
-	return provider.Open(id, c.opts.Provider)
+	return c.open(id)
+}
+
+// open opens a model through the opener the program passed in.
+func (c *Conductor) open(id string) (provider.Client, provider.ModelID, error) {
+	if c.opts.Open == nil {
+		return nil, provider.ModelID{}, errors.New("no way to open a model: the conductor was given no opener")
+	}
+	return c.opts.Open(id)
 }
 
 // check is asked before each known tool runs: a deny rule or plan mode
 // refuses the call here; the permission a call needs is for [permitted].
-func (c *Conductor) check(call provider.Call) string {
+func (c *Conductor) check(call toolrun.Call) string {
 	refuse, _ := c.perm.refusal(call.Use.Name, call.Tool.Spec().ReadOnly, call.Use.Input, c.planning)
 	return refuse
 }
@@ -348,7 +357,7 @@ func (c *Conductor) afterTools(uses, results []provider.Block) {
 		r := &results[i]
 		if r.IsError {
 			if strings.HasPrefix(r.Text, addons.PermissionRefused) {
-				r.Failure = provider.Refused
+				r.Failure = toolrun.Refused
 			}
 			continue
 		}

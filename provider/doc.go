@@ -1,18 +1,17 @@
-// Package provider talks to language models through their official Go
-// SDKs: Anthropic's Messages API (anthropic-sdk-go) and OpenAI's Chat
-// Completions API (openai-go), which every OpenAI-compatible server
-// speaks (Ollama, vLLM, LM Studio, OpenRouter, llama.cpp's server).
+// Package provider is the SDK-neutral side of talking to language models:
+// the conversation's form ([Message] of [Block]s: text, thinking,
+// tool_use, tool_result), a [Request] and its streamed [Response], the
+// [Client] every adapter implements, "provider/model" ids, and the facts
+// about models that do not depend on an SDK: list prices ([PriceOf]) and
+// the providers' key and base-URL variables ([Providers]).
 //
-// A [Client] streams one model response for a [Request] written in an
-// SDK-neutral form ([Message] of [Block]s: text, thinking, tool_use,
-// tool_result); [Open] makes one from a "provider/model" id and the usual
-// environment variables. Retries with backoff that honour retry-after,
-// usage with cache tokens and the cost of a turn are the client's job, so
-// every caller gets them. The conversions a program running its own loop
-// needs live here too: deck tool specs to tool definitions ([ToolDefs]),
-// tool results to tool_result blocks ([ResultBlock]) and running one
-// message's tool uses ([RunToolUses]) with a typed [Failure] on each error.
+// Retries are here too ([WithRetries]): backoff that honours retry-after,
+// decided from a [StatusError], which each adapter makes of its SDK's
+// error. The adapters live beside this package, one per SDK
+// (provider/anthropic, provider/openai, each the only importer of its
+// SDK), and provider/connect opens the right one for a model id. This
+// package imports no SDK, so a program that only stores or shows
+// conversations (a transcript, a printer) links none.
 //
-// The package does no printing and keeps no global state; the HTTP wire
-// is the SDKs' own (no hand-written requests).
+// The package does no printing and keeps no global state.
 package provider

@@ -48,6 +48,12 @@ type Block struct {
 	Signature string          `json:"signature,omitempty"`
 }
 
+// Failure is why a tool call failed, beside the text the model reads,
+// kept with its tool_result block. Whoever runs the tools names the kinds
+// (the conductor's toolrun package); the empty value is a call that did
+// not fail.
+type Failure string
+
 // Message is one turn of the conversation.
 type Message struct {
 	Role   Role    `json:"role"`

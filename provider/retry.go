@@ -8,10 +8,13 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/openai/openai-go/v3"
 )
+
+// WithRetries returns a client that tries a failed call of c again up to
+// max times (none when max <= 0) and prices each answer as model's.
+func WithRetries(c Client, model ModelID, max int) Client {
+	return &retrying{inner: c, max: max, model: model}
+}
 
 // retrying retries a client's failed calls: rate limits (429), overload
 // (529, Anthropic's overloaded_error in the stream), server errors (5xx)
@@ -70,6 +73,25 @@ func (r *retrying) Stream(ctx context.Context, req Request, on func(Delta)) (*Re
 	}
 }
 
+// StatusError is a provider's answer that failed a call, in the form the
+// retries read: each adapter turns its SDK's error into one, so this
+// package decides what to try again without knowing any SDK.
+type StatusError struct {
+	// Code is the HTTP status; 200 for an error event in a stream that
+	// had begun.
+	Code int
+	// Type is the provider's name for the error ("overloaded_error"),
+	// when it gives one.
+	Type string
+	// Header is the answer's headers (retry-after), or nil.
+	Header http.Header
+	// Err is the SDK's error, whose text is the error's.
+	Err error
+}
+
+func (e *StatusError) Error() string { return e.Err.Error() }
+func (e *StatusError) Unwrap() error { return e.Err }
+
 // CallError is a model call that failed for good.
 type CallError struct {
 	Model    ModelID
@@ -92,14 +114,10 @@ func (e *CallError) StatusCode() int {
 	return code
 }
 
-func status(err error) (int, *http.Response) {
-	var ae *anthropic.Error
-	if errors.As(err, &ae) {
-		return ae.StatusCode, ae.Response
-	}
-	var oe *openai.Error
-	if errors.As(err, &oe) {
-		return oe.StatusCode, oe.Response
+func status(err error) (int, http.Header) {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.Code, se.Header
 	}
 	return 0, nil
 }
@@ -107,16 +125,16 @@ func status(err error) (int, *http.Response) {
 // retryable says whether err is worth another attempt and how long the
 // server asked to wait (0: not said).
 func retryable(err error) (time.Duration, bool) {
-	var ae *anthropic.Error
-	if errors.As(err, &ae) && ae.StatusCode == http.StatusOK {
+	var se *StatusError
+	if errors.As(err, &se) && se.Code == http.StatusOK {
 		// An error event in a stream that had begun.
-		switch ae.Type() {
+		switch se.Type {
 		case "overloaded_error", "api_error", "rate_limit_error":
 			return 0, true
 		}
 		return 0, false
 	}
-	code, resp := status(err)
+	code, header := status(err)
 	if code == 0 {
 		// No answer at all: a dropped or refused connection. Not a
 		// request the server judged, so trying again is safe.
@@ -125,8 +143,8 @@ func retryable(err error) (time.Duration, bool) {
 	if code != http.StatusTooManyRequests && code != http.StatusRequestTimeout && code != http.StatusConflict && code < 500 {
 		return 0, false
 	}
-	if resp != nil {
-		return retryAfter(resp.Header, time.Now()), true
+	if header != nil {
+		return retryAfter(header, time.Now()), true
 	}
 	return 0, true
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/indusagi/induscode/cmd/internal/render"
 	"github.com/indusagi/induscode/conductor"
+	"github.com/indusagi/induscode/provider/connect"
 )
 
 // ExitInterrupted is the exit code of a -p run ended by Ctrl-C (128 +
@@ -100,6 +101,7 @@ func runPrint(cmd *cobra.Command, opts *options, p *printOpts, args []string) er
 	co := conductor.Options{
 		Session:       sessionOptions(opts, stderr),
 		Model:         firstOf(p.model, settings.Model, os.Getenv("INDUSR_MODEL"), defaultModel),
+		Open:          connect.Opener(connect.Config{}),
 		Mode:          conductor.PermissionMode(firstOf(p.mode, string(settings.PermissionMode))),
 		Allowed:       p.allowed,
 		Disallowed:    p.disallowed,

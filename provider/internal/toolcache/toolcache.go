@@ -1,24 +1,28 @@
-package provider
+// Package toolcache keeps the SDK form of the tool list an adapter sent
+// last, for the adapters of package provider.
+package toolcache
 
 import (
 	"bytes"
 	"slices"
 	"sync"
+
+	"github.com/indusagi/induscode/provider"
 )
 
-// toolCache keeps the SDK form of the tool list a client sent last: an
+// Cache keeps the SDK form of the tool list a client sent last: an
 // agent sends the same tools on every call, and converting their schemas
 // is the largest part of building a request. A changed list (a server's
 // tools came or went) is converted again.
-type toolCache[T any] struct {
+type Cache[T any] struct {
 	mu   sync.Mutex
-	defs []ToolDef
+	defs []provider.ToolDef
 	sdk  []T
 }
 
-// get returns the SDK form of defs, converting them with conv unless
+// Get returns the SDK form of defs, converting them with conv unless
 // they equal the last list.
-func (c *toolCache[T]) get(defs []ToolDef, conv func([]ToolDef) ([]T, error)) ([]T, error) {
+func (c *Cache[T]) Get(defs []provider.ToolDef, conv func([]provider.ToolDef) ([]T, error)) ([]T, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.sdk != nil && sameDefs(c.defs, defs) {
@@ -28,7 +32,7 @@ func (c *toolCache[T]) get(defs []ToolDef, conv func([]ToolDef) ([]T, error)) ([
 	if err != nil {
 		return nil, err
 	}
-	kept := make([]ToolDef, len(defs))
+	kept := make([]provider.ToolDef, len(defs))
 	for i, d := range defs {
 		d.InputSchema = slices.Clone(d.InputSchema) // the caller may reuse its bytes
 		kept[i] = d
@@ -37,8 +41,8 @@ func (c *toolCache[T]) get(defs []ToolDef, conv func([]ToolDef) ([]T, error)) ([
 	return c.sdk, nil
 }
 
-func sameDefs(a, b []ToolDef) bool {
-	return slices.EqualFunc(a, b, func(x, y ToolDef) bool {
+func sameDefs(a, b []provider.ToolDef) bool {
+	return slices.EqualFunc(a, b, func(x, y provider.ToolDef) bool {
 		return x.Name == y.Name && x.Description == y.Description && bytes.Equal(x.InputSchema, y.InputSchema)
 	})
 }

@@ -1,4 +1,4 @@
-package provider_test
+package toolrun_test
 
 import (
 	"context"
@@ -6,9 +6,11 @@ import (
 	"log"
 	"os"
 
+	"github.com/indusagi/induscode/conductor/toolrun"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/internal/fakemodel"
 	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/provider/connect"
 )
 
 // A complete agent on the library: a deck's tools offered to a model,
@@ -28,7 +30,7 @@ func Example_agent() {
 	}
 	defer d.Close()
 	box := d.Box()
-	model, _, err := provider.Open("anthropic/claude-sonnet-4-5", provider.Config{APIKey: "test", BaseURL: srv.URL})
+	model, _, err := connect.Open("anthropic/claude-sonnet-4-5", connect.Config{APIKey: "test", BaseURL: srv.URL})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -36,7 +38,7 @@ func Example_agent() {
 	msgs := []provider.Message{provider.UserText("What do the notes say?")}
 	for {
 		resp, err := model.Stream(ctx, provider.Request{
-			Model: "claude-sonnet-4-5", Messages: msgs, Tools: provider.ToolDefs(box.Specs()),
+			Model: "claude-sonnet-4-5", Messages: msgs, Tools: toolrun.Defs(box.Specs()),
 		}, nil)
 		if err != nil {
 			log.Fatal(err)
@@ -47,7 +49,7 @@ func Example_agent() {
 			fmt.Println(resp.Message.Text())
 			return
 		}
-		results := provider.RunToolUses(ctx, box, uses, provider.RunOptions{})
+		results := toolrun.Run(ctx, box, uses, toolrun.Options{})
 		for _, r := range results {
 			fmt.Println("tool result, failed:", r.IsError)
 		}

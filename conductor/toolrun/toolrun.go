@@ -1,4 +1,11 @@
-package provider
+// Package toolrun runs the tool uses of a model's message through a deck:
+// deck tool specs become the model's tool definitions ([Defs]), one
+// message's tool uses run (read-only ones together, writes in order) and
+// each result becomes the tool_result block answering its use
+// ([ResultBlock]), with a typed [provider.Failure] saying why a call
+// failed. It is the conductor's, and any program running its own loop
+// over a deck may use it; it knows no model SDK.
+package toolrun
 
 import (
 	"context"
@@ -6,39 +13,39 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/indusagi/induscode/provider"
 	"github.com/indusagi/induscode/tool"
 )
 
-// ToolDefs turns deck tool specs into tool definitions for [Request].
-func ToolDefs(specs []tool.Spec) []ToolDef {
-	out := make([]ToolDef, len(specs))
+// Defs turns deck tool specs into tool definitions for a
+// [provider.Request].
+func Defs(specs []tool.Spec) []provider.ToolDef {
+	out := make([]provider.ToolDef, len(specs))
 	for i, s := range specs {
 		schema := s.InputSchema
 		if len(schema) == 0 {
 			schema = tool.EmptyObjectSchema()
 		}
-		out[i] = ToolDef{Name: s.Name, Description: s.Description, InputSchema: schema}
+		out[i] = provider.ToolDef{Name: s.Name, Description: s.Description, InputSchema: schema}
 	}
 	return out
 }
 
-// Failure is why a tool call failed, beside the text the model reads;
-// the set is closed. The zero value is a call that did not fail.
-type Failure string
-
-// The failure kinds.
+// The failure kinds of a tool_result block; the set is closed.
 const (
-	NoFailure    Failure = ""
-	UnknownTool  Failure = "unknown_tool"  // no tool by that name in the deck
-	InvalidInput Failure = "invalid_input" // input not a JSON object, or not what the schema asks
-	Refused      Failure = "refused"       // a gate, a hook, the permission mode or plan mode said no
-	Cancelled    Failure = "cancelled"     // the turn was cancelled or timed out during the call
-	Failed       Failure = "failed"        // the tool ran and reported an error
+	NoFailure    provider.Failure = ""
+	UnknownTool  provider.Failure = "unknown_tool"  // no tool by that name in the deck
+	InvalidInput provider.Failure = "invalid_input" // input not a JSON object, or not what the schema asks
+	Refused      provider.Failure = "refused"       // a gate, a hook, the permission mode or plan mode said no
+	Cancelled    provider.Failure = "cancelled"     // the turn was cancelled or timed out during the call
+	Failed       provider.Failure = "failed"        // the tool ran and reported an error
 )
 
 // Failures returns every failure kind of a failed call; each call returns
 // a new slice.
-func Failures() []Failure { return []Failure{UnknownTool, InvalidInput, Refused, Cancelled, Failed} }
+func Failures() []provider.Failure {
+	return []provider.Failure{UnknownTool, InvalidInput, Refused, Cancelled, Failed}
+}
 
 // ResultBlock turns a tool result into the tool_result block answering
 // the tool_use use. The model reads text: text blocks are joined; a JSON
@@ -46,7 +53,7 @@ func Failures() []Failure { return []Failure{UnknownTool, InvalidInput, Refused,
 // return both put the same facts in each (edit's diff) and the model
 // would read them twice; images and resources are named. An empty
 // result says so rather than being sent empty.
-func ResultBlock(use Block, r tool.Result, failure Failure) Block {
+func ResultBlock(use provider.Block, r tool.Result, failure provider.Failure) provider.Block {
 	var parts []string
 	hasText := false
 	for _, b := range r.Blocks {
@@ -88,7 +95,7 @@ func ResultBlock(use Block, r tool.Result, failure Failure) Block {
 	if !r.IsError {
 		failure = NoFailure
 	}
-	return Block{Kind: ToolResultBlock, ToolUseID: use.ID, Text: text, IsError: r.IsError, Failure: failure}
+	return provider.Block{Kind: provider.ToolResultBlock, ToolUseID: use.ID, Text: text, IsError: r.IsError, Failure: failure}
 }
 
 // Runner is what runs tool calls: a session's or a deck's Box.
@@ -97,15 +104,15 @@ type Runner interface {
 	Lookup(name string) (tool.Tool, bool)
 }
 
-// Call is one tool use as [RunToolUses] hands it to a check: the use and
-// the tool it names (nil when unknown).
+// Call is one tool use as [Run] hands it to a check: the use and the
+// tool it names (nil when unknown).
 type Call struct {
-	Use  Block
+	Use  provider.Block
 	Tool tool.Tool
 }
 
-// RunOptions tune [RunToolUses]. The zero value runs every call.
-type RunOptions struct {
+// Options tune [Run]. The zero value runs every call.
+type Options struct {
 	// Check, when set, is asked before each known tool runs; a non-empty
 	// reason refuses the call with that text (Failure Refused).
 	Check func(Call) (refuse string)
@@ -113,13 +120,13 @@ type RunOptions struct {
 	Serial bool
 }
 
-// RunToolUses runs the tool uses of one assistant message through run and
+// Run runs the tool uses of one assistant message through run and
 // returns one tool_result block per use, in the uses' order. Read-only
 // tools next to each other run together; a tool that may write waits for
 // every call before it and holds back the ones after, so writes happen
 // in the order the model asked for them.
-func RunToolUses(ctx context.Context, run Runner, uses []Block, o RunOptions) []Block {
-	out := make([]Block, len(uses))
+func Run(ctx context.Context, run Runner, uses []provider.Block, o Options) []provider.Block {
+	out := make([]provider.Block, len(uses))
 	var wg sync.WaitGroup
 	for i, use := range uses {
 		t, known := run.Lookup(use.Name)
@@ -138,7 +145,7 @@ func RunToolUses(ctx context.Context, run Runner, uses []Block, o RunOptions) []
 	return out
 }
 
-func runOne(ctx context.Context, run Runner, use Block, t tool.Tool, known bool, o RunOptions) Block {
+func runOne(ctx context.Context, run Runner, use provider.Block, t tool.Tool, known bool, o Options) provider.Block {
 	if !known {
 		return ResultBlock(use, run.Run(ctx, use.Name, use.Input), UnknownTool)
 	}
@@ -163,7 +170,7 @@ func runOne(ctx context.Context, run Runner, use Block, t tool.Tool, known bool,
 // and the deck's texts are ours, so their openings are stable: tool.New's
 // validation says "invalid input for", the addons boundary "addon … blocked
 // the call" (kept true by this package's tests).
-func classify(ctx context.Context, r tool.Result) Failure {
+func classify(ctx context.Context, r tool.Result) provider.Failure {
 	if !r.IsError {
 		return NoFailure
 	}

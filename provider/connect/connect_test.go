@@ -1,4 +1,4 @@
-package provider_test
+package connect_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/indusagi/induscode/internal/fakemodel"
 	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/provider/connect"
 )
 
 // TestMain checks that no test leaves a goroutine behind, once the idle
@@ -39,7 +40,7 @@ func open(t *testing.T, api string, srv *fakemodel.Server, retries int) provider
 	if api == "openai" {
 		id = "openai/gpt-5"
 	}
-	c, _, err := provider.Open(id, provider.Config{Getenv: func(k string) string { return env[k] }, MaxRetries: retries})
+	c, _, err := connect.Open(id, connect.Config{Getenv: func(k string) string { return env[k] }, MaxRetries: retries})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,16 +206,16 @@ func TestCancelStopsTheStream(t *testing.T) {
 
 func TestMissingKeyNamesTheVariable(t *testing.T) {
 	for id, v := range map[string]string{"anthropic/claude-sonnet-4-5": "ANTHROPIC_API_KEY", "openai/gpt-5": "OPENAI_API_KEY"} {
-		_, _, err := provider.Open(id, provider.Config{Getenv: func(string) string { return "" }})
-		var mk *provider.MissingKeyError
+		_, _, err := connect.Open(id, connect.Config{Getenv: func(string) string { return "" }})
+		var mk *connect.MissingKeyError
 		if !errors.As(err, &mk) || !strings.Contains(err.Error(), v) {
 			t.Errorf("%s: %v", id, err)
 		}
 	}
-	if _, _, err := provider.Open("ollama/qwen3:8b", provider.Config{Getenv: func(string) string { return "" }}); err != nil {
+	if _, _, err := connect.Open("ollama/qwen3:8b", connect.Config{Getenv: func(string) string { return "" }}); err != nil {
 		t.Errorf("ollama needs no key: %v", err)
 	}
-	if _, _, err := provider.Open("nope/x", provider.Config{}); err == nil || !strings.Contains(err.Error(), "anthropic") {
+	if _, _, err := connect.Open("nope/x", connect.Config{}); err == nil || !strings.Contains(err.Error(), "anthropic") {
 		t.Errorf("unknown provider: %v", err)
 	}
 }

@@ -1,37 +1,50 @@
-package provider
+// Package anthropic is the adapter of Anthropic's Messages API: a
+// provider.Client over the official anthropic-sdk-go, and the conversions
+// between the neutral conversation and the SDK's parameters and messages.
+// It is the only package of the module that imports that SDK.
+//
+// The client makes no retries of its own (the SDK's are turned off):
+// package provider's [provider.WithRetries] does them for every adapter,
+// from the [provider.StatusError] this adapter makes of the SDK's errors.
+package anthropic
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/provider/internal/toolcache"
 )
 
-// anthropicClient speaks the Messages API through anthropic-sdk-go.
-type anthropicClient struct {
+// client speaks the Messages API through anthropic-sdk-go.
+type client struct {
 	c     anthropic.Client
-	tools toolCache[anthropic.ToolUnionParam]
+	tools toolcache.Cache[anthropic.ToolUnionParam]
 }
 
-func newAnthropic(cn conn) *anthropicClient {
-	opts := []option.RequestOption{option.WithAPIKey(cn.key), option.WithMaxRetries(0)}
-	if cn.base != "" {
-		opts = append(opts, option.WithBaseURL(cn.base))
+// New returns a client of the Messages API at e, without retries.
+func New(e provider.Endpoint) provider.Client {
+	opts := []option.RequestOption{option.WithAPIKey(e.APIKey), option.WithMaxRetries(0)}
+	if e.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(e.BaseURL))
 	}
-	if cn.http != nil {
-		opts = append(opts, option.WithHTTPClient(cn.http))
+	if e.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(e.HTTPClient))
 	}
-	return &anthropicClient{c: anthropic.NewClient(opts...)}
+	return &client{c: anthropic.NewClient(opts...)}
 }
 
-func (a *anthropicClient) Stream(ctx context.Context, req Request, on func(Delta)) (*Response, error) {
-	tools, err := a.tools.get(req.Tools, AnthropicTools)
+func (a *client) Stream(ctx context.Context, req provider.Request, on func(provider.Delta)) (*provider.Response, error) {
+	tools, err := a.tools.Get(req.Tools, Tools)
 	if err != nil {
 		return nil, err
 	}
-	params, err := anthropicParams(req, tools)
+	params, err := params(req, tools)
 	if err != nil {
 		return nil, err
 	}
@@ -51,48 +64,62 @@ func (a *anthropicClient) Stream(ctx context.Context, req Request, on func(Delta
 		return nil, context.Cause(ctx)
 	}
 	if err := stream.Err(); err != nil {
-		return nil, err
+		return nil, statusError(err)
 	}
 	if msg.ID == "" {
 		return nil, fmt.Errorf("anthropic stream ended before message_start")
 	}
-	return FromAnthropic(&msg), nil
+	return FromMessage(&msg), nil
 }
 
-func emitAnthropic(ev anthropic.MessageStreamEventUnion, on func(Delta)) {
+// statusError gives an answer of the API the neutral form the retries
+// read; any other error (no answer at all) stays as it is.
+func statusError(err error) error {
+	var ae *anthropic.Error
+	if !errors.As(err, &ae) {
+		return err
+	}
+	se := &provider.StatusError{Code: ae.StatusCode, Type: string(ae.Type()), Err: err}
+	if ae.Response != nil {
+		se.Header = ae.Response.Header
+	}
+	return se
+}
+
+func emitAnthropic(ev anthropic.MessageStreamEventUnion, on func(provider.Delta)) {
 	switch ev.Type {
 	case "content_block_start":
 		if ev.ContentBlock.Type == "tool_use" {
-			on(Delta{Kind: ToolUseStart, Index: int(ev.Index), Name: ev.ContentBlock.Name})
+			on(provider.Delta{Kind: provider.ToolUseStart, Index: int(ev.Index), Name: ev.ContentBlock.Name})
 		}
 	case "content_block_delta":
 		switch ev.Delta.Type {
 		case "text_delta":
-			on(Delta{Kind: TextDelta, Index: int(ev.Index), Text: ev.Delta.Text})
+			on(provider.Delta{Kind: provider.TextDelta, Index: int(ev.Index), Text: ev.Delta.Text})
 		case "thinking_delta":
-			on(Delta{Kind: ThinkingDelta, Index: int(ev.Index), Text: ev.Delta.Thinking})
+			on(provider.Delta{Kind: provider.ThinkingDelta, Index: int(ev.Index), Text: ev.Delta.Thinking})
 		}
 	}
 }
 
-// AnthropicParams turns a neutral request into the SDK's parameters. The
-// system prompt and the last tool definition carry cache breakpoints, so
-// the prefix every turn repeats is read from the prompt cache.
-func AnthropicParams(req Request) (anthropic.MessageNewParams, error) {
-	tools, err := AnthropicTools(req.Tools)
+// Params turns a neutral request into the SDK's parameters. The system
+// prompt and the last tool definition carry cache breakpoints, so the
+// prefix every turn repeats is read from the prompt cache.
+func Params(req provider.Request) (anthropic.MessageNewParams, error) {
+	tools, err := Tools(req.Tools)
 	if err != nil {
 		return anthropic.MessageNewParams{}, err
 	}
-	return anthropicParams(req, tools)
+	return params(req, tools)
 }
 
-func anthropicParams(req Request, tools []anthropic.ToolUnionParam) (anthropic.MessageNewParams, error) {
+func params(req provider.Request, tools []anthropic.ToolUnionParam) (anthropic.MessageNewParams, error) {
 	p := anthropic.MessageNewParams{
 		Model:     anthropic.Model(req.Model),
 		MaxTokens: req.MaxTokens,
 	}
 	if p.MaxTokens == 0 {
-		p.MaxTokens = DefaultMaxTokens
+		p.MaxTokens = provider.DefaultMaxTokens
 	}
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
@@ -103,7 +130,7 @@ func anthropicParams(req Request, tools []anthropic.ToolUnionParam) (anthropic.M
 	if req.Thinking.Budget > 0 {
 		p.Thinking = anthropic.ThinkingConfigParamOfEnabled(req.Thinking.Budget)
 		if p.MaxTokens <= req.Thinking.Budget {
-			p.MaxTokens = req.Thinking.Budget + DefaultMaxTokens
+			p.MaxTokens = req.Thinking.Budget + provider.DefaultMaxTokens
 		}
 	}
 	for _, m := range req.Messages {
@@ -114,7 +141,7 @@ func anthropicParams(req Request, tools []anthropic.ToolUnionParam) (anthropic.M
 		if len(blocks) == 0 {
 			continue // the API refuses an empty message
 		}
-		if m.Role == Assistant {
+		if m.Role == provider.Assistant {
 			p.Messages = append(p.Messages, anthropic.NewAssistantMessage(blocks...))
 		} else {
 			p.Messages = append(p.Messages, anthropic.NewUserMessage(blocks...))
@@ -123,9 +150,9 @@ func anthropicParams(req Request, tools []anthropic.ToolUnionParam) (anthropic.M
 	return p, nil
 }
 
-// AnthropicTools turns tool definitions into the SDK's, the last one
-// marked as the end of the cached prefix.
-func AnthropicTools(defs []ToolDef) ([]anthropic.ToolUnionParam, error) {
+// Tools turns tool definitions into the SDK's, the last one marked as the
+// end of the cached prefix.
+func Tools(defs []provider.ToolDef) ([]anthropic.ToolUnionParam, error) {
 	out := make([]anthropic.ToolUnionParam, 0, len(defs))
 	for i, d := range defs {
 		// The schema's parts stay JSON text: decoding them into Go values
@@ -173,37 +200,37 @@ func AnthropicTools(defs []ToolDef) ([]anthropic.ToolUnionParam, error) {
 	return out, nil
 }
 
-// AnthropicMessage turns a neutral message into the SDK's.
-func AnthropicMessage(m Message) (anthropic.MessageParam, error) {
+// Message turns a neutral message into the SDK's.
+func Message(m provider.Message) (anthropic.MessageParam, error) {
 	blocks, err := anthropicBlocks(m)
 	if err != nil {
 		return anthropic.MessageParam{}, err
 	}
-	if m.Role == Assistant {
+	if m.Role == provider.Assistant {
 		return anthropic.NewAssistantMessage(blocks...), nil
 	}
 	return anthropic.NewUserMessage(blocks...), nil
 }
 
-func anthropicBlocks(m Message) ([]anthropic.ContentBlockParamUnion, error) {
+func anthropicBlocks(m provider.Message) ([]anthropic.ContentBlockParamUnion, error) {
 	var blocks []anthropic.ContentBlockParamUnion
 	for _, b := range m.Blocks {
 		switch b.Kind {
-		case TextBlock:
+		case provider.TextBlock:
 			if b.Text != "" {
 				blocks = append(blocks, anthropic.NewTextBlock(b.Text))
 			}
-		case ThinkingBlock:
+		case provider.ThinkingBlock:
 			if b.Signature != "" { // unsigned thinking (another provider's) cannot go back
 				blocks = append(blocks, anthropic.NewThinkingBlock(b.Signature, b.Text))
 			}
-		case ToolUseBlock:
+		case provider.ToolUseBlock:
 			input := b.Input
 			if len(input) == 0 {
 				input = json.RawMessage(`{}`)
 			}
 			blocks = append(blocks, anthropic.NewToolUseBlock(b.ID, input, b.Name))
-		case ToolResultBlock:
+		case provider.ToolResultBlock:
 			blocks = append(blocks, anthropic.NewToolResultBlock(b.ToolUseID, nonEmpty(b.Text), b.IsError))
 		default:
 			return nil, fmt.Errorf("unknown block kind %q", b.Kind)
@@ -212,25 +239,25 @@ func anthropicBlocks(m Message) ([]anthropic.ContentBlockParamUnion, error) {
 	return blocks, nil
 }
 
-// FromAnthropic turns the SDK's message into a neutral response.
-func FromAnthropic(msg *anthropic.Message) *Response {
-	r := &Response{Model: string(msg.Model), Message: Message{Role: Assistant}}
+// FromMessage turns the SDK's message into a neutral response.
+func FromMessage(msg *anthropic.Message) *provider.Response {
+	r := &provider.Response{Model: string(msg.Model), Message: provider.Message{Role: provider.Assistant}}
 	for _, c := range msg.Content {
 		switch c.Type {
 		case "text":
-			r.Message.Blocks = append(r.Message.Blocks, Block{Kind: TextBlock, Text: c.Text})
+			r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.TextBlock, Text: c.Text})
 		case "thinking":
-			r.Message.Blocks = append(r.Message.Blocks, Block{Kind: ThinkingBlock, Text: c.Thinking, Signature: c.Signature})
+			r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.ThinkingBlock, Text: c.Thinking, Signature: c.Signature})
 		case "tool_use":
 			input := json.RawMessage(c.Input)
 			if len(input) == 0 {
 				input = json.RawMessage(`{}`)
 			}
-			r.Message.Blocks = append(r.Message.Blocks, Block{Kind: ToolUseBlock, ID: c.ID, Name: c.Name, Input: input})
+			r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.ToolUseBlock, ID: c.ID, Name: c.Name, Input: input})
 		}
 	}
 	r.Stop = anthropicStop(string(msg.StopReason))
-	r.Usage = Usage{
+	r.Usage = provider.Usage{
 		InputTokens:      msg.Usage.InputTokens,
 		OutputTokens:     msg.Usage.OutputTokens,
 		CacheReadTokens:  msg.Usage.CacheReadInputTokens,
@@ -239,14 +266,14 @@ func FromAnthropic(msg *anthropic.Message) *Response {
 	return r
 }
 
-func anthropicStop(s string) StopReason {
-	switch StopReason(s) {
-	case StopEndTurn, StopToolUse, StopMaxTokens, StopSequence, StopRefusal:
-		return StopReason(s)
+func anthropicStop(s string) provider.StopReason {
+	switch provider.StopReason(s) {
+	case provider.StopEndTurn, provider.StopToolUse, provider.StopMaxTokens, provider.StopSequence, provider.StopRefusal:
+		return provider.StopReason(s)
 	case "pause_turn":
-		return StopEndTurn
+		return provider.StopEndTurn
 	}
-	return StopOther
+	return provider.StopOther
 }
 
 // nonEmpty keeps a tool result from being sent empty, which the APIs

@@ -1,39 +1,55 @@
-package provider
+// Package openai is the adapter of OpenAI's Chat Completions API, which
+// every OpenAI-compatible server speaks (Ollama, vLLM, LM Studio,
+// OpenRouter, llama.cpp's server): a provider.Client over the official
+// openai-go, and the conversions between the neutral conversation and the
+// SDK's parameters. It is the only package of the module that imports
+// that SDK.
+//
+// The client makes no retries of its own (the SDK's are turned off):
+// package provider's [provider.WithRetries] does them for every adapter,
+// from the [provider.StatusError] this adapter makes of the SDK's errors.
+package openai
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/provider/internal/toolcache"
 )
 
-// openaiClient speaks Chat Completions through openai-go, to OpenAI or any
+// client speaks Chat Completions through openai-go, to OpenAI or any
 // server that speaks the same API at its base URL.
-type openaiClient struct {
+type client struct {
 	c     openai.Client
-	tools toolCache[openai.ChatCompletionToolUnionParam]
+	tools toolcache.Cache[openai.ChatCompletionToolUnionParam]
 }
 
-func newOpenAI(cn conn) *openaiClient {
-	opts := []option.RequestOption{option.WithAPIKey(cn.key), option.WithMaxRetries(0)}
-	if cn.base != "" {
-		opts = append(opts, option.WithBaseURL(cn.base))
+// New returns a Chat Completions client of the server at e, without
+// retries.
+func New(e provider.Endpoint) provider.Client {
+	opts := []option.RequestOption{option.WithAPIKey(e.APIKey), option.WithMaxRetries(0)}
+	if e.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(e.BaseURL))
 	}
-	if cn.http != nil {
-		opts = append(opts, option.WithHTTPClient(cn.http))
+	if e.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(e.HTTPClient))
 	}
-	return &openaiClient{c: openai.NewClient(opts...)}
+	return &client{c: openai.NewClient(opts...)}
 }
 
-func (o *openaiClient) Stream(ctx context.Context, req Request, on func(Delta)) (*Response, error) {
-	tools, err := o.tools.get(req.Tools, OpenAITools)
+func (o *client) Stream(ctx context.Context, req provider.Request, on func(provider.Delta)) (*provider.Response, error) {
+	tools, err := o.tools.Get(req.Tools, Tools)
 	if err != nil {
 		return nil, err
 	}
-	params, err := openAIParams(req, tools)
+	params, err := params(req, tools)
 	if err != nil {
 		return nil, err
 	}
@@ -47,12 +63,26 @@ func (o *openaiClient) Stream(ctx context.Context, req Request, on func(Delta)) 
 		return nil, context.Cause(ctx)
 	}
 	if err := stream.Err(); err != nil {
-		return nil, err
+		return nil, statusError(err)
 	}
 	if acc.id == "" {
 		return nil, fmt.Errorf("chat completions stream ended without a chunk")
 	}
 	return acc.response(), nil
+}
+
+// statusError gives an answer of the API the neutral form the retries
+// read; any other error (no answer at all) stays as it is.
+func statusError(err error) error {
+	var oe *openai.Error
+	if !errors.As(err, &oe) {
+		return err
+	}
+	se := &provider.StatusError{Code: oe.StatusCode, Type: oe.Type, Err: err}
+	if oe.Response != nil {
+		se.Header = oe.Response.Header
+	}
+	return se
 }
 
 // chatAccumulator assembles one choice's chunks: text, reasoning (the
@@ -67,7 +97,7 @@ type chatAccumulator struct {
 
 type chatCall struct{ id, name, args string }
 
-func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(Delta)) {
+func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(provider.Delta)) {
 	a.id, a.model = ch.ID, ch.Model
 	if ch.JSON.Usage.Valid() && ch.Usage.JSON.PromptTokens.Valid() {
 		a.usage = ch.Usage
@@ -80,7 +110,7 @@ func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(Delta)) {
 		if d.Content != "" {
 			a.text += d.Content
 			if on != nil {
-				on(Delta{Kind: TextDelta, Text: d.Content})
+				on(provider.Delta{Kind: provider.TextDelta, Text: d.Content})
 			}
 		}
 		if f, ok := d.JSON.ExtraFields["reasoning_content"]; ok {
@@ -88,7 +118,7 @@ func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(Delta)) {
 			if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
 				a.reasoning += s
 				if on != nil {
-					on(Delta{Kind: ThinkingDelta, Text: s})
+					on(provider.Delta{Kind: provider.ThinkingDelta, Text: s})
 				}
 			}
 		}
@@ -107,7 +137,7 @@ func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(Delta)) {
 			if tc.Function.Name != "" {
 				call.name += tc.Function.Name
 				if on != nil {
-					on(Delta{Kind: ToolUseStart, Index: i + 1, Name: tc.Function.Name})
+					on(provider.Delta{Kind: provider.ToolUseStart, Index: i + 1, Name: tc.Function.Name})
 				}
 			}
 			call.args += tc.Function.Arguments
@@ -118,13 +148,13 @@ func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(Delta)) {
 	}
 }
 
-func (a *chatAccumulator) response() *Response {
-	r := &Response{Model: a.model, Message: Message{Role: Assistant}}
+func (a *chatAccumulator) response() *provider.Response {
+	r := &provider.Response{Model: a.model, Message: provider.Message{Role: provider.Assistant}}
 	if a.reasoning != "" {
-		r.Message.Blocks = append(r.Message.Blocks, Block{Kind: ThinkingBlock, Text: a.reasoning})
+		r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.ThinkingBlock, Text: a.reasoning})
 	}
 	if a.text != "" {
-		r.Message.Blocks = append(r.Message.Blocks, Block{Kind: TextBlock, Text: a.text})
+		r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.TextBlock, Text: a.text})
 	}
 	for i, c := range a.calls {
 		args := json.RawMessage(c.args)
@@ -135,25 +165,25 @@ func (a *chatAccumulator) response() *Response {
 		if id == "" {
 			id = fmt.Sprintf("call_%d", i) // some local servers send none
 		}
-		r.Message.Blocks = append(r.Message.Blocks, Block{Kind: ToolUseBlock, ID: id, Name: c.name, Input: args})
+		r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.ToolUseBlock, ID: id, Name: c.name, Input: args})
 	}
 	switch a.finish {
 	case "stop":
-		r.Stop = StopEndTurn
+		r.Stop = provider.StopEndTurn
 	case "tool_calls", "function_call":
-		r.Stop = StopToolUse
+		r.Stop = provider.StopToolUse
 	case "length":
-		r.Stop = StopMaxTokens
+		r.Stop = provider.StopMaxTokens
 	case "content_filter":
-		r.Stop = StopRefusal
+		r.Stop = provider.StopRefusal
 	default:
-		r.Stop = StopOther
+		r.Stop = provider.StopOther
 	}
-	if len(a.calls) > 0 && r.Stop != StopMaxTokens {
-		r.Stop = StopToolUse // servers that say "stop" after calls
+	if len(a.calls) > 0 && r.Stop != provider.StopMaxTokens {
+		r.Stop = provider.StopToolUse // servers that say "stop" after calls
 	}
 	cached := a.usage.PromptTokensDetails.CachedTokens
-	r.Usage = Usage{
+	r.Usage = provider.Usage{
 		InputTokens:     a.usage.PromptTokens - cached,
 		OutputTokens:    a.usage.CompletionTokens,
 		CacheReadTokens: cached,
@@ -161,18 +191,18 @@ func (a *chatAccumulator) response() *Response {
 	return r
 }
 
-// OpenAIParams turns a neutral request into Chat Completions parameters:
-// the system prompt is the first message, each tool_result block its own
-// tool message, and streaming asks for the usage chunk.
-func OpenAIParams(req Request) (openai.ChatCompletionNewParams, error) {
-	tools, err := OpenAITools(req.Tools)
+// Params turns a neutral request into Chat Completions parameters: the
+// system prompt is the first message, each tool_result block its own tool
+// message, and streaming asks for the usage chunk.
+func Params(req provider.Request) (openai.ChatCompletionNewParams, error) {
+	tools, err := Tools(req.Tools)
 	if err != nil {
 		return openai.ChatCompletionNewParams{}, err
 	}
-	return openAIParams(req, tools)
+	return params(req, tools)
 }
 
-func openAIParams(req Request, tools []openai.ChatCompletionToolUnionParam) (openai.ChatCompletionNewParams, error) {
+func params(req provider.Request, tools []openai.ChatCompletionToolUnionParam) (openai.ChatCompletionNewParams, error) {
 	p := openai.ChatCompletionNewParams{
 		Model:         shared.ChatModel(req.Model),
 		StreamOptions: openai.ChatCompletionStreamOptionsParam{IncludeUsage: openai.Bool(true)},
@@ -191,13 +221,13 @@ func openAIParams(req Request, tools []openai.ChatCompletionToolUnionParam) (ope
 	}
 	p.Tools = tools
 	for _, m := range req.Messages {
-		p.Messages = append(p.Messages, OpenAIMessages(m)...)
+		p.Messages = append(p.Messages, Messages(m)...)
 	}
 	return p, nil
 }
 
-// OpenAITools turns tool definitions into function tools.
-func OpenAITools(defs []ToolDef) ([]openai.ChatCompletionToolUnionParam, error) {
+// Tools turns tool definitions into function tools.
+func Tools(defs []provider.ToolDef) ([]openai.ChatCompletionToolUnionParam, error) {
 	out := make([]openai.ChatCompletionToolUnionParam, 0, len(defs))
 	for _, d := range defs {
 		var schema map[string]any
@@ -215,11 +245,10 @@ func OpenAITools(defs []ToolDef) ([]openai.ChatCompletionToolUnionParam, error) 
 	return out, nil
 }
 
-// OpenAIMessages turns one neutral message into Chat Completions
-// messages: an assistant message with its tool calls, or the user's text
+// Messages turns one neutral message into Chat Completions messages: an assistant message with its tool calls, or the user's text
 // and one tool message per tool_result. Thinking is not sent back.
-func OpenAIMessages(m Message) []openai.ChatCompletionMessageParamUnion {
-	if m.Role == Assistant {
+func Messages(m provider.Message) []openai.ChatCompletionMessageParamUnion {
+	if m.Role == provider.Assistant {
 		var a openai.ChatCompletionAssistantMessageParam
 		if t := m.Text(); t != "" {
 			a.Content.OfString = openai.String(t)
@@ -242,13 +271,13 @@ func OpenAIMessages(m Message) []openai.ChatCompletionMessageParamUnion {
 	var text string
 	for _, b := range m.Blocks {
 		switch b.Kind {
-		case ToolResultBlock:
+		case provider.ToolResultBlock:
 			content := nonEmpty(b.Text)
 			if b.IsError {
 				content = "Error: " + content
 			}
 			out = append(out, openai.ToolMessage(content, b.ToolUseID))
-		case TextBlock:
+		case provider.TextBlock:
 			text += b.Text
 		}
 	}
@@ -256,4 +285,13 @@ func OpenAIMessages(m Message) []openai.ChatCompletionMessageParamUnion {
 		out = append(out, openai.UserMessage(text))
 	}
 	return out
+}
+
+// nonEmpty keeps a tool result from being sent empty, which the APIs
+// refuse or models misread as a failed call.
+func nonEmpty(s string) string {
+	if s == "" {
+		return "(no output)"
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package provider_test
+package toolrun_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/conductor/toolrun"
 	"github.com/indusagi/induscode/provider"
 	"github.com/indusagi/induscode/tool"
 )
@@ -70,8 +71,8 @@ func TestRunToolUsesParallelReadsOrderedWrites(t *testing.T) {
 		{Kind: provider.ToolUseBlock, ID: "5", Name: "read_a", Input: json.RawMessage(`[1]`)},
 		{Kind: provider.ToolUseBlock, ID: "6", Name: "edit"},
 	}
-	out := provider.RunToolUses(context.Background(), r, uses, provider.RunOptions{
-		Check: func(c provider.Call) string {
+	out := toolrun.Run(context.Background(), r, uses, toolrun.Options{
+		Check: func(c toolrun.Call) string {
 			if c.Use.ID == "6" || c.Use.ID == "3" || c.Use.ID == "1" || c.Use.ID == "2" {
 				return ""
 			}
@@ -88,7 +89,7 @@ func TestRunToolUsesParallelReadsOrderedWrites(t *testing.T) {
 	if out[2].IsError || out[2].Text != "(no output)" {
 		t.Errorf("an empty result is sent as %q (error %v)", out[2].Text, out[2].IsError)
 	}
-	if out[3].Failure != provider.UnknownTool || out[4].Failure != provider.InvalidInput {
+	if out[3].Failure != toolrun.UnknownTool || out[4].Failure != toolrun.InvalidInput {
 		t.Errorf("failures %q %q", out[3].Failure, out[4].Failure)
 	}
 	if strings.Count(out[5].Text, "+y") != 1 {
@@ -113,15 +114,15 @@ func TestFailureKinds(t *testing.T) {
 	slow := fn("slow", false, func(ctx context.Context) tool.Result { <-ctx.Done(); return tool.Errorf("stopped") })
 	r := runner{"refused": refuse, "bad": bad, "boom": boom, "slow": slow}
 	uses := []provider.Block{{ID: "1", Name: "refused"}, {ID: "2", Name: "bad"}, {ID: "3", Name: "boom"}}
-	out := provider.RunToolUses(context.Background(), r, uses, provider.RunOptions{})
-	for i, want := range []provider.Failure{provider.Refused, provider.InvalidInput, provider.Failed} {
+	out := toolrun.Run(context.Background(), r, uses, toolrun.Options{})
+	for i, want := range []provider.Failure{toolrun.Refused, toolrun.InvalidInput, toolrun.Failed} {
 		if out[i].Failure != want {
 			t.Errorf("use %d: failure %q, want %q", i, out[i].Failure, want)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if out := provider.RunToolUses(ctx, r, []provider.Block{{ID: "4", Name: "slow"}}, provider.RunOptions{}); out[0].Failure != provider.Cancelled {
+	if out := toolrun.Run(ctx, r, []provider.Block{{ID: "4", Name: "slow"}}, toolrun.Options{}); out[0].Failure != toolrun.Cancelled {
 		t.Errorf("cancelled call: %q", out[0].Failure)
 	}
 }

@@ -1,0 +1,61 @@
+package induscode
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// modelSDKs are the import paths of the model SDKs, which only the
+// agent's program links.
+var modelSDKs = []string{"github.com/anthropics/", "github.com/openai/"}
+
+func isModelSDK(p string) bool {
+	for _, s := range modelSDKs {
+		if strings.HasPrefix(p, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// goList runs `go list` with args and returns its lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
+	if err != nil {
+		msg := err.Error()
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg += ": " + string(ee.Stderr)
+		}
+		t.Fatalf("go list %s: %s", strings.Join(args, " "), msg)
+	}
+	return strings.Fields(string(out))
+}
+
+// TestModelSDKBoundary keeps the deck light: the neutral packages an
+// indusr command may link (provider, transcript, the conductor and its
+// tool running) depend on no model SDK, and each SDK is imported by its
+// adapter alone.
+func TestModelSDKBoundary(t *testing.T) {
+	t.Parallel()
+	for _, pkg := range []string{"./provider", "./transcript", "./conductor", "./conductor/toolrun"} {
+		for _, dep := range goList(t, "-deps", pkg) {
+			if isModelSDK(dep) {
+				t.Errorf("%s depends on the model SDK package %s; only provider/anthropic, provider/openai (and provider/connect, which opens them) may", pkg, dep)
+			}
+		}
+	}
+	owner := map[string]string{"github.com/anthropics/": "provider/anthropic", "github.com/openai/": "provider/openai"}
+	for _, line := range goList(t, "-f", "{{.ImportPath}}|{{join .Imports \",\"}}", "./...") {
+		pkg, imports, _ := strings.Cut(line, "|")
+		rel := strings.TrimPrefix(pkg, modulePath+"/")
+		for imp := range strings.SplitSeq(imports, ",") {
+			for prefix, want := range owner {
+				if strings.HasPrefix(imp, prefix) && rel != want {
+					t.Errorf("%s imports %s; only %s may import that SDK", rel, imp, want)
+				}
+			}
+		}
+	}
+}

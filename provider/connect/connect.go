@@ -1,0 +1,96 @@
+// Package connect opens a model client from a "provider/model" id: it
+// finds the provider's key and base URL (in the environment unless the
+// caller gives them), makes the adapter of the provider's API
+// (provider/anthropic or provider/openai) and wraps it in the retries of
+// package provider. It is the one place that knows every adapter, so
+// importing it links every model SDK: only the agent's program does.
+package connect
+
+import (
+	"net/http"
+	"os"
+
+	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/provider/anthropic"
+	"github.com/indusagi/induscode/provider/openai"
+)
+
+// Config is how [Open] reaches a provider. The zero value reads the
+// process environment and uses the SDKs' default HTTP client.
+type Config struct {
+	// Getenv reads a variable; nil means os.Getenv.
+	Getenv func(string) string
+	// APIKey and BaseURL, when set, win over the environment.
+	APIKey, BaseURL string
+	// HTTPClient carries the requests; nil means the SDK's default.
+	HTTPClient *http.Client
+	// MaxRetries is how many times a failed call is tried again (429,
+	// 529, 5xx, a dropped connection); 0 means DefaultMaxRetries and a
+	// negative value none.
+	MaxRetries int
+}
+
+// DefaultMaxRetries is how often a call is retried when Config says
+// nothing: the SDKs' own default is two, one more rides out a short
+// overload.
+const DefaultMaxRetries = 3
+
+// MissingKeyError is a provider whose key variable is not set.
+type MissingKeyError struct {
+	Provider, Var string
+}
+
+func (e *MissingKeyError) Error() string {
+	return e.Provider + " needs an API key: set " + e.Var + " (for a local OpenAI-compatible server use the ollama/ prefix or any value)"
+}
+
+// Open returns a client for the model id (see [provider.ParseModelID])
+// and the parsed id. A provider whose key variable is empty is a
+// *MissingKeyError.
+func Open(id string, cfg Config) (provider.Client, provider.ModelID, error) {
+	m, err := provider.ParseModelID(id)
+	if err != nil {
+		return nil, provider.ModelID{}, err
+	}
+	info, _ := provider.Lookup(m.Provider)
+	getenv := cfg.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	key := cfg.APIKey
+	if key == "" && info.KeyVar != "" {
+		key = getenv(info.KeyVar)
+		if key == "" {
+			return nil, m, &MissingKeyError{Provider: m.Provider, Var: info.KeyVar}
+		}
+	}
+	if key == "" {
+		key = "none" // local servers ignore it; the SDK wants one
+	}
+	base := cfg.BaseURL
+	if base == "" {
+		base = getenv(info.BaseURLVar)
+	}
+	if base == "" {
+		base = info.DefaultBase
+	}
+	retries := cfg.MaxRetries
+	if retries == 0 {
+		retries = DefaultMaxRetries
+	}
+	e := provider.Endpoint{APIKey: key, BaseURL: base, HTTPClient: cfg.HTTPClient}
+	var c provider.Client
+	switch info.API {
+	case provider.Messages:
+		c = anthropic.New(e)
+	case provider.ChatCompletions:
+		c = openai.New(e)
+	}
+	return provider.WithRetries(c, m, retries), m, nil
+}
+
+// Opener returns [Open] with cfg, for a program to hand to what runs its
+// conversations (conductor.Options.Open).
+func Opener(cfg Config) provider.Opener {
+	return func(id string) (provider.Client, provider.ModelID, error) { return Open(id, cfg) }
+}
