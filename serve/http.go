@@ -113,8 +113,10 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 		s.pollAfter.Store(int64(o.PollAfter))
 		cancels := newCancelFilter(mcp.NewMemoryEventStore(nil))
 		h = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-			SessionTimeout:      timeout,
-			MaxRequestBodyBytes: maxBody,
+			SessionTimeout: timeout,
+			// The guard holds a body to maxBody; the SDK gets it with the
+			// client's ids wrapped (clientIDs), somewhat longer.
+			MaxRequestBodyBytes: 2*maxBody + 4096,
 			Logger:              s.log,
 			// The guard checks Host already, ignoring case as DNS does
 			// (the SDK refuses "LOCALHOST").
@@ -125,7 +127,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			// The store keeps the SDK's default of 10 MiB of recent events.
 			EventStore: cancels,
 		})
-		h = s.sessionVersion(cancels.wrap(h))
+		h = s.sessionVersion(cancels.wrap(clientIDs(h)))
 	} else {
 		h = newJSONHTTP(s.mcp, s.log, timeout)
 	}

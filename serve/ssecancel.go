@@ -161,7 +161,7 @@ func (f *cancelFilter) Open(ctx context.Context, sessionID, streamID string) err
 }
 
 func (f *cancelFilter) Append(ctx context.Context, sessionID, streamID string, data []byte) error {
-	if c, id := f.session(sessionID), answerID(data); c != nil && id != nil && c.Answer(id, false) {
+	if c, id := f.session(sessionID), answerID(data); c != nil && id != nil && c.Answer(callids.ClientID(id), false) {
 		return nil
 	}
 	return f.store.Append(ctx, sessionID, streamID, data)

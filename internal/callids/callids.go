@@ -99,11 +99,12 @@ func (b *Book) Cancel(req *jsonrpc.Request) bool {
 	if req.Method != cancelledMethod || req.IsCall() {
 		return true
 	}
-	var params map[string]json.RawMessage
-	if json.Unmarshal(req.Params, &params) != nil {
+	params, ok := parseObject(req.Params)
+	if !ok {
 		return false
 	}
-	raw := bytes.TrimSpace(params["requestId"])
+	rawID, _ := params.get(requestIDKey)
+	raw := bytes.TrimSpace(rawID)
 	k, err := key(raw)
 	if err != nil {
 		return false
@@ -117,12 +118,8 @@ func (b *Book) Cancel(req *jsonrpc.Request) bool {
 	if !ok {
 		return false
 	}
-	params["requestId"] = wrapJSON(raw)
-	p, err := json.Marshal(params)
-	if err != nil {
-		return false
-	}
-	req.Params = p
+	params.set(requestIDKey, wrapJSON(raw))
+	req.Params = params.encode()
 	return true
 }
 
@@ -180,7 +177,7 @@ func (b *Book) EndInput() []*jsonrpc.Request {
 // endListen is the cancellation, as the SDK reads it, that ends the
 // listen stream of the client's id raw.
 func endListen(raw json.RawMessage) *jsonrpc.Request {
-	p, _ := json.Marshal(map[string]json.RawMessage{
+	p, _ := marshal(map[string]json.RawMessage{
 		"requestId": wrapJSON(raw),
 		"reason":    json.RawMessage(`"the client closed its input"`),
 	})

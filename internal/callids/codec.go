@@ -3,6 +3,7 @@ package callids
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -48,7 +49,7 @@ func cutPrefix(s, prefix string) (string, bool) {
 
 // wrapJSON is Wrap's string as JSON.
 func wrapJSON(raw json.RawMessage) json.RawMessage {
-	b, _ := json.Marshal(Wrap(raw))
+	b, _ := marshal(Wrap(raw))
 	return b
 }
 
@@ -65,35 +66,51 @@ func unwrapJSON(raw json.RawMessage) (json.RawMessage, bool) {
 	return Unwrap(s)
 }
 
+// ClientID returns the client's JSON of an id the SDK echoed: raw itself
+// unless it is a string made by Wrap.
+func ClientID(raw json.RawMessage) json.RawMessage {
+	if orig, ok := unwrapJSON(raw); ok {
+		return orig
+	}
+	return raw
+}
+
 // wrapToken wraps the progress token of a call's params (in _meta), so
 // that a number past 2^53 keeps its digits through the SDK.
 func wrapToken(params json.RawMessage) json.RawMessage {
 	if !bytes.Contains(params, []byte(`"`+progressTokenKey+`"`)) {
 		return params
 	}
-	var p map[string]json.RawMessage
-	if json.Unmarshal(params, &p) != nil {
+	p, ok := parseObject(params)
+	if !ok {
 		return params
 	}
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(p[metaKey], &meta) != nil {
+	rawMeta, _ := p.get(metaKey)
+	meta, ok := parseObject(rawMeta)
+	if !ok {
 		return params
 	}
-	tok := bytes.TrimSpace(meta[progressTokenKey])
+	tok, _ := meta.get(progressTokenKey)
 	if _, err := key(tok); err != nil {
 		return params // absent or not a token: the SDK's to refuse
 	}
-	meta[progressTokenKey] = wrapJSON(tok)
-	m, err := json.Marshal(meta)
-	if err != nil {
+	meta.set(progressTokenKey, wrapJSON(tok))
+	p.set(metaKey, meta.encode())
+	return p.encode()
+}
+
+// wrapRequestID wraps the requestId of a cancellation's params.
+func wrapRequestID(params json.RawMessage) json.RawMessage {
+	p, ok := parseObject(params)
+	if !ok {
 		return params
 	}
-	p[metaKey] = m
-	out, err := json.Marshal(p)
-	if err != nil {
+	id, _ := p.get(requestIDKey)
+	if _, err := key(id); err != nil {
 		return params
 	}
-	return out
+	p.set(requestIDKey, wrapJSON(bytes.TrimSpace(id)))
+	return p.encode()
 }
 
 // restoreMembers puts the client's JSON back into an object the SDK
@@ -104,40 +121,21 @@ func restoreMembers(obj json.RawMessage) json.RawMessage {
 	if !bytes.Contains(obj, escapedMark) {
 		return obj
 	}
-	var p map[string]json.RawMessage
-	if json.Unmarshal(obj, &p) != nil {
+	p, ok := parseObject(obj)
+	if !ok {
 		return obj
 	}
-	changed := restoreIn(p, progressTokenKey, requestIDKey)
-	if raw, ok := p[metaKey]; ok && bytes.Contains(raw, escapedMark) {
-		var meta map[string]json.RawMessage
-		if json.Unmarshal(raw, &meta) == nil && restoreIn(meta, SubscriptionIDKey, progressTokenKey) {
-			if m, err := json.Marshal(meta); err == nil {
-				p[metaKey] = m
-				changed = true
-			}
+	changed := p.restore(progressTokenKey, requestIDKey)
+	if raw, ok := p.get(metaKey); ok && bytes.Contains(raw, escapedMark) {
+		if meta, ok := parseObject(raw); ok && meta.restore(SubscriptionIDKey, progressTokenKey) {
+			p.set(metaKey, meta.encode())
+			changed = true
 		}
 	}
 	if !changed {
 		return obj
 	}
-	out, err := json.Marshal(p)
-	if err != nil {
-		return obj
-	}
-	return out
-}
-
-// restoreIn unwraps the named members of m; it reports whether any was.
-func restoreIn(m map[string]json.RawMessage, names ...string) bool {
-	changed := false
-	for _, name := range names {
-		if raw, ok := unwrapJSON(m[name]); ok {
-			m[name] = raw
-			changed = true
-		}
-	}
-	return changed
+	return p.encode()
 }
 
 // Restore puts the client's JSON back into a notification or a call the
@@ -149,41 +147,26 @@ func Restore(req *jsonrpc.Request) {
 
 // RestoreJSON is the codec's way back for a transport that passes the
 // SDK's encoded messages on (the SDK's event streams): in one message or
-// a batch, a response's id and the wrapped members of its result, error
-// data or params get the client's JSON back. data is returned as it is
-// when it holds nothing wrapped.
+// a batch, a response's id and the wrapped members of its result or
+// params get the client's JSON back. data is returned as it is when it
+// holds nothing wrapped.
 func RestoreJSON(data []byte) []byte {
 	if !bytes.Contains(data, escapedMark) {
 		return data
 	}
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(trimmed, &batch) != nil {
-			return data
-		}
-		for i, m := range batch {
-			batch[i] = restoreMessage(m)
-		}
-		out, err := json.Marshal(batch)
-		if err != nil {
-			return data
-		}
-		return out
-	}
-	return restoreMessage(data)
+	return eachMessage(data, restoreMessage)
 }
 
 func restoreMessage(data []byte) []byte {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(data, &m) != nil {
+	m, ok := parseObject(data)
+	if !ok {
 		return data
 	}
-	changed := restoreIn(m, "id")
+	changed := m.restore("id")
 	for _, member := range []string{"params", "result"} {
-		if obj, ok := m[member]; ok {
+		if obj, ok := m.get(member); ok {
 			if r := restoreMembers(obj); !bytes.Equal(r, obj) {
-				m[member] = r
+				m.set(member, r)
 				changed = true
 			}
 		}
@@ -191,11 +174,7 @@ func restoreMessage(data []byte) []byte {
 	if !changed {
 		return data
 	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return data
-	}
-	return out
+	return m.encode()
 }
 
 // WrapJSON is the codec's way in for a transport that hands the client's
@@ -205,59 +184,151 @@ func restoreMessage(data []byte) []byte {
 // their ids (the SDK made them). What does not parse is returned as it
 // is, for the SDK to refuse.
 func WrapJSON(body []byte) []byte {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		var batch []json.RawMessage
-		if json.Unmarshal(trimmed, &batch) != nil {
-			return body
-		}
-		for i, m := range batch {
-			batch[i] = wrapMessage(m)
-		}
-		out, err := json.Marshal(batch)
-		if err != nil {
-			return body
-		}
-		return out
-	}
-	return wrapMessage(body)
+	return eachMessage(body, wrapMessage)
 }
 
 func wrapMessage(data []byte) []byte {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(data, &m) != nil {
+	m, ok := parseObject(data)
+	if !ok {
 		return data
 	}
 	var method string
-	if json.Unmarshal(m["method"], &method) != nil {
+	if raw, _ := m.get("method"); json.Unmarshal(raw, &method) != nil {
 		return data // a response, or not a message
 	}
-	if id := bytes.TrimSpace(m["id"]); len(id) > 0 && string(id) != "null" {
+	if id, _ := m.get("id"); len(id) > 0 && string(id) != "null" {
 		if _, err := key(id); err != nil {
 			return data
 		}
-		m["id"] = wrapJSON(id)
+		m.set("id", wrapJSON(bytes.TrimSpace(id)))
 	}
-	if params, ok := m["params"]; ok {
+	if params, ok := m.get("params"); ok {
 		params = wrapToken(params)
 		if method == cancelledMethod {
-			var p map[string]json.RawMessage
-			if json.Unmarshal(params, &p) == nil {
-				if id := bytes.TrimSpace(p[requestIDKey]); len(id) > 0 {
-					if _, err := key(id); err == nil {
-						p[requestIDKey] = wrapJSON(id)
-						if b, err := json.Marshal(p); err == nil {
-							params = b
-						}
-					}
-				}
-			}
+			params = wrapRequestID(params)
 		}
-		m["params"] = params
+		m.set("params", params)
 	}
-	out, err := json.Marshal(m)
+	return m.encode()
+}
+
+// eachMessage applies fn to one message, or to each message of a batch.
+func eachMessage(data []byte, fn func([]byte) []byte) []byte {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 || trimmed[0] != '[' {
+		return fn(data)
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(trimmed, &batch) != nil {
+		return data
+	}
+	for i, m := range batch {
+		batch[i] = fn(m)
+	}
+	out, err := marshal(batch)
 	if err != nil {
 		return data
 	}
 	return out
+}
+
+// object is a JSON object's members in the order written, so that a
+// message the codec changes keeps its shape (and the members it does not
+// change keep their bytes).
+type object []member
+
+type member struct {
+	key string
+	val json.RawMessage
+}
+
+// parseObject reads a JSON object; ok is false for anything else.
+func parseObject(b []byte) (object, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	var o object
+	for dec.More() {
+		tok, err := dec.Token()
+		k, isKey := tok.(string)
+		if err != nil || !isKey {
+			return nil, false
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		o = append(o, member{k, v})
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false // more after the object
+	}
+	return o, true
+}
+
+// get returns the value of k (the last, as encoding/json reads
+// duplicates).
+func (o object) get(k string) (json.RawMessage, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].key == k {
+			return o[i].val, true
+		}
+	}
+	return nil, false
+}
+
+// set replaces the value of k where it stands.
+func (o object) set(k string, v json.RawMessage) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].key == k {
+			o[i].val = v
+			return
+		}
+	}
+}
+
+// restore unwraps the named members; it reports whether any was.
+func (o object) restore(names ...string) bool {
+	changed := false
+	for _, name := range names {
+		if raw, ok := o.get(name); ok {
+			if orig, ok := unwrapJSON(raw); ok {
+				o.set(name, orig)
+				changed = true
+			}
+		}
+	}
+	return changed
+}
+
+func (o object) encode() []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := marshal(m.key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(m.val)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// marshal is json.Marshal without HTML escaping: what the client wrote
+// goes to the SDK, and back, without growing (< stays <).
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

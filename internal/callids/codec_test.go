@@ -85,7 +85,7 @@ func TestEndInputEndsListenStreams(t *testing.T) {
 // Through the codec alone (the SDK's event streams): what goes in is
 // wrapped, what comes out is the client's JSON again, for call ids,
 // cancellations, progress tokens and subscription ids, in single
-// messages and batches.
+// messages and batches, members in the order written.
 func TestCodecRoundTrip(t *testing.T) {
 	for _, raw := range clientIDs {
 		in := WrapJSON([]byte(`{"jsonrpc":"2.0","id":` + raw + `,"method":"tools/call","params":{"_meta":{"progressToken":` + raw + `},"name":"x"}}`))
@@ -106,7 +106,7 @@ func TestCodecRoundTrip(t *testing.T) {
 		sdk, _ := json.Marshal(id)
 		out := RestoreJSON([]byte(`[{"jsonrpc":"2.0","id":` + string(sdk) + `,"result":{"_meta":{"` + SubscriptionIDKey + `":` + string(sdk) + `}}},` +
 			`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + string(sdk) + `,"progress":1}}]`))
-		want := `[{"id":` + raw + `,"jsonrpc":"2.0","result":{"_meta":{"` + SubscriptionIDKey + `":` + raw + `}}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1,"progressToken":` + raw + `}}]`
+		want := `[{"jsonrpc":"2.0","id":` + raw + `,"result":{"_meta":{"` + SubscriptionIDKey + `":` + raw + `}}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + raw + `,"progress":1}}]`
 		if string(out) != want {
 			t.Errorf("came out as %s, want %s", out, want)
 		}
