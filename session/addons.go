@@ -55,7 +55,9 @@ func (s *Session) loadAddons(ctx context.Context) {
 		// The grant approved with the process, not the one loaded.
 		Sandbox: func(file string, _ *manifest.SandboxDecl) *jail.Policy {
 			return s.grantPolicy(approved.grantOf(file), file)
-		}})
+		},
+		// Its code as approved, read afresh before every start.
+		Check: approved.checkProcess})
 	s.addonProcs = procs
 	h = addons.NewHost(addons.HostOptions{Loader: approved.Loader(procs, loader), Handles: handles, Log: s.opts.Framework.Log})
 	h.OnFault(func(f *addons.Fault) { s.warn(f.Error()) })

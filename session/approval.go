@@ -107,6 +107,9 @@ type Approvals struct {
 
 	// refused are addon entries that leave the workspace, by path.
 	refused map[string]error
+	// hookCode are the items of every file under the hook folders (see
+	// coverHookCode), read once.
+	hookCode []approval.Item
 }
 
 // ReadApprovals reads the workspace's own code (every group, or those

@@ -91,3 +91,59 @@ func TestWriteRefusesCodePlacesWithoutApproval(t *testing.T) {
 		}
 	}
 }
+
+// An approval of a workspace's hooks covers the code a command reaches
+// in ways no reading of it can list: every file under .claude/ and
+// .indus/, and package.json for a package script. Changing any of them
+// undoes the approval, names the file, and the approval text says what
+// is covered.
+func TestHookApprovalCoversIndirectCode(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct{ command, changed string }{
+		"source":             {`bash -c "source .claude/hooks/x.sh"`, ".claude/hooks/x.sh"},
+		"cat":                {`bash -c "$(cat .claude/hooks/x.sh)"`, ".claude/hooks/x.sh"},
+		"project dir":        {`"$CLAUDE_PROJECT_DIR/.claude/hooks/x.sh"`, ".claude/hooks/x.sh"},
+		"BASH_ENV":           {`BASH_ENV=.claude/hooks/x.sh bash -c true`, ".claude/hooks/x.sh"},
+		"glob":               {`bash .claude/hooks/x*.sh`, ".claude/hooks/x.sh"},
+		"cd":                 {`cd .claude/hooks && bash x.sh`, ".claude/hooks/x.sh"},
+		"library":            {`bash .claude/hooks/main.sh`, ".claude/hooks/lib.sh"},
+		"addon library":      {`bash .claude/hooks/main.sh`, ".indus/lib/common.sh"},
+		"npm run":            {`npm run hook`, "package.json"},
+		"npx":                {`npx some-tool`, "package.json"},
+		"new file in folder": {`bash .claude/hooks/main.sh`, ".claude/hooks/new.sh"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			settings := `{"hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":` + strconvQuote(c.command) + `}]}]}}`
+			dir, store := hookWorkspace(t, map[string]string{
+				".claude/settings.json": settings,
+				".claude/hooks/x.sh":    "true\n",
+				".claude/hooks/main.sh": "source .claude/hooks/lib.sh\n",
+				".claude/hooks/lib.sh":  "true\n",
+				".indus/lib/common.sh":  "true\n",
+				"package.json":          `{"scripts":{"hook":"true"}}`,
+			})
+			opts := Options{Dir: dir, Approvals: store, ClaudeHooks: true}
+			a, err := Approve(opts, ClaudeHooks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if shows := strings.Join(a.Group(ClaudeHooks).Units[0].Shows, "\n"); !strings.Contains(shows, "every file under .claude/ and .indus/") {
+				t.Errorf("the approval text does not say what it covers:\n%s", shows)
+			}
+			if err := os.WriteFile(filepath.Join(dir, c.changed), []byte("touch pwned\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			a, err = ReadApprovals(opts, ClaudeHooks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := a.Group(ClaudeHooks)
+			if g.Approved || g.Units[0].Approved || !strings.Contains(g.Why(), "file "+c.changed) {
+				t.Errorf("after changing %s: approved %v, why %q", c.changed, g.Units[0].Approved, g.Why())
+			}
+		})
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

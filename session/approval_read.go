@@ -200,7 +200,9 @@ func (a *Approvals) hookUnit(tree *approval.Tree, group string, h hooks.Hook) *U
 	if h.AddonDir != "" {
 		vars["INDUSR_ADDON_DIR"] = h.AddonDir
 	}
-	u.addFiles(tree, approval.CommandFiles(approval.ShellWords(h.Command, vars), a.Root))
+	words := approval.ShellWords(h.Command, vars)
+	u.addFiles(tree, approval.CommandFiles(words, a.Root))
+	a.coverHookCode(tree, u, words, a.Root)
 	return u
 }
 
@@ -225,7 +227,54 @@ func (a *Approvals) processUnit(tree *approval.Tree, file string, p *manifest.Pr
 	u.items = append(u.items, files...)
 	u.Files = append(u.Files, rel(a.Root, dir)+string(filepath.Separator)+fmt.Sprintf(" (%d files)", len(files)))
 	u.addFiles(tree, approval.CommandFiles(p.Command, dir))
+	a.coverHookCode(tree, u, p.Command, dir)
 	return u
+}
+
+// coverHookCode makes a hook's or process's approval cover, beyond the
+// files its command names, every file under .claude/ and .indus/ and,
+// for a command that runs a package script (npm run, npx, ...), the
+// package.json that holds it. No reading of a command can list what it
+// reaches (source, $(cat x), a glob, cd then a relative name, a library
+// the named script sources), so the folders where a workspace keeps its
+// hook code are covered whole, and the approval text says so.
+func (a *Approvals) coverHookCode(tree *approval.Tree, u *Unit, words []string, cwd string) {
+	if a.hookCode == nil {
+		a.hookCode = []approval.Item{}
+		for _, f := range hookFolders {
+			items, err := tree.Folder(filepath.Join(a.Root, f))
+			if err != nil {
+				if it, ok := tree.File(filepath.Join(a.Root, f)); ok && it.Hash != "absent" {
+					a.hookCode = append(a.hookCode, approval.Item{ID: it.ID, Hash: "unreadable: " + err.Error()})
+				}
+				continue
+			}
+			a.hookCode = append(a.hookCode, items...)
+		}
+	}
+	for _, it := range a.hookCode {
+		if !slices.ContainsFunc(u.items, func(o approval.Item) bool { return o.ID == it.ID }) {
+			u.items = append(u.items, it)
+		}
+	}
+	covers := fmt.Sprintf("every file under .claude/ and .indus/ (%d now)", len(a.hookCode))
+	if runsPackageScript(words) {
+		u.addFiles(tree, []string{filepath.Join(cwd, "package.json"), filepath.Join(a.Root, "package.json")})
+		covers += ", package.json (its scripts)"
+	}
+	u.Shows = append(u.Shows, "covers: "+covers+" and the files its command names; a change to any of them needs a new approval")
+}
+
+// runsPackageScript reports whether a command runs a script that a
+// package.json names (npm run x, npm test, npx x, yarn x, pnpm x, bun x).
+func runsPackageScript(words []string) bool {
+	for _, w := range words {
+		switch filepath.Base(w) {
+		case "npm", "npx", "yarn", "pnpm", "bun", "bunx", "pnpx":
+			return true
+		}
+	}
+	return false
 }
 
 func refusedFault(path string, err error) *addons.Fault {

@@ -38,6 +38,7 @@ func (s *Session) sessionHooks(runner hooks.Runner) (o hooks.Options, a *Approva
 	}
 	o = hooks.Options{Dir: s.dir, SessionID: id, Runner: runner, Report: func(f *addons.Fault) { s.warn(f.Error()) }}
 	a = s.hookApprovals()
+	o.Check = a.checkHook
 	if s.sandbox.mode.Canon() != jail.Off {
 		// A hook of Claude Code's settings has no grants: the least.
 		o.Sandbox = func(h *hooks.Hook) *jail.Policy {

@@ -39,6 +39,11 @@ type Options struct {
 	// Sandbox returns the policy a hook's command runs confined by (its
 	// addon's grants); nil, or a nil result, runs it with the runner's own.
 	Sandbox func(h *Hook) *jail.Policy
+	// Check, when set, is asked right before every run of a hook: an
+	// error says its code is no longer what was approved. The hook does
+	// not run; one that can block a tool call (tool:before) blocks it
+	// with the error as the reason, and any other is reported.
+	Check func(h *Hook) error
 }
 
 // Set runs hooks for one addon: it decides which hooks of an event
@@ -111,6 +116,14 @@ func (s *Set) run(ctx context.Context, h *Hook, in Input) result {
 	}
 	if s.o.Runner == nil {
 		return result{hook: h, code: -1, err: fmt.Errorf("it could not run: the host gave the hooks no runner (hooks.Options.Runner)")}
+	}
+	if s.o.Check != nil {
+		if err := s.o.Check(h); err != nil {
+			if h.Event == addons.ToolBefore {
+				return result{hook: h, code: 2, stderr: err.Error()}
+			}
+			return result{hook: h, code: -1, err: fmt.Errorf("it was not run: %w", err)}
+		}
 	}
 	stdin, err := json.Marshal(in)
 	if err != nil {

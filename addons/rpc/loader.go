@@ -69,6 +69,11 @@ type Options struct {
 	// given its manifest file and [sandbox] table (nil when it has none);
 	// nil, or a nil result, runs it unconfined.
 	Sandbox func(file string, grant *manifest.SandboxDecl) *jail.Policy
+	// Check, when set, is asked before every start of an addon's process
+	// (the first and each restart), given its manifest file: an error
+	// says its code is no longer what was approved, and the process is
+	// not started.
+	Check func(file string) error
 }
 
 // DefaultStartTimeout is how long a process has to start and answer
@@ -157,6 +162,9 @@ func (l *Loader) Load(ctx context.Context, path string) (*addons.Addon, error) {
 	}
 	if l.o.Sandbox != nil {
 		s.sandbox = l.o.Sandbox(file, d.Sandbox)
+	}
+	if l.o.Check != nil {
+		s.check = func() error { return l.o.Check(file) }
 	}
 	if s.params.Limits.Env == nil {
 		s.params.Limits.Env = []string{}

@@ -53,6 +53,11 @@ func latestRun(entry string) bool { return strings.HasPrefix(entry, "host: start
 
 // spawn starts the process with its pipes, its reaper and its readers.
 func (s *supervisor) spawn() (*proc, error) {
+	if s.check != nil {
+		if err := s.check(); err != nil {
+			return nil, fmt.Errorf("not started: %w", err)
+		}
+	}
 	cmd := exec.Command(s.command[0], s.command[1:]...)
 	cmd.Dir = s.dir
 	cmd.Env = append([]string{}, s.env...)

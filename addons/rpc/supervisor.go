@@ -36,6 +36,7 @@ type supervisor struct {
 	statePath string
 	report    func(*addons.Fault)
 	sandbox   *jail.Policy // nil: unconfined
+	check     func() error // before each start; nil: none
 
 	mu        sync.Mutex
 	loaded    bool // registered: from now on a failure to start is a crash
