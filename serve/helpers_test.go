@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/indusagi/induscode/internal/jail/jailtest"
 	"github.com/indusagi/induscode/internal/testpeer"
 	"github.com/indusagi/induscode/session"
 )
@@ -27,6 +28,7 @@ import (
 var indusr string
 
 func TestMain(m *testing.M) {
+	jailtest.Main() // the escape suite's probe program (linux)
 	dir, err := os.MkdirTemp("", "serve-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

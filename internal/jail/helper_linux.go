@@ -47,12 +47,17 @@ func runHelper(raw string) {
 	// use them: Landlock does not restrict what is already open.
 	closeInherited(3 + max(s.Pass, 0))
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, EnvVar+"=") })
+	if s.Init {
+		runInit(s, env, fail) // does not return
+	}
 	if s.Mount {
 		switch err := bindProtected(s.Workspace); {
 		case errors.Is(err, errNoMount):
 			s.Mount = false // a namespace without mount rights: the per-entry rules
 		case err != nil:
 			fail(err)
+		default:
+			startInit(s, env, fail) // returns only where no PID namespace can be made
 		}
 	}
 	if err := confine(s.Policy, s.Mount); err != nil {

@@ -26,9 +26,11 @@
 // child through a helper (the small indusr-jail command beside this
 // executable or on PATH, else this executable itself through Main)
 // started in user and mount namespaces of its own: it binds each existing
-// protected path read-only over itself, grants the whole workspace to
+// protected path read-only over itself, starts a second helper as the
+// first process of a PID namespace of its own (so that every process the
+// target starts ends with it), which grants the whole workspace to
 // Landlock (which then forbids any change of mounts), drops the
-// namespace's capabilities and execs the target. Elsewhere, and for a cmd
+// namespace's capabilities and starts the target. Elsewhere, and for a cmd
 // started without the supervised start, the workspace's root stays
 // read-only and each of its top-level entries is granted on its own,
 // except the protected ones (see [Protected]), listed when each child
@@ -191,6 +193,9 @@ type spec struct {
 	// Pass is how many descriptors above 2 the child is given (its
 	// ExtraFiles): every other one is closed before the target runs.
 	Pass int `json:"pass,omitempty"`
+	// Init: the helper is the first process of a PID namespace of its
+	// own, started by the mount tier's helper (see runInit).
+	Init bool `json:"init,omitempty"`
 }
 
 // self is this program's executable once [Main] ran; "" means no helper.

@@ -20,7 +20,8 @@ func (r Report) Enforces(m Mode) []string {
 		if r.Mount == nil {
 			out = append(out, "read anywhere the user can; write anywhere in the workspace (new top-level entries too) and a private temp folder",
 				"mount tier: the command starts in user and mount namespaces of its own, where .indusvx/, .indus/, .mcp.json, .claude/settings*.json and git's code and config (.git/hooks/, .git/config*, .git/commondir, .git/info/, .git/modules/, .git/worktrees/, a .git file) are bound read-only; one of them that did not exist and that the command creates, and any .git it makes below the top, is moved to "+Quarantine+" once it ends",
-				"no setuid gains (no_new_privs), no capabilities; files move and link freely within the workspace, not in from outside it")
+				"no setuid gains (no_new_privs), no capabilities; files move and link freely within the workspace, not in from outside it",
+				"a PID namespace of its own: every process the command started ends when it does, or when indusr does")
 			break
 		}
 		out = append(out, "read anywhere the user can; write the workspace's existing top-level entries and everything beneath them, and a private temp folder",

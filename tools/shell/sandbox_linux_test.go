@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/internal/jail/jailtest"
@@ -120,4 +121,50 @@ func runVia(t *testing.T, env *tool.Env, how, command string) string {
 		all.WriteString(more)
 	}
 	return all.String()
+}
+
+// A confined command that leaves its group, starts a session of its own
+// and keeps forking does not outlive the command: in the mount tier the
+// command runs in a PID namespace of its own, which ends with it. The
+// escapee rewrites a file every 10 ms while it lives.
+func TestConfinedEscapeeEndsWithTheCommand(t *testing.T) {
+	t.Parallel()
+	env := confinedSession(t)
+	alive := filepath.Join(env.Dir, "alive")
+	r := call(t, BashTool(), env, map[string]any{"command": `setsid sh -c 'while :; do (date +%s%N > alive) & sleep 0.01; done' >/dev/null 2>&1 </dev/null &
+sleep 0.3; echo "init $(readlink /proc/1/exe)"`})
+	out := text(r)
+	if _, err := os.Stat(alive); r.IsError || err != nil {
+		t.Fatalf("the escapee never ran: %v\n%s", err, out)
+	}
+	// Dead, the escapee leaves the file as it is; alive, it rewrites it
+	// a hundred times in a second, however loaded the machine.
+	before, _ := os.ReadFile(alive)
+	time.Sleep(time.Second)
+	after, _ := os.ReadFile(alive)
+	if string(before) != string(after) {
+		t.Fatalf("a process the command left behind still runs after it ended:\n%s", out)
+	}
+	if !strings.Contains(out, "init "+jail.Helper()+"\n") {
+		t.Errorf("bash said (want the helper as the first process of the command's namespace):\n%s", out)
+	}
+}
+
+// Through the PID namespace's helpers a command still ends as it ended:
+// its exit code, or the signal that killed it; and Ctrl-C in its terminal
+// still reaches the program in front.
+func TestConfinedCommandEndsAsItEnded(t *testing.T) {
+	t.Parallel()
+	env := confinedSession(t)
+	for cmd, want := range map[string]string{"exit 7": "exit code 7", "kill -TERM $$": "killed by SIGTERM", "kill -KILL $$": "killed by SIGKILL"} {
+		if out := text(call(t, BashTool(), env, map[string]any{"command": cmd})); !strings.Contains(out, want) {
+			t.Errorf("%s: %q, want %q", cmd, out, want)
+		}
+	}
+	id := startPTY(t, env, "trap 'echo GOT-INT; exit 3' INT; echo READY; while :; do sleep 0.1; done", nil)
+	do(t, env, map[string]any{"action": "wait", "id": id, "pattern": "READY", "timeout_ms": 30000})
+	out, _ := do(t, env, map[string]any{"action": "input", "id": id, "keys": []string{"Ctrl-C"}, "pattern": "GOT-INT", "timeout_ms": 30000})
+	if !strings.Contains(out, "GOT-INT") {
+		t.Errorf("Ctrl-C did not reach the confined command in its terminal:\n%s", out)
+	}
 }
