@@ -82,7 +82,15 @@ func Locations(o Options) []Location {
 	if conf != "" {
 		locs = append(locs, Location{Dir: filepath.Join(conf, "indusvx", "skills"), Scope: User})
 	}
-	return locs
+	// A folder that is both the project's and the user's (a session in the
+	// home folder) is read once, as the project's.
+	out := locs[:0]
+	for _, l := range locs {
+		if !slices.ContainsFunc(out, func(o Location) bool { return o.Dir == l.Dir }) {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // repoRoot is the nearest folder at or above dir that holds .git, else dir.

@@ -188,3 +188,14 @@ func problems(set *skills.Set) string {
 	}
 	return b.String()
 }
+
+// A session in the home folder reads ~/.claude/skills once, as the
+// project's, without noting each skill as found twice.
+func TestHomeAsWorkspace(t *testing.T) {
+	_, home := repo(t)
+	testtree.Write(t, home, map[string]string{".claude/skills/mine/SKILL.md": skillMD("mine", "Mine.", "body")})
+	set := discover(home, home)
+	if len(set.Skills) != 1 || set.Skills[0].Scope != skills.Project || len(set.Problems) != 0 {
+		t.Errorf("skills %+v, problems %v", set.Skills, set.Problems)
+	}
+}
