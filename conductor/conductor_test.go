@@ -27,7 +27,15 @@ import (
 // TestMain checks that no test leaves a goroutine behind, once the idle
 // connections of the SDKs' HTTP client are closed.
 func TestMain(m *testing.M) {
+	// Transcripts are signed with a key in the config folder: the tests'
+	// own, never the user's.
+	xdg, err := os.MkdirTemp("", "conductor-xdg-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", xdg)
 	code := m.Run()
+	os.RemoveAll(xdg)
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {

@@ -4,14 +4,16 @@
 // most the turn in flight. A conversation is resumed by id or as the
 // latest one, and the folder is listed newest first.
 //
-// Files are opened through the workspace package's funnel, beneath the
-// state folder with no symlink followed, so a repository cannot point a
-// transcript write elsewhere. A last line cut short by a crash is
-// ignored on reading.
+// Every line is signed with a key of the user's (see [KeyFile]), bound to
+// the conversation's id; a line that does not verify is never history,
+// and the latest conversation is the one whose signed last line is
+// newest, whatever the files' times say. Files are opened through the
+// workspace package's funnel, beneath the state folder with no symlink
+// followed. A last line cut short by a crash (no newline) is not a line:
+// readers pass over it and the next append cuts it off first.
 package transcript
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -55,6 +57,9 @@ type Line struct {
 	Usage   *provider.Usage   `json:"usage,omitempty"`
 	Cost    float64           `json:"cost_usd,omitempty"`
 	Text    string            `json:"text,omitempty"` // summary
+	// MAC is the line's signature as read; Append writes it, whatever
+	// the caller set.
+	MAC string `json:"mac,omitempty"`
 }
 
 // Transcript is one conversation's file, open for appending. It is safe
@@ -63,6 +68,7 @@ type Transcript struct {
 	id   string
 	mu   sync.Mutex
 	path string
+	key  []byte
 	// header is the first line, until the first append writes it.
 	header *Line
 }
@@ -79,12 +85,17 @@ func ValidID(id string) bool {
 	return err == nil
 }
 
-// New starts a conversation in the workspace at dir and writes its header.
+// New starts a conversation in the workspace at dir; its header is
+// written with the first append.
 func New(dir, model string) (*Transcript, error) {
+	key, err := userKey()
+	if err != nil {
+		return nil, err
+	}
 	if err := workspace.MkdirAll(workspace.At(dir).Transcripts(), 0o755); err != nil {
 		return nil, fmt.Errorf("transcripts folder: %w", err)
 	}
-	t := &Transcript{id: ulid.Make().String()}
+	t := &Transcript{id: ulid.Make().String(), key: key}
 	t.path = file(dir, t.id)
 	// The header goes out with the first append: a conversation that
 	// never finished a turn leaves no file, and the run's first model
@@ -94,110 +105,165 @@ func New(dir, model string) (*Transcript, error) {
 }
 
 // Open reopens the conversation id of the workspace at dir for
-// appending and returns its lines.
+// appending and returns its lines. A conversation written before lines
+// were signed (no line signed) is signed now: naming it is the user's
+// word that it is theirs. One with a line that does not verify is
+// refused.
 func Open(dir, id string) (*Transcript, []Line, error) {
 	if !ValidID(id) {
 		return nil, nil, fmt.Errorf("%q is not a transcript id (ids are 26-character ULIDs; indusr transcripts lists them)", id)
 	}
-	t := &Transcript{id: id, path: file(dir, id)}
-	lines, err := t.read()
+	key, err := userKey()
 	if err != nil {
 		return nil, nil, err
+	}
+	t := &Transcript{id: id, path: file(dir, id), key: key}
+	lines, sig, err := t.read()
+	if err != nil {
+		return nil, nil, err
+	}
+	if sig == noneSigned {
+		if err := t.adopt(lines); err != nil {
+			return nil, nil, fmt.Errorf("transcript %s was written before lines were signed, and signing it failed: %w", id, err)
+		}
 	}
 	return t, lines, nil
 }
 
-// Latest reopens the most recently written conversation of the workspace.
+// Latest reopens the conversation of the workspace whose last signed line
+// is the newest. It reads the first and last line of each file, then the
+// chosen one whole; files not signed by the user are not candidates
+// (indusr transcripts names them), and a damaged choice is an error, not
+// a reason to pick an older one.
 func Latest(dir string) (*Transcript, []Line, error) {
-	infos, err := List(dir)
+	key, err := userKey()
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(infos) == 0 {
-		return nil, nil, fmt.Errorf("no conversation to continue in %s", workspace.At(dir).Transcripts())
+	folder := workspace.At(dir).Transcripts()
+	entries, err := workspace.ReadDir(folder)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, err
 	}
-	return Open(dir, infos[0].ID)
+	var best string
+	var bestTime time.Time
+	others := 0
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok || !ValidID(id) {
+			continue
+		}
+		last, err := lastSigned(key, id, file(dir, id))
+		if err != nil {
+			others++
+			continue
+		}
+		if c := last.Compare(bestTime); c > 0 || (c == 0 && id > best) {
+			best, bestTime = id, last
+		}
+	}
+	if best == "" {
+		msg := fmt.Sprintf("no conversation to continue in %s", folder)
+		if others > 0 {
+			msg += fmt.Sprintf(" (%d transcript(s) there are not signed by your indusr or are damaged: indusr transcripts lists them, and --resume ID takes an unsigned one of yours)", others)
+		}
+		return nil, nil, errors.New(msg)
+	}
+	return Open(dir, best)
 }
 
 // ID is the conversation's id.
 func (t *Transcript) ID() string { return t.id }
 
-// Append writes lines at the end of the file as one write, then fsyncs
-// it: the unit of durability.
+// Append signs lines and writes them at the end of the file as one write,
+// then fsyncs it: the unit of durability. A last line cut short by a
+// crash is cut off first, so the new lines start a line of their own;
+// the folder is synced when the file was created, so the conversation's
+// name survives a crash too.
 func (t *Transcript) Append(lines ...Line) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var buf bytes.Buffer
 	now := time.Now().UTC()
 	if t.header != nil {
 		lines = append([]Line{*t.header}, lines...)
 	}
+	buf, err := t.encode(lines, now)
+	if err != nil {
+		return err
+	}
+	f, err := workspace.OpenFile(t.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("transcript %s: %w", t.id, err)
+	}
+	err = repairTail(f)
+	if err == nil {
+		_, err = f.Write(buf)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && t.header != nil {
+		err = workspace.SyncDir(filepath.Dir(t.path))
+	}
+	if err != nil {
+		return fmt.Errorf("transcript %s: %w", t.id, err)
+	}
+	t.header = nil
+	return nil
+}
+
+// encode signs and encodes lines, each ended by a newline.
+func (t *Transcript) encode(lines []Line, now time.Time) ([]byte, error) {
+	var buf bytes.Buffer
 	for _, l := range lines {
 		if l.Time.IsZero() {
 			l.Time = now
 		}
+		l.MAC = ""
 		b, err := json.Marshal(l)
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("transcript %s: %w", t.id, err)
 		}
-		buf.Write(b)
+		buf.Write(sign(t.key, t.id, b))
 		buf.WriteByte('\n')
 	}
-	f, err := workspace.OpenFile(t.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	return buf.Bytes(), nil
+}
+
+// adopt rewrites an unsigned conversation with every line signed, through
+// a temporary file renamed over it.
+func (t *Transcript) adopt(lines []Line) error {
+	buf, err := t.encode(lines, time.Now().UTC())
 	if err != nil {
-		return fmt.Errorf("transcript %s: %w", t.id, err)
+		return err
 	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("transcript %s: %w", t.id, err)
+	folder := filepath.Dir(t.path)
+	f, err := workspace.CreateTemp(folder)
+	if err != nil {
+		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("transcript %s: %w", t.id, err)
+	defer workspace.Remove(f.Name())
+	_, err = f.Write(buf)
+	if err == nil {
+		err = f.Sync()
 	}
-	t.header = nil
-	return f.Close()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = workspace.Rename(f.Name(), t.path)
+	}
+	if err == nil {
+		err = workspace.SyncDir(folder)
+	}
+	return err
 }
 
 // Close releases the transcript; it holds no file open between appends.
 func (t *Transcript) Close() error { return nil }
-
-func (t *Transcript) read() ([]Line, error) {
-	f, err := workspace.Open(t.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no conversation %s in this workspace (indusr transcripts lists them)", t.id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("transcript %s: %w", t.id, err)
-	}
-	defer f.Close()
-	return readLines(f.Name(), bufio.NewReader(f))
-}
-
-// maxLine bounds one line: a message with a large tool result.
-const maxLine = 64 << 20
-
-func readLines(name string, r *bufio.Reader) ([]Line, error) {
-	var out []Line
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
-	n := 0
-	var bad error
-	for sc.Scan() {
-		n++
-		if bad != nil {
-			// A bad line followed by good ones is damage, not a crash.
-			return nil, bad
-		}
-		var l Line
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			bad = fmt.Errorf("%s line %d is not a transcript line (%v); the file is damaged", name, n, err)
-			continue
-		}
-		out = append(out, l)
-	}
-	return out, sc.Err()
-}
 
 // Messages returns the conversation the lines hold: the messages after
 // the last summary, which itself comes first as a user message.
@@ -225,11 +291,25 @@ type Info struct {
 	Messages int       `json:"messages"`
 	// First is the start of the first user text, for a listing.
 	First string `json:"first,omitempty"`
+	// Unsigned says no line is signed: written before indusr signed
+	// transcripts, or planted. --continue passes over it; --resume ID
+	// signs it and resumes it.
+	Unsigned bool `json:"unsigned,omitempty"`
+	// Damaged says why the file cannot be resumed ("" when it can): a
+	// line that is not a transcript line or whose signature does not
+	// verify.
+	Damaged string `json:"damaged,omitempty"`
 }
 
-// List describes the conversations of the workspace at dir, the most
-// recently written first.
+// List describes the conversations of the workspace at dir: those that
+// can be continued, the most recently written first (by their signed
+// last line), then the unsigned ones, then the damaged ones, each with
+// why.
 func List(dir string) ([]Info, error) {
+	key, err := userKey()
+	if err != nil {
+		return nil, err
+	}
 	entries, err := workspace.ReadDir(workspace.At(dir).Transcripts())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -240,20 +320,23 @@ func List(dir string) ([]Info, error) {
 	var out []Info
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if !ok || !ValidID(id) || !e.Type().IsRegular() {
+		if !ok || !ValidID(id) {
 			continue
 		}
-		t := &Transcript{id: id, path: file(dir, id)}
-		lines, err := t.read()
+		info := Info{ID: id}
+		t := &Transcript{id: id, path: file(dir, id), key: key}
+		lines, sig, err := t.read()
 		if err != nil {
+			info.Damaged = err.Error()
+			if fi, err := e.Info(); err == nil {
+				info.Updated = fi.ModTime()
+			}
+			out = append(out, info)
 			continue
 		}
-		fi, err := e.Info()
-		if err != nil {
-			continue
-		}
-		info := Info{ID: id, Updated: fi.ModTime()}
+		info.Unsigned = sig == noneSigned
 		for _, l := range lines {
+			info.Updated = l.Time
 			switch l.Kind {
 			case Header:
 				info.Model, info.Started = l.Model, l.Time
@@ -266,7 +349,19 @@ func List(dir string) ([]Info, error) {
 		}
 		out = append(out, info)
 	}
+	rank := func(i Info) int {
+		switch {
+		case i.Damaged != "":
+			return 2
+		case i.Unsigned:
+			return 1
+		}
+		return 0
+	}
 	slices.SortFunc(out, func(a, b Info) int {
+		if c := rank(a) - rank(b); c != 0 {
+			return c
+		}
 		if c := b.Updated.Compare(a.Updated); c != 0 {
 			return c
 		}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/internal/fakemodel"
-	"github.com/indusagi/induscode/transcript"
 )
 
 // Ctrl-C cancels the turn, kills what its tools started, writes the
@@ -43,8 +42,8 @@ func TestInterruptExits130AndLeavesNoProcess(t *testing.T) {
 	if left := waitGone(tag, 5*time.Second); left != nil {
 		t.Errorf("sleep %s (pid %v) outlived the interrupted run", tag, left)
 	}
-	infos, _ := transcript.List(dir)
-	if len(infos) != 1 || infos[0].Messages < 2 {
+	infos := listTranscripts(t, dir, srv)
+	if len(infos) != 1 || infos[0].Messages < 2 || infos[0].Damaged != "" {
 		t.Errorf("transcript after the interrupt: %+v", infos)
 	}
 }

@@ -27,6 +27,21 @@ func indusrP(t *testing.T, dir string, srv *fakemodel.Server, args ...string) *e
 	return cmd
 }
 
+// listTranscripts is `indusr transcripts --json` in dir, run as the -p
+// runs were: with the same config folder, so the same signing key.
+func listTranscripts(t *testing.T, dir string, srv *fakemodel.Server) []transcript.Info {
+	t.Helper()
+	out, err := indusrP(t, dir, srv, "transcripts", "--json").Output()
+	if err != nil {
+		t.Fatalf("indusr transcripts: %v\n%s", err, out)
+	}
+	var infos []transcript.Info
+	if err := json.Unmarshal(out, &infos); err != nil {
+		t.Fatalf("indusr transcripts --json: %v\n%s", err, out)
+	}
+	return infos
+}
+
 // A multi-turn edit task (read, edit, bash, answer) through -p against
 // both APIs; stream-json lines carry Claude Code's shapes.
 func TestPrintEditTaskStreamJSON(t *testing.T) {
@@ -133,9 +148,9 @@ func TestResumeAfterKill9MidTurn(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	infos, err := transcript.List(dir)
-	if err != nil || len(infos) != 1 {
-		t.Fatalf("%+v %v", infos, err)
+	infos := listTranscripts(t, dir, srv)
+	if len(infos) != 1 || infos[0].Damaged != "" {
+		t.Fatalf("%+v", infos)
 	}
 	if infos[0].Messages != 3 {
 		t.Errorf("the transcript holds %d messages, want the finished turn's 3", infos[0].Messages)

@@ -11,7 +11,8 @@ import (
 )
 
 // newTranscriptsCmd is `indusr transcripts`: the workspace's
-// conversations, newest first, for --resume.
+// conversations, newest first, for --resume; then those not signed by the
+// user's indusr, and the damaged ones with why.
 func newTranscriptsCmd(opts *options) *cobra.Command {
 	return &cobra.Command{
 		Use:   "transcripts",
@@ -41,10 +42,27 @@ func newTranscriptsCmd(opts *options) *cobra.Command {
 			}
 			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tUPDATED\tMESSAGES\tMODEL\tFIRST PROMPT")
+			var damaged []transcript.Info
 			for _, i := range infos {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", i.ID, i.Updated.Local().Format("2006-01-02 15:04"), i.Messages, i.Model, i.First)
+				if i.Damaged != "" {
+					damaged = append(damaged, i)
+					continue
+				}
+				first := i.First
+				if i.Unsigned {
+					first = "(unsigned: --continue skips it; --resume " + i.ID + " signs it) " + first
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", i.ID, i.Updated.Local().Format("2006-01-02 15:04"), i.Messages, i.Model, first)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			// A conversation that cannot be resumed is named, never
+			// left out: its absence would pass for its loss.
+			for _, i := range damaged {
+				fmt.Fprintf(out, "damaged, not resumable: %s: %s\n", i.ID, i.Damaged)
+			}
+			return nil
 		},
 	}
 }
