@@ -69,9 +69,11 @@ type Options struct {
 	SkillFilter []string
 	// Ask, when set, is asked about a call that needs the user's
 	// permission and that no rule or hook decided (a terminal UI shows
-	// the question); it blocks the call until answered. Nil means no one
-	// can be asked: the call is refused with a result that says how to
-	// allow it.
+	// the question); it blocks the call until answered. Questions come
+	// one at a time, in the order of the model's calls, though the calls
+	// of one message that only read run in parallel and Ask is called
+	// from their goroutines. Nil means no one can be asked: the call is
+	// refused with a result that says how to allow it.
 	Ask func(ctx context.Context, q Question) Answer
 }
 
@@ -121,6 +123,11 @@ type Conductor struct {
 	// briefStale says the tools changed since the briefing was composed.
 	briefStale bool
 
+	// askMu holds Options.Ask to one question at a time; asks orders
+	// the questions of the running message's calls.
+	askMu sync.Mutex
+	asks  *askOrder
+
 	messages []provider.Message
 	planning bool
 	lastSize int64 // the prompt size of the last model call
@@ -166,6 +173,7 @@ func Open(ctx context.Context, o Options) (*Conductor, error) {
 	if c.sess, err = session.Open(ctx, so); err != nil {
 		return nil, err
 	}
+	c.perm.root = c.sess.Dir()
 	if err := c.openTranscript(); err != nil {
 		c.sess.Close()
 		return nil, err

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -44,9 +43,6 @@ func ParsePermissionMode(s string) (PermissionMode, error) {
 	}
 	return "", fmt.Errorf("unknown permission mode %q; modes are default, acceptEdits, plan, bypassPermissions", s)
 }
-
-// editTools are the tools acceptEdits lets run and an Edit rule covers.
-func isEditTool(name string) bool { return name == "edit" || name == "write" }
 
 // freeTools change only the session's own bookkeeping, so no mode asks
 // for them.
@@ -130,22 +126,37 @@ func parseRule(s string) (Rule, error) {
 }
 
 // matches reports whether r, as an allow rule, covers a call of our tool
-// name with input.
-func (r Rule) matches(name string, input json.RawMessage) bool { return r.match(name, input, false) }
+// name with input in the workspace at root.
+func (r Rule) matches(root, name string, input json.RawMessage) bool {
+	return r.match(root, name, input, false)
+}
 
 // denies reports whether r, as a deny rule, covers the call: a command
-// is denied when any of its chained parts matches.
-func (r Rule) denies(name string, input json.RawMessage) bool { return r.match(name, input, true) }
+// is denied when any command it runs matches, or one it cannot see
+// through; a path when any way of reading it matches.
+func (r Rule) denies(root, name string, input json.RawMessage) bool {
+	return r.match(root, name, input, true)
+}
 
-func (r Rule) match(name string, input json.RawMessage, deny bool) bool {
+// covers reports whether r names the tool: by its name or Claude Code's,
+// or as a kind (Read, Edit, Bash) the tool belongs to.
+func (r Rule) covers(name string) bool {
 	claude := hooks.ClaudeToolName(name)
 	switch {
 	case r.Tool == name || r.Tool == claude:
 	case r.Tool == "Edit" && isEditTool(name):
-	case r.Tool == "Read" && (name == "grep" || name == "find" || name == "ls"):
+	case r.Tool == "Read" && readTools[name]:
+	case r.Tool == "Bash" && isCommandTool(name):
 	case strings.HasPrefix(r.Tool, "mcp__") && strings.HasPrefix(claude, r.Tool+"__"):
 		// mcp__server covers every tool of the server.
 	default:
+		return false
+	}
+	return true
+}
+
+func (r Rule) match(root, name string, input json.RawMessage, deny bool) bool {
+	if !r.covers(name) {
 		return false
 	}
 	if r.Spec == "" {
@@ -155,16 +166,31 @@ func (r Rule) match(name string, input json.RawMessage, deny bool) bool {
 	json.Unmarshal(input, &in)
 	str := func(k string) string { s, _ := in[k].(string); return s }
 	switch {
-	case name == "bash" || name == "process":
-		if deny {
-			return slices.ContainsFunc(commandParts(str("command")), r.matchCommand)
+	case isCommandTool(name):
+		cmd := str("command")
+		if deny && str("action") == "input" {
+			cmd = str("text") // typed into a running shell, it is a command too
 		}
-		return r.matchCommand(str("command"))
+		if cmd == "" {
+			return false
+		}
+		words := ruleWords(r.Spec)
+		if deny {
+			return scriptDenied(words, r.Prefix, cmd, 0)
+		}
+		return scriptAllowed(words, r.Prefix, cmd)
 	case name == "webfetch":
 		host, ok := strings.CutPrefix(r.Spec, "domain:")
 		u, err := url.Parse(str("url"))
 		return ok && err == nil && (u.Hostname() == host || strings.HasSuffix(u.Hostname(), "."+host))
+	case readTools[name] || isEditTool(name):
+		if deny {
+			return pathDenied(root, r.Spec, name, input)
+		}
+		return pathAllowed(root, r.Spec, name, input)
 	default:
+		// Another tool's path, as written (a grafted tool's paths are its
+		// own business).
 		p := str("path")
 		if p == "" {
 			return false
@@ -174,42 +200,20 @@ func (r Rule) match(name string, input json.RawMessage, deny bool) bool {
 	}
 }
 
-// matchCommand matches a command: exactly, or by prefix for a ":*" rule.
-// A prefix rule never covers a command that chains or substitutes
-// another, so "Bash(git diff:*)" does not allow "git diff; rm -rf ~".
-func (r Rule) matchCommand(cmd string) bool {
-	cmd = strings.TrimSpace(cmd)
-	if !r.Prefix {
-		return cmd == r.Spec
-	}
-	if strings.ContainsAny(cmd, ";&|`$<>\n\r") {
-		return false
-	}
-	return cmd == r.Spec || strings.HasPrefix(cmd, r.Spec+" ")
-}
-
-// commandParts cuts a command at its separators and substitutions, so a
-// deny rule sees every command a chain runs.
-func commandParts(cmd string) []string {
-	parts := strings.FieldsFunc(cmd, func(c rune) bool { return strings.ContainsRune(";&|`()\n\r<>", c) })
-	for i, p := range parts {
-		parts[i] = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(p), "$"))
-	}
-	return append(parts, cmd)
-}
-
 // permissions decides a call: the deny rules first, then plan mode, then
 // the mode and the allow rules.
 type permissions struct {
 	mode            PermissionMode
 	allow, disallow []Rule
+	// root is the workspace the rules' relative paths are in.
+	root string
 }
 
 // removes reports whether a deny rule without a specifier names the
 // tool, which then is not offered to the model at all.
 func (p *permissions) removes(name string) bool {
 	for _, r := range p.disallow {
-		if r.Spec == "" && r.denies(name, nil) {
+		if r.Spec == "" && r.denies(p.root, name, nil) {
 			return true
 		}
 	}
@@ -221,7 +225,7 @@ func (p *permissions) removes(name string) bool {
 // (ask), which a PreToolUse hook's allow may still give.
 func (p *permissions) refusal(name string, readOnly bool, input json.RawMessage, planning bool) (refuse, ask string) {
 	for _, r := range p.disallow {
-		if r.denies(name, input) {
+		if r.denies(p.root, name, input) {
 			return fmt.Sprintf("The call of %s was refused by the rule %s of --disallowed-tools; do not retry it.", name, r), ""
 		}
 	}
@@ -236,7 +240,7 @@ func (p *permissions) refusal(name string, readOnly bool, input json.RawMessage,
 		return "", ""
 	}
 	for _, r := range p.allow {
-		if r.matches(name, input) {
+		if r.matches(p.root, name, input) {
 			return "", ""
 		}
 	}

@@ -37,7 +37,7 @@ func TestRules(t *testing.T) {
 		if err != nil || len(rs) != 1 {
 			t.Fatalf("%s: %v", c.rule, err)
 		}
-		if got := rs[0].matches(c.tool, json.RawMessage(c.input)); got != c.want {
+		if got := rs[0].matches(t.TempDir(), c.tool, json.RawMessage(c.input)); got != c.want {
 			t.Errorf("%s on %s %s: %v, want %v", c.rule, c.tool, c.input, got, c.want)
 		}
 	}

@@ -143,6 +143,9 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 	c.emit(AssistantMessage{Message: resp.Message, Usage: resp.Usage, Cost: resp.Cost, Model: model.String(), Stop: resp.Stop})
 	uses := resp.Message.ToolUses()
 	if len(uses) > 0 {
+		c.mu.Lock()
+		c.asks = newAskOrder(uses)
+		c.mu.Unlock()
 		results := toolrun.Run(ctx, permitted{c}, uses, toolrun.Options{Check: c.check})
 		c.afterTools(uses, results)
 		tm := provider.Message{Role: provider.User, Blocks: results}
@@ -307,12 +310,28 @@ func (p permitted) Lookup(name string) (tool.Tool, bool) { return p.c.sess.Box()
 
 func (p permitted) Run(ctx context.Context, name string, input json.RawMessage) tool.Result {
 	box := p.c.sess.Box()
+	p.c.mu.Lock()
+	order := p.c.asks
+	p.c.mu.Unlock()
+	turn := order.claim(name, input)
+	if turn >= 0 {
+		defer order.pass(turn)
+	}
+	// ask puts a question of this call to the user, after those of the
+	// calls before it.
+	ask := func(ctx context.Context, why string) string {
+		if turn >= 0 {
+			if err := order.wait(ctx, turn); err != nil {
+				return "The call was cancelled before the user could be asked: " + err.Error()
+			}
+			defer order.pass(turn)
+		}
+		return p.c.ask(ctx, Question{Tool: name, Input: input, Why: why})
+	}
 	if p.c.opts.Ask != nil {
 		// A gate that asks for the user's confirmation (a PreToolUse
 		// hook's ask) reaches the user, whatever the mode would decide.
-		ctx = addons.WithAsker(ctx, func(ctx context.Context, why string) string {
-			return p.c.ask(ctx, Question{Tool: name, Input: input, Why: why})
-		})
+		ctx = addons.WithAsker(ctx, ask)
 	}
 	t, ok := box.Lookup(name)
 	if !ok {
@@ -322,7 +341,7 @@ func (p permitted) Run(ctx context.Context, name string, input json.RawMessage) 
 	if why == "" {
 		return box.Run(ctx, name, input)
 	}
-	decide := func(ctx context.Context) string { return p.c.ask(ctx, Question{Tool: name, Input: input, Why: why}) }
+	decide := func(ctx context.Context) string { return ask(ctx, why) }
 	if p.c.gated(name) {
 		// The gates speak first: a hook's deny refuses, its allow runs
 		// the call without asking.
@@ -335,11 +354,14 @@ func (p permitted) Run(ctx context.Context, name string, input json.RawMessage) 
 }
 
 // ask puts q to the user, when one can be asked: the refusal, or "".
+// Questions go one at a time, whichever goroutine asks.
 func (c *Conductor) ask(ctx context.Context, q Question) string {
 	if c.opts.Ask == nil {
 		return q.Why
 	}
+	c.askMu.Lock()
 	a := c.opts.Ask(ctx, q)
+	c.askMu.Unlock()
 	switch {
 	case a.Allow:
 		return ""
