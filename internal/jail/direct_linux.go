@@ -18,11 +18,12 @@ import (
 // not run anything else afterwards (it should end once the child is
 // gone). ok is false for a cmd Wrap did not prepare.
 //
-// A policy that writes the workspace goes the other way where user
-// namespaces are allowed (the mount tier, see bindProtected): Unwrap
-// points cmd at the helper started in namespaces of its own, since the
-// binds must be made in the child before Landlock, and returns ok false
-// (start it as usual).
+// Where user namespaces are allowed a cmd goes the other way: Unwrap
+// points cmd at the helper started in namespaces of its own, where the
+// command gets a PID namespace of its own (see startInit) and, with a
+// policy that writes the workspace, the binds of the mount tier (see
+// bindProtected), which must be made in the child before Landlock; it
+// returns ok false (start it as usual).
 //
 // A cmd that is started without Unwrap still goes through the helper, so
 // a prepared cmd never runs unconfined by mistake.
@@ -44,7 +45,7 @@ func Unwrap(cmd *exec.Cmd) (apply func() error, ok bool) {
 	if err := json.Unmarshal([]byte(cmd.Env[i][len(EnvVar)+1:]), &s); err != nil || s.Probe {
 		return nil, false // the helper reports it, and runs nothing
 	}
-	if s.WriteWorkspace && MountTier() == nil {
+	if MountTier() == nil {
 		if err := toMountTier(cmd, s); err == nil {
 			return nil, false
 		}
@@ -56,6 +57,6 @@ func Unwrap(cmd *exec.Cmd) (apply func() error, ok bool) {
 		// close-on-exec (made so after Main, or left by a caller) must
 		// not reach the target, which has no helper to close it.
 		closeInherited(3)
-		return confine(s.Policy, false)
+		return confine(s.Policy, false, false)
 	}, true
 }

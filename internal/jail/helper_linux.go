@@ -56,11 +56,12 @@ func runHelper(raw string) {
 			s.Mount = false // a namespace without mount rights: the per-entry rules
 		case err != nil:
 			fail(err)
-		default:
-			startInit(s, env, fail) // returns only where no PID namespace can be made
 		}
 	}
-	if err := confine(s.Policy, s.Mount); err != nil {
+	if s.NS {
+		startInit(s, env, fail) // returns only where no PID namespace can be made
+	}
+	if err := confine(s.Policy, s.Mount, s.NS); err != nil {
 		fail(err)
 	}
 	err := syscall.Exec(s.Path, os.Args, env)
@@ -69,10 +70,11 @@ func runHelper(raw string) {
 
 // confine applies p to the calling thread: no new privileges (setuid
 // bits stop working), the Landlock ruleset, and the seccomp filter (no
-// terminal input, and with the network off no socket but a Unix one). mounted says the protected paths are bound read-only
-// (the mount tier): the whole workspace is then granted, and the
-// capabilities of the namespace are dropped.
-func confine(p Policy, mounted bool) error {
+// terminal input, and with the network off no socket but a Unix one).
+// mounted says the protected paths are bound read-only (the mount tier):
+// the whole workspace is then granted. inNS says the thread runs in a
+// user namespace of its own, whose capabilities are dropped.
+func confine(p Policy, mounted, inNS bool) error {
 	abi := Probe().ABI
 	if abi < 1 {
 		return ErrUnavailable
@@ -101,7 +103,7 @@ func confine(p Policy, mounted bool) error {
 	if err := landlockRestrictSelf(fd); err != nil {
 		return fmt.Errorf("applying the Landlock ruleset: %w", err)
 	}
-	if mounted {
+	if mounted || inNS {
 		if err := dropPrivileges(); err != nil {
 			return err
 		}

@@ -193,8 +193,12 @@ type spec struct {
 	// Pass is how many descriptors above 2 the child is given (its
 	// ExtraFiles): every other one is closed before the target runs.
 	Pass int `json:"pass,omitempty"`
-	// Init: the helper is the first process of a PID namespace of its
-	// own, started by the mount tier's helper (see runInit).
+	// NS: the child started in user and mount namespaces of its own,
+	// where the helper holds capabilities it must drop, and makes the
+	// command a PID namespace of its own (see startInit).
+	NS bool `json:"ns,omitempty"`
+	// Init: the helper is the first process of that PID namespace,
+	// started by the outer helper (see runInit).
 	Init bool `json:"init,omitempty"`
 }
 

@@ -87,10 +87,11 @@ var namespacesAllowed = sync.OnceValue(func() error {
 })
 
 // toMountTier points cmd at the helper in new user and mount namespaces,
-// with s marked for the mount tier. The caller's ids map to themselves,
-// so files keep their owner.
+// where the command gets a PID namespace of its own, and a policy that
+// writes the workspace the binds of the mount tier. The caller's ids map
+// to themselves, so files keep their owner.
 func toMountTier(cmd *exec.Cmd, s spec) error {
-	s.Mount, s.Pass = true, len(cmd.ExtraFiles)
+	s.NS, s.Mount, s.Pass = true, s.WriteWorkspace, len(cmd.ExtraFiles)
 	b, err := json.Marshal(s)
 	if err != nil {
 		return err

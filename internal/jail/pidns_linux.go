@@ -15,18 +15,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The PID namespace of the mount tier. A confined command could leave its
+// The PID namespace of a confined command. A command could leave its
 // process group, start a session of its own and fork for ever, outliving
 // the session that started it (and the sweep of the paths it planted).
-// In the mount tier the command therefore runs in a PID namespace of its
-// own, whose first process is a second helper (the init, see runInit):
+// Where user namespaces are allowed (see MountTier) the command therefore
+// runs in a PID namespace of its own, whatever its policy, whose first process is a second helper (the init, see runInit):
 // when the command exits, or the init is killed (it dies with the outer
 // helper, which dies with indusr), the kernel kills every process left in
 // the namespace at once. The outer helper stays in indusr's namespace,
 // waits for the init, and ends as the command ended: the same exit code,
 // or killed by the same signal.
 
-// startInit is the outer helper's side, after the binds: it unshares a
+// startInit is the outer helper's side, after any binds: it unshares a
 // PID namespace for its next child, starts this program again as that
 // namespace's init with s marked so, and ends as the command does. It
 // returns only when no namespace can be made (the command then runs
@@ -90,7 +90,7 @@ func runInit(s spec, env []string, fail func(error)) {
 	status := os.NewFile(uintptr(3+max(s.Pass, 0)), "status")
 	ignoreSignals()
 	_ = unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
-	if err := confine(s.Policy, true); err != nil {
+	if err := confine(s.Policy, s.Mount, true); err != nil {
 		fail(err)
 	}
 	files := []uintptr{0, 1, 2}

@@ -31,6 +31,9 @@ func (r Report) Enforces(m Mode) []string {
 	if m != WorkspaceWrite || r.Mount != nil {
 		out = append(out, "no setuid gains (no_new_privs); no moving or hard-linking files between folders (a link could carry a protected file)")
 	}
+	if m == ReadOnly && r.Mount == nil {
+		out = append(out, "a PID namespace of its own: every process the command started ends when it does, or when indusr does")
+	}
 	if r.ABI < 3 {
 		out = append(out, fmt.Sprintf("not enforced at ABI %d: truncating a file that is only readable", r.ABI))
 	}

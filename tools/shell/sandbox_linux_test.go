@@ -124,29 +124,39 @@ func runVia(t *testing.T, env *tool.Env, how, command string) string {
 }
 
 // A confined command that leaves its group, starts a session of its own
-// and keeps forking does not outlive the command: in the mount tier the
-// command runs in a PID namespace of its own, which ends with it. The
-// escapee rewrites a file every 10 ms while it lives.
+// and keeps forking does not outlive the command, in either mode: where
+// user namespaces are allowed the command runs in a PID namespace of its
+// own, which ends with it. The escapee rewrites a file in the command's
+// temp folder every 10 ms while it lives.
 func TestConfinedEscapeeEndsWithTheCommand(t *testing.T) {
 	t.Parallel()
-	env := confinedSession(t)
-	alive := filepath.Join(env.Dir, "alive")
-	r := call(t, BashTool(), env, map[string]any{"command": `setsid sh -c 'while :; do (date +%s%N > alive) & sleep 0.01; done' >/dev/null 2>&1 </dev/null &
+	for _, mode := range []jail.Mode{jail.ReadOnly, jail.WorkspaceWrite} {
+		t.Run(string(mode), func(t *testing.T) {
+			t.Parallel()
+			confinedSession(t) // skips where the namespaces are not allowed
+			env := session(t)
+			temp := t.TempDir()
+			EngineOf(env).Confine(jail.ForMode(mode, env.Dir, temp))
+			alive := filepath.Join(temp, "alive")
+			r := call(t, BashTool(), env, map[string]any{"command": `setsid sh -c 'while :; do (date +%s%N > "$TMPDIR/alive") & sleep 0.01; done' >/dev/null 2>&1 </dev/null &
 sleep 0.3; echo "init $(readlink /proc/1/exe)"`})
-	out := text(r)
-	if _, err := os.Stat(alive); r.IsError || err != nil {
-		t.Fatalf("the escapee never ran: %v\n%s", err, out)
-	}
-	// Dead, the escapee leaves the file as it is; alive, it rewrites it
-	// a hundred times in a second, however loaded the machine.
-	before, _ := os.ReadFile(alive)
-	time.Sleep(time.Second)
-	after, _ := os.ReadFile(alive)
-	if string(before) != string(after) {
-		t.Fatalf("a process the command left behind still runs after it ended:\n%s", out)
-	}
-	if !strings.Contains(out, "init "+jail.Helper()+"\n") {
-		t.Errorf("bash said (want the helper as the first process of the command's namespace):\n%s", out)
+			out := text(r)
+			if _, err := os.Stat(alive); r.IsError || err != nil {
+				t.Fatalf("the escapee never ran: %v\n%s", err, out)
+			}
+			// Dead, the escapee leaves the file as it is; alive, it
+			// rewrites it a hundred times in a second, however loaded the
+			// machine.
+			before, _ := os.ReadFile(alive)
+			time.Sleep(time.Second)
+			after, _ := os.ReadFile(alive)
+			if string(before) != string(after) {
+				t.Fatalf("a process the command left behind still runs after it ended:\n%s", out)
+			}
+			if !strings.Contains(out, "init "+jail.Helper()+"\n") {
+				t.Errorf("bash said (want the helper as the first process of the command's namespace):\n%s", out)
+			}
+		})
 	}
 }
 
