@@ -4,24 +4,21 @@
 //
 // One index file under .indusvx/index/ maps each trigram (three bytes)
 // present in the workspace's searchable files to the files holding it
-// (format.go). Trigrams over raw bytes serve every query: a
+// (package indexfile). Trigrams over raw bytes serve every query: a
 // case-insensitive pattern, a class or an alternation becomes an OR of the
 // byte strings it allows (package trigram), so there is no separate folded
 // index.
-// A build (build.go) walks the tree with grep's own rules, reads each file
-// once and writes the file atomically. Its workers sort the trigrams of
-// their files in batches into runs of posting lists (batch.go), which it
-// merges (merge.go); its memory is bounded by spilling runs to disk
-// (spill.go), and its large buffers come from package arena. The deck's
-// own writes and edits reach the index in the same call (fresh.go): the
-// changed file is read again and its trigrams kept in memory until the
-// next build.
+// A build (package build) walks the tree with grep's own rules, reads
+// each file once and writes the file atomically, its memory bounded. The
+// deck's own writes and edits reach the index in the same call
+// (fresh.go): the changed file is read again and its trigrams kept in
+// memory until the next build.
 //
 // The build also stamps every directory it entered and every ignore file
-// it read (tree.go); while the ignore files are unchanged, List hands grep
+// it read; while the ignore files are unchanged, List hands grep
 // the files to open from the table instead of a walk (list.go), after one
 // pass that stamps every file and watched path relative to its open
-// folder (stat_linux.go). A folder whose entries changed is read again:
+// folder (indexfile.Stamper). A folder whose entries changed is read again:
 // its new files are searched, its removed ones dropped, and a new folder
 // is read as the walk would read it; only a new rule of the indexed tree
 // or a new repository sends grep back to walking. A Keeper

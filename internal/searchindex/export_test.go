@@ -1,42 +1,35 @@
 package searchindex
 
-import "time"
+import (
+	"time"
+
+	"github.com/indusagi/induscode/internal/searchindex/build"
+	"github.com/indusagi/induscode/internal/searchindex/indexfile"
+)
 
 // SetRacyWindow shortens the racy window for a test; the returned
 // function restores it.
-func SetRacyWindow(d time.Duration) (restore func()) {
-	old := racyWindow
-	racyWindow = d
-	return func() { racyWindow = old }
-}
+func SetRacyWindow(d time.Duration) (restore func()) { return indexfile.SetRacyWindow(d) }
 
 // RacyWindow is the window in force.
-func RacyWindow() time.Duration { return racyWindow }
+func RacyWindow() time.Duration { return indexfile.RacyWindow() }
 
 // SetSpillBudget makes builds spill their posting lists beyond n bytes;
 // the returned function restores the budget.
-func SetSpillBudget(n int64) (restore func()) {
-	old := spillBudget
-	spillBudget = n
-	return func() { spillBudget = old }
-}
+func SetSpillBudget(n int64) (restore func()) { return build.SetSpillBudget(n) }
 
 // ListStats is how many files List has stat-ed.
 func (x *Index) ListStats() int64 { return x.listStats.Load() }
 
 // SetBatchPairs makes a build's workers hand over their files every n
 // trigram-file pairs; the returned function restores the size.
-func SetBatchPairs(n int) (restore func()) {
-	old := maxBatchPairs
-	maxBatchPairs = n
-	return func() { maxBatchPairs = old }
-}
+func SetBatchPairs(n int) (restore func()) { return build.SetBatchPairs(n) }
 
 // ForgeHeader returns the header of an index file, its checksum right,
 // claiming the counts and lengths given (no watched paths).
 func ForgeHeader(nfiles, ntris, nnames uint32, metaLen, postLen uint64) []byte {
-	return header{flags: flagComplete, nfiles: nfiles, ntris: ntris, nnames: nnames,
-		metaLen: metaLen, postLen: postLen}.encode()
+	return indexfile.Header{Flags: indexfile.FlagComplete, NFiles: nfiles, NTris: ntris, NNames: nnames,
+		MetaLen: metaLen, PostLen: postLen}.Encode()
 }
 
 // SetTrustFor sets how long a watch's silence vouches for a file after

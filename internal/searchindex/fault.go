@@ -3,9 +3,11 @@ package searchindex
 import (
 	"runtime/debug"
 	"unsafe"
+
+	"github.com/indusagi/induscode/internal/searchindex/indexfile"
 )
 
-// The index file is mapped (format.go). The deck never changes it in
+// The index file is mapped (package indexfile). The deck never changes it in
 // place: a build writes a new file and renames it over the old one, whose
 // pages stay mapped for the snapshots still reading them. A process that
 // cut the file short in place (cp over it, truncate) would make the next
@@ -36,7 +38,7 @@ func (x *Index) survive(s *snapshot, was bool, onFault func(err error)) {
 }
 
 // errCutShort is why a snapshot whose file was cut short is refused.
-var errCutShort = corrupt("the index file was cut short while it was read")
+var errCutShort = indexfile.Corrupt("the index file was cut short while it was read")
 
 // maps reports whether addr is inside s's mapping.
 func (s *snapshot) maps(addr uintptr) bool {

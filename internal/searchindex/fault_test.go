@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/indusagi/induscode/internal/searchindex/indexfile"
 	"github.com/indusagi/induscode/internal/searchindex/trigram"
 	"github.com/indusagi/induscode/internal/testtree"
 )
@@ -79,7 +80,7 @@ func TestIndexCutShortUnderReaders(t *testing.T) {
 			if s == nil {
 				t.Fatalf("no index: %v", x.bad)
 			}
-			if err := read(x, s); err != nil && !errors.Is(err, errCorrupt) {
+			if err := read(x, s); err != nil && !errors.Is(err, indexfile.ErrCorrupt) {
 				t.Errorf("the error is %v, want one saying the index is corrupt", err)
 			}
 			if x.Narrow("needle_cut") != nil {

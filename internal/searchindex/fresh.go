@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/indusagi/induscode/internal/searchindex/build"
+	"github.com/indusagi/induscode/internal/searchindex/indexfile"
 	"github.com/indusagi/induscode/internal/searchindex/trigram"
 )
 
@@ -24,7 +26,7 @@ const maxFresh = 4096
 
 // fresh is one file read again since the build.
 type fresh struct {
-	stamp  stamp
+	stamp  indexfile.Stamp
 	readAt int64    // wall clock (unix ns) before the file was stamped
 	tris   []uint32 // distinct, ascending; none for a binary file
 }
@@ -33,7 +35,7 @@ type fresh struct {
 type freshSet struct {
 	mu    sync.Mutex
 	files map[string]*fresh // by path relative to the root, with '/'
-	x     extractor         // under mu
+	x     build.Extractor   // under mu
 }
 
 // Refresh reads the files at paths (absolute, or relative to the root)
@@ -42,7 +44,7 @@ type freshSet struct {
 // forgotten: grep scans it, as it scans any file the index does not
 // know.
 func (x *Index) Refresh(paths ...string) {
-	if !supported {
+	if !indexfile.Supported {
 		return
 	}
 	fs := &x.fresh
@@ -58,13 +60,13 @@ func (x *Index) Refresh(paths ...string) {
 		}
 		delete(fs.files, rel)
 		at := time.Now().UnixNano()
-		data, s, ok := readFile(p, &fs.x.buf)
+		data, s, ok := build.ReadFile(p, &fs.x.Buf)
 		if !ok || len(fs.files) >= maxFresh {
 			continue
 		}
 		var tris []uint32
-		if !isBinary(data) {
-			tris = slices.Clone(fs.x.distinct(data))
+		if !build.IsBinary(data) {
+			tris = slices.Clone(fs.x.Distinct(data))
 			slices.Sort(tris)
 		}
 		if fs.files == nil {
@@ -72,8 +74,8 @@ func (x *Index) Refresh(paths ...string) {
 		}
 		fs.files[rel] = &fresh{stamp: s, readAt: at, tris: tris}
 	}
-	if cap(fs.x.buf) > 1<<20 {
-		fs.x.buf = nil // a large file's buffer is not kept
+	if cap(fs.x.Buf) > 1<<20 {
+		fs.x.Buf = nil // a large file's buffer is not kept
 	}
 }
 
@@ -101,7 +103,7 @@ func (x *Index) freshFor(rel, path string) (f *fresh, known bool) {
 	if f.vouches(path) {
 		return f, true
 	}
-	if now, ok := pathStamp(path); ok && now == f.stamp && f.settled() {
+	if now, ok := indexfile.PathStamp(path); ok && now == f.stamp && f.settled() {
 		x.Refresh(path)
 		fs.mu.Lock()
 		f = fs.files[rel]
@@ -130,19 +132,19 @@ func (x *Index) forgetBefore(built int64) {
 // its stamp is the file's, and the file did not change too close to the
 // read to tell.
 func (f *fresh) vouches(path string) bool {
-	limit := f.readAt - int64(racyWindow)
-	if f.stamp.mtime >= limit || f.stamp.ctime >= limit {
+	limit := f.readAt - int64(indexfile.RacyWindow())
+	if f.stamp.Mtime >= limit || f.stamp.Ctime >= limit {
 		return false
 	}
-	now, ok := pathStamp(path)
+	now, ok := indexfile.PathStamp(path)
 	return ok && now == f.stamp
 }
 
 // settled reports whether the file's last change recorded in f is now
 // more than racyWindow in the past, so that a read now would vouch.
 func (f *fresh) settled() bool {
-	limit := time.Now().UnixNano() - 2*int64(racyWindow)
-	return f.stamp.mtime < limit && f.stamp.ctime < limit
+	limit := time.Now().UnixNano() - 2*int64(indexfile.RacyWindow())
+	return f.stamp.Mtime < limit && f.stamp.Ctime < limit
 }
 
 // mayMatch reports whether a file with the trigrams f holds may

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/indusagi/induscode/internal/searchindex/indexfile"
 	"github.com/indusagi/induscode/internal/searchindex/trigram"
 )
 
@@ -27,8 +28,8 @@ func FuzzReadIndex(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(seed)
-	f.Add(seed[:headerSize])
-	f.Add([]byte(magic))
+	f.Add(seed[:indexfile.HeaderSize])
+	f.Add([]byte(indexfile.Magic))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(dir, "idx")
@@ -49,21 +50,21 @@ func FuzzReadIndex(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if len(cand) != int(s.h.nfiles+63)/64 {
-				t.Fatalf("candidate set of %d words for %d files", len(cand), s.h.nfiles)
+			if len(cand) != int(s.h.NFiles+63)/64 {
+				t.Fatalf("candidate set of %d words for %d files", len(cand), s.h.NFiles)
 			}
 		}
-		for id := range uint32(s.files.len()) {
-			p := s.files.path(id)
+		for id := range uint32(s.files.Len()) {
+			p := s.files.Path(id)
 			if got, ok := s.lookup(p); !ok || got != id {
 				t.Fatalf("file %q (id %d) not found by its own path: %d, %v", p, id, got, ok)
 			}
-			if !validRel(p) {
+			if !indexfile.ValidRel(p) {
 				t.Fatalf("file %d has path %q", id, p)
 			}
 		}
-		for i := range uint32(s.watched.len()) {
-			if p := s.watched.path(i); !validRel(p) {
+		for i := range uint32(s.watched.Len()) {
+			if p := s.watched.Path(i); !indexfile.ValidRel(p) {
 				t.Fatalf("watched path %d is %q", i, p)
 			}
 		}

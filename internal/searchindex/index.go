@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/indusagi/induscode/internal/searchindex/indexfile"
 	"github.com/indusagi/induscode/internal/searchindex/trigram"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -29,8 +30,8 @@ type Index struct {
 
 	mu   sync.Mutex
 	snap *snapshot
-	key  stamp // of the index file snap was read from
-	bad  error // why the file on disk was refused
+	key  indexfile.Stamp // of the index file snap was read from
+	bad  error           // why the file on disk was refused
 
 	fresh freshSet // files the deck changed since, read again
 
@@ -42,42 +43,42 @@ type Index struct {
 // that hands on a view keeps s alive until the view is done with.
 type snapshot struct {
 	mem     []byte // the whole file
-	h       header
-	files   table
+	h       indexfile.Header
+	files   indexfile.Table
 	order   []uint32
-	watched table // see tree.go
-	dir     *lookupDir
+	watched indexfile.Table // the folders and ignore files the build read: see package build
+	dir     *indexfile.LookupDir
 
 	mu      sync.Mutex
 	checked map[int]bool // lookup blocks checked, by number
 }
 
 // entry returns trigram t's lookup entry.
-func (s *snapshot) entry(t uint32) (lookupEntry, bool, error) {
-	k, ok := s.dir.block(t)
+func (s *snapshot) entry(t uint32) (indexfile.LookupEntry, bool, error) {
+	k, ok := s.dir.Block(t)
 	if !ok {
-		return lookupEntry{}, false, nil
+		return indexfile.LookupEntry{}, false, nil
 	}
 	b, err := s.block(k)
 	if err != nil {
-		return lookupEntry{}, false, err
+		return indexfile.LookupEntry{}, false, err
 	}
-	e, ok := findIn(b, t)
+	e, ok := indexfile.FindIn(b, t)
 	return e, ok, nil
 }
 
 // block returns lookup block k, checking it the first time.
 func (s *snapshot) block(k int) ([]byte, error) {
-	n := min(lookupBlock, int(s.h.ntris)-k*lookupBlock)
-	at := s.h.lookupAt() + int64(k)*lookupBlock*lookupSize
-	b := s.mem[at : at+int64(n)*lookupSize]
+	n := min(indexfile.LookupBlock, int(s.h.NTris)-k*indexfile.LookupBlock)
+	at := s.h.LookupAt() + int64(k)*indexfile.LookupBlock*indexfile.LookupSize
+	b := s.mem[at : at+int64(n)*indexfile.LookupSize]
 	s.mu.Lock()
 	ok := s.checked[k]
 	s.mu.Unlock()
 	if ok {
 		return b, nil
 	}
-	if err := checkBlock(s.h, s.dir, k, b); err != nil {
+	if err := indexfile.CheckBlock(s.h, s.dir, k, b); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -87,11 +88,11 @@ func (s *snapshot) block(k int) ([]byte, error) {
 }
 
 // postings returns the posting list of e, checked.
-func (s *snapshot) postings(e lookupEntry) ([]byte, error) {
-	at := s.h.postAt() + int64(e.off)
-	b := s.mem[at : at+int64(e.n)]
-	if crc32.Checksum(b, castagnoli()) != e.crc {
-		return nil, corrupt("posting list checksum mismatch")
+func (s *snapshot) postings(e indexfile.LookupEntry) ([]byte, error) {
+	at := s.h.PostAt() + int64(e.Off)
+	b := s.mem[at : at+int64(e.N)]
+	if crc32.Checksum(b, indexfile.Castagnoli()) != e.CRC {
+		return nil, indexfile.Corrupt("posting list checksum mismatch")
 	}
 	return b, nil
 }
@@ -102,7 +103,7 @@ func Open(root string) *Index {
 	if err != nil {
 		abs = filepath.Clean(root)
 	}
-	return &Index{root: abs, path: filepath.Join(workspace.At(abs).SearchIndex(), FileName)}
+	return &Index{root: abs, path: filepath.Join(workspace.At(abs).SearchIndex(), indexfile.FileName)}
 }
 
 // Root is the workspace the index covers.
@@ -111,20 +112,20 @@ func (x *Index) Root() string { return x.root }
 // load returns the current snapshot, reading the file again when it was
 // replaced; nil when there is none or it was refused (x.bad says why).
 func (x *Index) load() *snapshot {
-	if !supported {
+	if !indexfile.Supported {
 		return nil
 	}
 	fi, err := workspace.Lstat(x.path)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if err != nil {
-		x.snap, x.key, x.bad = nil, stamp{}, nil
+		x.snap, x.key, x.bad = nil, indexfile.Stamp{}, nil
 		if !errors.Is(err, fs.ErrNotExist) {
 			x.bad = err
 		}
 		return nil
 	}
-	if k, ok := statStamp(fi); ok && k == x.key && (x.snap != nil || x.bad != nil) {
+	if k, ok := indexfile.StatStamp(fi); ok && k == x.key && (x.snap != nil || x.bad != nil) {
 		return x.snap
 	}
 	x.snap, x.bad = nil, nil
@@ -140,31 +141,31 @@ func (x *Index) load() *snapshot {
 		return nil
 	}
 	x.snap, x.key = s, k
-	x.forgetBefore(s.h.built)
+	x.forgetBefore(s.h.Built)
 	return s
 }
 
 // readSnapshot maps the index file f and checks its header and file
 // table. f may be closed once it returns.
-func readSnapshot(f *os.File) (*snapshot, stamp, error) {
-	k, ok := fileStamp(f)
+func readSnapshot(f *os.File) (*snapshot, indexfile.Stamp, error) {
+	k, ok := indexfile.FileStamp(f)
 	if !ok {
-		return nil, k, corrupt("not a regular file")
+		return nil, k, indexfile.Corrupt("not a regular file")
 	}
-	hb := make([]byte, headerSize)
+	hb := make([]byte, indexfile.HeaderSize)
 	if _, err := f.ReadAt(hb, 0); err != nil {
-		return nil, k, corrupt("short header: %v", err)
+		return nil, k, indexfile.Corrupt("short header: %v", err)
 	}
-	h, err := decodeHeader(hb, k.size)
+	h, err := indexfile.DecodeHeader(hb, k.Size)
 	if err != nil {
 		return nil, k, err
 	}
 	// A build writes every byte; a file with holes was made otherwise,
 	// and reading one costs pages of zeros for the bytes it claims.
-	if sparse(f, k.size) {
-		return nil, k, corrupt("the index file has holes")
+	if indexfile.Sparse(f, k.Size) {
+		return nil, k, indexfile.Corrupt("the index file has holes")
 	}
-	mem, release, err := mapFile(f, int(h.total()))
+	mem, release, err := indexfile.MapFile(f, int(h.Total()))
 	if err != nil {
 		return nil, k, fmt.Errorf("reading the search index: %w", err)
 	}
@@ -182,7 +183,7 @@ func readSnapshot(f *os.File) (*snapshot, stamp, error) {
 // openMapped is openMeta of the mapped file mem under a guard of its own
 // (see survive): no snapshot holds mem yet, so a fault while it is
 // checked is only an error.
-func openMapped(h header, mem []byte) (files, watched table, order []uint32, dir *lookupDir, err error) {
+func openMapped(h indexfile.Header, mem []byte) (files, watched indexfile.Table, order []uint32, dir *indexfile.LookupDir, err error) {
 	defer func(was bool) {
 		debug.SetPanicOnFault(was)
 		if r := recover(); r != nil {
@@ -192,7 +193,7 @@ func openMapped(h header, mem []byte) (files, watched table, order []uint32, dir
 			err = errCutShort
 		}
 	}(debug.SetPanicOnFault(true))
-	return openMeta(h, mem[headerSize:headerSize+h.metaLen])
+	return indexfile.OpenMeta(h, mem[indexfile.HeaderSize:indexfile.HeaderSize+h.MetaLen])
 }
 
 // Narrow plans the regular expression expr (as package linematch compiled
@@ -239,7 +240,7 @@ func (x *Index) narrow(expr string, stale func()) func(path string) bool {
 			return !f.mayMatch(q)
 		}
 		id, ok := s.lookup(rel)
-		if ok && (cand.has(id) || s.files.stamp(id).size == unindexed) {
+		if ok && (cand.has(id) || s.files.Stamp(id).Size == indexfile.Unindexed) {
 			return false
 		}
 		if ok && s.trusted(id, path) {
@@ -255,7 +256,7 @@ func (x *Index) narrow(expr string, stale func()) func(path string) bool {
 // lookup finds a file's id by its relative path.
 func (s *snapshot) lookup(rel string) (uint32, bool) {
 	i, ok := slices.BinarySearchFunc(s.order, rel, func(id uint32, p string) int {
-		return strings.Compare(s.files.path(id), p)
+		return strings.Compare(s.files.Path(id), p)
 	})
 	if !ok {
 		return 0, false
@@ -266,18 +267,18 @@ func (s *snapshot) lookup(rel string) (uint32, bool) {
 // isWatched reports whether rel is one of the paths the build's walk
 // read (a folder or an ignore file).
 func (s *snapshot) isWatched(rel string) bool {
-	n := s.watched.len()
-	i := sort.Search(n, func(i int) bool { return s.watched.path(uint32(i)) >= rel })
-	return i < n && s.watched.path(uint32(i)) == rel
+	n := s.watched.Len()
+	i := sort.Search(n, func(i int) bool { return s.watched.Path(uint32(i)) >= rel })
+	return i < n && s.watched.Path(uint32(i)) == rel
 }
 
 // trusted reports whether the file at path is what entry id recorded.
 func (s *snapshot) trusted(id uint32, path string) bool {
-	was := s.files.stamp(id)
+	was := s.files.Stamp(id)
 	if s.racy(was) {
 		return false // changed too close to the build to tell
 	}
-	now, ok := pathStamp(path)
+	now, ok := indexfile.PathStamp(path)
 	return ok && now == was
 }
 
@@ -320,7 +321,7 @@ func (s *snapshot) eval(q *trigram.Query) (bitmap, error) {
 		if b, ok := cache[t]; ok {
 			return b, nil
 		}
-		b := newBitmap(s.h.nfiles)
+		b := newBitmap(s.h.NFiles)
 		e, ok, err := s.entry(t)
 		if err != nil {
 			return nil, err
@@ -330,7 +331,7 @@ func (s *snapshot) eval(q *trigram.Query) (bitmap, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := decodePostings(data, s.h.nfiles, b.set); err != nil {
+			if err := indexfile.DecodePostings(data, s.h.NFiles, b.set); err != nil {
 				return nil, err
 			}
 		}
@@ -339,14 +340,14 @@ func (s *snapshot) eval(q *trigram.Query) (bitmap, error) {
 	}
 	var walk func(q *trigram.Query) (bitmap, error)
 	walk = func(q *trigram.Query) (bitmap, error) {
-		out := newBitmap(s.h.nfiles)
+		out := newBitmap(s.h.NFiles)
 		switch q.Op {
 		case trigram.All:
-			return out.fill(s.h.nfiles), nil
+			return out.fill(s.h.NFiles), nil
 		case trigram.None:
 			return out, nil
 		case trigram.And:
-			out.fill(s.h.nfiles)
+			out.fill(s.h.NFiles)
 		}
 		for _, t := range q.Tris {
 			b, err := list(t)
@@ -399,23 +400,23 @@ func (x *Index) Status() (st Status) {
 		return st
 	}
 	if s == nil {
-		if !supported {
+		if !indexfile.Supported {
 			st.Problem = "the search index is only used on Linux"
 		}
 		return st
 	}
 	defer x.survive(s, debug.SetPanicOnFault(true), func(e error) { st = Status{Path: x.path, Exists: true, Problem: e.Error()} })
-	st.Exists, st.Size, st.Files = true, key.size, s.files.len()
-	st.Built = time.Unix(0, s.h.built).Add(racyWindow)
-	for id := range uint32(s.files.len()) {
-		e := s.files.entry(id)
-		if e.stamp.size == unindexed {
+	st.Exists, st.Size, st.Files = true, key.Size, s.files.Len()
+	st.Built = time.Unix(0, s.h.Built).Add(indexfile.RacyWindow())
+	for id := range uint32(s.files.Len()) {
+		e := s.files.Entry(id)
+		if e.Stamp.Size == indexfile.Unindexed {
 			st.Dirty++ // always scanned
 			continue
 		}
-		st.Bytes += e.stamp.size
-		path := filepath.Join(x.root, filepath.FromSlash(e.path))
-		if f, known := x.freshFor(e.path, path); known && f != nil {
+		st.Bytes += e.Stamp.Size
+		path := filepath.Join(x.root, filepath.FromSlash(e.Path))
+		if f, known := x.freshFor(e.Path, path); known && f != nil {
 			continue
 		}
 		if !s.trusted(id, path) {

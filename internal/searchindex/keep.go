@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/indusagi/induscode/internal/searchindex/indexfile"
 	"github.com/indusagi/induscode/internal/searchindex/trigram"
 )
 
@@ -66,7 +67,7 @@ func (k *Keeper) Narrow(expr string) func(path string) bool {
 		return nil
 	}
 	var stale atomic.Int64
-	limit := max(int64(staleFiles), int64(s.files.len()/staleShare))
+	limit := max(int64(staleFiles), int64(s.files.Len()/staleShare))
 	skip := k.narrow(expr, func() {
 		if stale.Add(1) == limit {
 			k.rebuild(false)
@@ -89,7 +90,7 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 	}
 	tw := k.watcherFor(s)
 	var stale atomic.Int64
-	limit := max(int64(staleFiles), int64(s.files.len()/staleShare))
+	limit := max(int64(staleFiles), int64(s.files.Len()/staleShare))
 	hk := listHooks{stale: func(rel string) {
 		if tw != nil {
 			tw.markDirty(rel)
@@ -133,7 +134,7 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 	if tw != nil && (hk.arming || !ok) {
 		tw.setArmed(ok, began)
 	}
-	if !ok && s.h.flags&flagComplete != 0 {
+	if !ok && s.h.Flags&indexfile.FlagComplete != 0 {
 		k.rebuild(false) // the tree's shape changed since the build
 	}
 	return paths, ok
@@ -167,7 +168,7 @@ func (k *Keeper) watcherFor(s *snapshot) *treeWatcher {
 		k.tw.close()
 	}
 	k.tw, k.twSnap = nil, s
-	if s.h.flags&flagComplete != 0 && k.ctx.Err() == nil {
+	if s.h.Flags&indexfile.FlagComplete != 0 && k.ctx.Err() == nil {
 		k.tw = k.watch(s)
 	}
 	return k.tw
@@ -176,7 +177,7 @@ func (k *Keeper) watcherFor(s *snapshot) *treeWatcher {
 // rebuild starts a build unless one runs or one began too recently
 // (unless urgent: there is no usable index).
 func (k *Keeper) rebuild(urgent bool) {
-	if k.ctx.Err() != nil || !supported {
+	if k.ctx.Err() != nil || !indexfile.Supported {
 		return
 	}
 	k.mu.Lock()

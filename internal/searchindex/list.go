@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/indusagi/induscode/internal/searchindex/build"
+	"github.com/indusagi/induscode/internal/searchindex/indexfile"
 	"github.com/indusagi/induscode/internal/searchindex/trigram"
 	"github.com/indusagi/induscode/internal/walk"
 )
@@ -67,12 +69,12 @@ type listHooks struct {
 }
 
 func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string) bool, hk listHooks) (paths []string, ok bool) {
-	if root != x.root || s == nil || s.h.flags&flagComplete == 0 {
+	if root != x.root || s == nil || s.h.Flags&indexfile.FlagComplete == 0 {
 		return nil, false
 	}
 	defer runtime.KeepAlive(s) // the paths are views of its mapping
 	defer x.survive(s, debug.SetPanicOnFault(true), func(error) { paths, ok = nil, false })
-	if repoAbove(x.root) {
+	if build.RepoAbove(x.root) {
 		return nil, false
 	}
 	stale := func(rel string) {
@@ -95,7 +97,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	if admit != nil {
 		ids = make([]uint32, 0, len(s.order))
 		for _, id := range s.order {
-			if p := s.files.path(id); admit(p, path.Base(p)) {
+			if p := s.files.Path(id); admit(p, path.Base(p)) {
 				ids = append(ids, id)
 			}
 		}
@@ -103,14 +105,14 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 	// The watched paths (unless a watcher vouches for them) are checked
 	// in the same pass, merged into the files in path order, so that each
 	// folder is opened once.
-	var watched table
+	var watched indexfile.Table
 	if hk.clean == nil {
 		watched = s.watched
 	}
 	// With no watched paths to check, the work is the files in order.
 	var work []int32
 	n := len(ids)
-	if watched.len() > 0 {
+	if watched.Len() > 0 {
 		work = mergeByPath(&watched, ids, &s.files)
 		n = len(work)
 	}
@@ -126,26 +128,26 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 		defer x.survive(s, debug.SetPanicOnFault(true), func(error) { refused.Store(true) })
 		run()
 	}
-	stamped := inParallel(x.root, n, guard, func(st *stamper, k int) {
+	stamped := inParallel(x.root, n, guard, func(st *indexfile.Stamper, k int) {
 		i := k
 		if work != nil {
 			i = int(work[k])
 		}
 		if i < 0 {
-			w := watched.entry(uint32(-i - 1))
+			w := watched.Entry(uint32(-i - 1))
 			switch s.check(st, w) {
 			case watchSame:
 			case watchMoved:
 				movedMu.Lock()
-				moved = append(moved, strings.Clone(w.path))
+				moved = append(moved, strings.Clone(w.Path))
 				movedMu.Unlock()
 			default:
 				changed.Store(true)
 			}
 			return
 		}
-		e := s.files.entry(ids[i])
-		must := cand == nil || cand.has(ids[i]) || e.stamp.size == unindexed
+		e := s.files.Entry(ids[i])
+		must := cand == nil || cand.has(ids[i]) || e.Stamp.Size == indexfile.Unindexed
 		// A candidate is searched anyway, unstamped, unless it is to be
 		// stamped for a watch. Under a watch it is stamped too: a change
 		// the watch missed (through a mapping, or another name of the
@@ -155,34 +157,34 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 			return
 		}
 		if refreshed {
-			abs := filepath.Join(x.root, filepath.FromSlash(e.path))
+			abs := filepath.Join(x.root, filepath.FromSlash(e.Path))
 			// One it cannot vouch for (changed again, or removed) is
 			// stamped below.
-			if f, _ := x.freshFor(e.path, abs); f != nil {
+			if f, _ := x.freshFor(e.Path, abs); f != nil {
 				search[i] = must || f.mayMatch(q)
 				return
 			}
 		}
-		if !must && hk.clean != nil && hk.clean(e.path) && !s.racy(e.stamp) {
+		if !must && hk.clean != nil && hk.clean(e.Path) && !s.racy(e.Stamp) {
 			return
 		}
-		now, ok, gone := st.file(e.path)
-		if ok && st.links > 1 && hk.linked != nil {
-			hk.linked(strings.Clone(e.path))
+		now, ok, gone := st.File(e.Path)
+		if ok && st.Links > 1 && hk.linked != nil {
+			hk.linked(strings.Clone(e.Path))
 		}
 		switch {
 		case gone:
 			// Removed: the walk would not find it either. Its folder
 			// changed with it, and is settled below.
 			search[i] = false
-			stale(strings.Clone(e.path))
+			stale(strings.Clone(e.Path))
 		case !ok:
 			refused.Store(true)
-		case now == e.stamp && !s.racy(e.stamp):
+		case now == e.Stamp && !s.racy(e.Stamp):
 			search[i] = must
 		default:
 			search[i] = true
-			stale(strings.Clone(e.path))
+			stale(strings.Clone(e.Path))
 		}
 	})
 	x.listStats.Add(stamped)
@@ -207,7 +209,7 @@ func (x *Index) list(s *snapshot, root, expr string, admit func(rel, name string
 		if !search[i] {
 			continue
 		}
-		rel := s.files.path(id)
+		rel := s.files.Path(id)
 		if now != nil && now.gone(rel) {
 			continue // a candidate, not stamped, removed since the build
 		}
@@ -240,14 +242,14 @@ const (
 // that is still a folder is only moved: names created, removed or renamed
 // in it, which settle sorts out. An ignore file, anything under .git,
 // or a path gone or of another kind is changed.
-func (s *snapshot) check(st *stamper, w entry) watchState {
-	now, dir, ok := st.any(w.path)
+func (s *snapshot) check(st *indexfile.Stamper, w indexfile.Entry) watchState {
+	now, dir, ok := st.Any(w.Path)
 	switch {
-	case w.path == ".git" && ok && dir:
+	case w.Path == ".git" && ok && dir:
 		return watchSame // the repository is still there; what git writes in it is not the walk's
-	case ok && now == w.stamp && !s.racy(w.stamp):
+	case ok && now == w.Stamp && !s.racy(w.Stamp):
 		return watchSame
-	case ok && dir && !rulesPath(w.path):
+	case ok && dir && !rulesPath(w.Path):
 		return watchMoved
 	}
 	return watchChanged
@@ -291,12 +293,12 @@ func (t *settled) gone(rel string) bool {
 // than a search should read.
 func (x *Index) settle(s *snapshot, moved []string, watch func(dir string) bool) *settled {
 	slices.Sort(moved)
-	st := newStamper(x.root)
-	defer st.close()
+	st := indexfile.NewStamper(x.root)
+	defer st.Close()
 	t := &settled{names: make(map[string]map[string]bool, len(moved))}
 	budget := maxNewEntries
 	for _, dir := range moved {
-		entries, err := st.entries(dir)
+		entries, err := st.Entries(dir)
 		if err != nil {
 			return nil
 		}
@@ -355,7 +357,7 @@ const maxNewEntries = 2000
 // look at) runs out.
 func newFolder(root, rel string, budget *int, seen func(rel string) bool) (files []string, ok bool) {
 	abs := filepath.Join(root, filepath.FromSlash(rel))
-	if _, _, repo := lstatAny(filepath.Join(abs, ".git")); repo || (seen != nil && !seen(rel)) {
+	if _, _, repo := indexfile.LstatAny(filepath.Join(abs, ".git")); repo || (seen != nil && !seen(rel)) {
 		return nil, false
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -371,7 +373,7 @@ func newFolder(root, rel string, budget *int, seen func(rel string) bool) (files
 		}
 		if isDir {
 			dir := rel + "/" + sub
-			if _, _, repo := lstatAny(filepath.Join(abs, filepath.FromSlash(sub), ".git")); repo || (seen != nil && !seen(dir)) {
+			if _, _, repo := indexfile.LstatAny(filepath.Join(abs, filepath.FromSlash(sub), ".git")); repo || (seen != nil && !seen(dir)) {
 				return refuse()
 			}
 		}
@@ -415,17 +417,19 @@ func mergeSorted(a, b []string) []string {
 
 // racy reports whether a file stamped st changed too close to the build
 // to tell.
-func (s *snapshot) racy(st stamp) bool { return st.mtime >= s.h.built || st.ctime >= s.h.built }
+func (s *snapshot) racy(st indexfile.Stamp) bool {
+	return st.Mtime >= s.h.Built || st.Ctime >= s.h.Built
+}
 
 // mergeByPath merges the watched paths and the files ids (both in path
 // order) into one sequence in path order: i >= 0 is ids[i], i < 0 is
 // watched[-i-1].
-func mergeByPath(watched *table, ids []uint32, files *table) []int32 {
-	nw := watched.len()
+func mergeByPath(watched *indexfile.Table, ids []uint32, files *indexfile.Table) []int32 {
+	nw := watched.Len()
 	out := make([]int32, 0, nw+len(ids))
 	w := 0
 	for i, id := range ids {
-		for w < nw && watched.path(uint32(w)) < files.path(id) {
+		for w < nw && watched.Path(uint32(w)) < files.Path(id) {
 			out = append(out, int32(-w-1))
 			w++
 		}
@@ -444,7 +448,7 @@ func mergeByPath(watched *table, ids []uint32, files *table) []int32 {
 // keep the workers even where some folders cost more to stamp than
 // others (two halves of a tree differed by a quarter). It returns how
 // many files the stampers stamped.
-func inParallel(root string, n int, guard func(run func()), fn func(st *stamper, i int)) (files int64) {
+func inParallel(root string, n int, guard func(run func()), fn func(st *indexfile.Stamper, i int)) (files int64) {
 	workers := walk.Workers(0)
 	run := max(min(parallelRun, (n+workers-1)/max(workers, 1)), 1)
 	var wg sync.WaitGroup
@@ -452,8 +456,8 @@ func inParallel(root string, n int, guard func(run func()), fn func(st *stamper,
 	var next atomic.Int64
 	for range min(workers, (n+run-1)/run) {
 		wg.Go(func() {
-			st := newStamper(root)
-			defer st.close()
+			st := indexfile.NewStamper(root)
+			defer st.Close()
 			guard(func() {
 				for {
 					lo := int(next.Add(int64(run))) - run
@@ -465,7 +469,7 @@ func inParallel(root string, n int, guard func(run func()), fn func(st *stamper,
 					}
 				}
 			})
-			total.Add(st.files)
+			total.Add(st.Files)
 		})
 	}
 	wg.Wait()

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/indusagi/induscode/internal/searchindex/indexfile"
 )
 
 // lists reads every posting list of the index at root as the paths of
@@ -19,28 +21,28 @@ func dumpLists(t *testing.T, root string) map[uint32][]string {
 		t.Fatal("no index")
 	}
 	out := map[uint32][]string{}
-	for k := range s.dir.firsts {
+	for k := range s.dir.Firsts {
 		b, err := s.block(k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := range len(b) / lookupSize {
-			e := entryAt(b, i)
+		for i := range len(b) / indexfile.LookupSize {
+			e := indexfile.EntryAt(b, i)
 			data, err := s.postings(e)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var ids []uint32
-			err = decodePostings(data, s.h.nfiles, func(id uint32) { ids = append(ids, id) })
+			err = indexfile.DecodePostings(data, s.h.NFiles, func(id uint32) { ids = append(ids, id) })
 			if err != nil {
 				t.Fatal(err)
 			}
 			var paths []string
 			for _, id := range ids {
-				paths = append(paths, strings.Clone(s.files.path(id)))
+				paths = append(paths, strings.Clone(s.files.Path(id)))
 			}
 			slices.Sort(paths)
-			out[e.tri] = paths
+			out[e.Tri] = paths
 		}
 	}
 	return out

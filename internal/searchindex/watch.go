@@ -106,8 +106,8 @@ func (k *Keeper) watch(s *snapshot) *treeWatcher {
 // mapping under survive.
 func (k *Keeper) addWatched(w *fsnotify.Watcher, s *snapshot) (ok bool) {
 	defer k.survive(s, debug.SetPanicOnFault(true), func(error) { ok = false })
-	for i := range uint32(s.watched.len()) {
-		rel := s.watched.path(i)
+	for i := range uint32(s.watched.Len()) {
+		rel := s.watched.Path(i)
 		if rel == ".git" {
 			continue // git writes in it all the time; the root's watch sees it go
 		}

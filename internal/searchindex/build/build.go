@@ -1,4 +1,4 @@
-package searchindex
+package build
 
 import (
 	"bufio"
@@ -17,29 +17,14 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/internal/arena"
+	"github.com/indusagi/induscode/internal/searchindex/indexfile"
 	"github.com/indusagi/induscode/internal/walk"
 	"github.com/indusagi/induscode/workspace"
 )
 
 // Limits of a build.
-const (
-	// MaxFileSize is the largest file indexed. The content of larger
-	// files is not indexed, so grep always scans them (and says what it
-	// says about them: long lines, multiline limits).
-	MaxFileSize = 16 << 20
-)
-
-// The racy rule. A file's stamp proves it unchanged only if any later
-// change must move its times; a change within the file system's timestamp
-// granularity of the moment it was read may not. So the build takes the
-// file system's own clock at its start (the times of its new temp file, so
-// a server's clock skew does not matter), and an entry whose modification
-// or change time is within racyWindow of it, or after it, is never
-// trusted. File systems with nanosecond times advance them at least every
-// scheduler tick (at most 10 ms); those with whole-second times (FAT has
-// two seconds) get coarseWindow. Tests shorten racyWindow.
-var racyWindow = 100 * time.Millisecond
-
+// coarseWindow is the racy window of a file system with whole-second
+// times (see indexfile.RacyWindow).
 const coarseWindow = 3 * time.Second
 
 // BuildStats says what a build indexed.
@@ -62,16 +47,16 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 		return st, err
 	}
 	dir := workspace.At(root).SearchIndex()
-	before, _, _ := lstatAny(root)
+	before, _, _ := indexfile.LstatAny(root)
 	if err := workspace.MkdirAll(dir, 0o700); err != nil {
 		return st, err
 	}
-	if after, _, _ := lstatAny(root); after != before {
+	if after, _, _ := indexfile.LstatAny(root); after != before {
 		// Creating the state folder changed the root itself: let that
 		// change fall behind the racy window, or this build could not
 		// vouch for the root's listing (tree.go).
 		select {
-		case <-time.After(2 * racyWindow):
+		case <-time.After(2 * indexfile.RacyWindow()):
 		case <-ctx.Done():
 			return st, ctx.Err()
 		}
@@ -89,15 +74,15 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 			_ = workspace.Remove(tmp.Name())
 		}
 	}()
-	start, ok := fileStamp(tmp)
+	start, ok := indexfile.FileStamp(tmp)
 	if !ok {
 		return st, fmt.Errorf("search index: cannot read the time of %s", tmp.Name())
 	}
-	window := racyWindow
-	if start.mtime%int64(time.Second) == 0 {
+	window := indexfile.RacyWindow()
+	if start.Mtime%int64(time.Second) == 0 {
 		window = coarseWindow
 	}
-	built := start.mtime - int64(window)
+	built := start.Mtime - int64(window)
 	bd := &builder{dir: dir, journal: workspace.At(root).Journal()}
 	defer bd.cleanup()
 	wctx, cancel := context.WithCancel(ctx)
@@ -108,16 +93,16 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	for i := range bs {
 		bs[i].ar = &bd.work
 		// Files larger than this are read into the heap.
-		bs[i].x.buf = bd.work.Bytes(4 << 20)[:0]
+		bs[i].x.Buf = bd.work.Bytes(4 << 20)[:0]
 	}
 	limit := batchPairs()
 	visit := func(w int, f walk.File) {
 		b := &bs[w]
 		rel := filepath.ToSlash(f.Path[len(root)+1:])
-		data, s, ok := readWalked(f, &b.x.buf)
+		data, s, ok := indexfile.ReadWalked(f, &b.x.Buf)
 		var tris []uint32
-		if ok && !isBinary(data) {
-			tris = b.x.distinct(data)
+		if ok && !IsBinary(data) {
+			tris = b.x.Distinct(data)
 		}
 		if len(b.pairs) > 0 && len(b.pairs)+len(tris) > limit {
 			bd.commit(b)
@@ -150,10 +135,10 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	st.Bytes, st.Skipped = bd.bytes, bd.skipped
 	st.Files = len(files) - st.Skipped
 	st.Skipped += int(stats.Unreadable())
-	h := header{built: built, nfiles: uint32(len(files))}
+	h := indexfile.Header{Built: built, NFiles: uint32(len(files))}
 	watched, complete := tree.finish(stats.Unreadable() == 0)
 	if complete {
-		h.flags |= flagComplete
+		h.Flags |= indexfile.FlagComplete
 	}
 	var src lists = append(bd.spilled[:len(bd.spilled):len(bd.spilled)], bd.mem...)
 	var scratch func(n int) []byte
@@ -172,7 +157,7 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 	st.Runs = len(bd.spilled)
 	st.Size, err = write(tmp, h, files, watched, src, scratch)
 	if err == nil {
-		err = workspace.Rename(tmp.Name(), filepath.Join(dir, FileName))
+		err = workspace.Rename(tmp.Name(), filepath.Join(dir, indexfile.FileName))
 	}
 	if err != nil {
 		return st, fmt.Errorf("writing the search index: %w", err)
@@ -187,14 +172,14 @@ func Build(ctx context.Context, root string) (BuildStats, error) {
 // file gets no trigrams: no query that needs one selects it.
 const BinaryWindow = 64 << 10
 
-func isBinary(data []byte) bool {
+func IsBinary(data []byte) bool {
 	return bytes.IndexByte(data[:min(len(data), BinaryWindow)], 0) >= 0
 }
 
 // readFile reads the regular file at path as readWalked does; a link in
 // its place is not followed.
-func readFile(path string, buf *[]byte) ([]byte, stamp, bool) {
-	return readWalked(walk.ListedFile(path), buf)
+func ReadFile(path string, buf *[]byte) ([]byte, indexfile.Stamp, bool) {
+	return indexfile.ReadWalked(walk.ListedFile(path), buf)
 }
 
 // builder is what a build's workers share, under mu.
@@ -204,11 +189,11 @@ type builder struct {
 	cancel  func() // stops the walk after an error
 
 	mu       sync.Mutex
-	files    []entry // the table: a file's id is its place
-	bytes    int64   // of the indexed files
-	skipped  int     // files whose content is not indexed
-	spilled  runs    // on disk, oldest first
-	mem      runs    // in memory, after the spilled ones
+	files    []indexfile.Entry // the table: a file's id is its place
+	bytes    int64             // of the indexed files
+	skipped  int               // files whose content is not indexed
+	spilled  runs              // on disk, oldest first
+	mem      runs              // in memory, after the spilled ones
 	memBytes int64
 	forget   []func() // of the spilled runs' journal records
 	err      error
@@ -280,7 +265,7 @@ func (bd *builder) cleanup() {
 // place: the index is a cache, every part of it is checked (lengths
 // against the file's size, checksums), and a file a crash left short or
 // torn is refused, so grep scans until the next build replaces it.
-func write(tmp *os.File, h header, files []entry, watched []entry, src lists, scratch func(n int) []byte) (int64, error) {
+func write(tmp *os.File, h indexfile.Header, files []indexfile.Entry, watched []indexfile.Entry, src lists, scratch func(n int) []byte) (int64, error) {
 	if scratch == nil {
 		scratch = func(n int) []byte { return make([]byte, n) }
 	}
@@ -292,16 +277,16 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists, sc
 		for i := range order {
 			order[i] = uint32(i)
 		}
-		slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(files[a].path, files[b].path) })
+		slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(files[a].Path, files[b].Path) })
 	}()
 	defer func() { <-sorted }()
-	lk := &lookupTable{}
+	lk := &indexfile.LookupTable{}
 	if c, ok := src.(interface{ count() int }); ok {
-		lk.b = scratch(c.count() * lookupSize)[:0]
+		lk.B = scratch(c.count() * indexfile.LookupSize)[:0]
 	}
 	var off uint64
 	add := func(t uint32, n int, crc uint32) error {
-		lk.add(t, uint32(off), uint32(n), crc)
+		lk.Add(t, uint32(off), uint32(n), crc)
 		off += uint64(n)
 		if off > 1<<32-1 {
 			return errors.New("search index: posting lists exceed 4 GiB")
@@ -312,30 +297,30 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists, sc
 	if ms, ok := src.(merged); ok {
 		err = ms.eachSum(add) // checksummed by the merge
 	} else {
-		err = src.each(func(t uint32, l []byte) error { return add(t, len(l), crc32.Checksum(l, castagnoli())) })
+		err = src.each(func(t uint32, l []byte) error { return add(t, len(l), crc32.Checksum(l, indexfile.Castagnoli())) })
 	}
 	if err != nil {
 		return 0, err
 	}
-	lk.seal()
+	lk.Seal()
 	<-sorted
-	if n := metaLen(uint32(len(files)), uint32(len(watched)), 0, uint32(len(lk.b)/lookupSize)); n > maxMetaLen {
+	if n := indexfile.MetaLenOf(uint32(len(files)), uint32(len(watched)), 0, uint32(len(lk.B)/indexfile.LookupSize)); n > indexfile.MaxMetaLen {
 		return 0, fmt.Errorf("search index: a file table of %d files is larger than an index holds", len(files))
 	}
-	meta := encodeMeta(files, order, watched, lk, scratch)
-	h.ntris = uint32(len(lk.b) / lookupSize)
-	h.metaLen, h.postLen = uint64(len(meta)), off
-	if h.metaLen > maxMetaLen {
+	meta := indexfile.EncodeMeta(files, order, watched, lk, scratch)
+	h.NTris = uint32(len(lk.B) / indexfile.LookupSize)
+	h.MetaLen, h.PostLen = uint64(len(meta)), off
+	if h.MetaLen > indexfile.MaxMetaLen {
 		return 0, fmt.Errorf("search index: the paths of %d files are longer than an index holds", len(files))
 	}
-	h.metaCRC = crc32.Checksum(meta, castagnoli())
-	h.nwatched = uint32(len(watched))
-	h.nnames = binary.LittleEndian.Uint32(meta[4:])
+	h.MetaCRC = crc32.Checksum(meta, indexfile.Castagnoli())
+	h.NWatched = uint32(len(watched))
+	h.NNames = binary.LittleEndian.Uint32(meta[4:])
 
 	w := bufio.NewWriterSize(tmp, 1<<20)
-	w.Write(h.encode())
+	w.Write(h.Encode())
 	w.Write(meta)
-	w.Write(lk.b)
+	w.Write(lk.B)
 	var written uint64
 	put := func(b []byte) error {
 		written += uint64(len(b))
@@ -359,5 +344,21 @@ func write(tmp *os.File, h header, files []entry, watched []entry, src lists, sc
 	if err := tmp.Close(); err != nil {
 		return 0, err
 	}
-	return h.postAt() + int64(off), nil
+	return h.PostAt() + int64(off), nil
+}
+
+// SetSpillBudget makes builds spill their posting lists beyond n bytes,
+// for tests; the returned function restores the budget.
+func SetSpillBudget(n int64) (restore func()) {
+	old := spillBudget
+	spillBudget = n
+	return func() { spillBudget = old }
+}
+
+// SetBatchPairs makes a build's workers hand over their files every n
+// trigram-file pairs, for tests; the returned function restores the size.
+func SetBatchPairs(n int) (restore func()) {
+	old := maxBatchPairs
+	maxBatchPairs = n
+	return func() { maxBatchPairs = old }
 }

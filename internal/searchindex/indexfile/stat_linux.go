@@ -1,4 +1,4 @@
-package searchindex
+package indexfile
 
 import (
 	"io/fs"
@@ -7,22 +7,23 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/indusagi/induscode/internal/walk"
 	"golang.org/x/sys/unix"
+
+	"github.com/indusagi/induscode/internal/walk"
 )
 
 // stampOf is the stamp of a regular file's stat; false for anything else.
-func stampOf(st *unix.Stat_t) (stamp, bool) {
+func stampOf(st *unix.Stat_t) (Stamp, bool) {
 	if s, dir, ok := anyStampOf(st); ok && !dir {
 		return s, true
 	}
-	return stamp{}, false
+	return Stamp{}, false
 }
 
 // anyStampOf stamps the stat of a regular file or a directory (dir says
 // which); ok is false for anything else.
-func anyStampOf(st *unix.Stat_t) (s stamp, dir, ok bool) {
-	s = stamp{size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano(), ino: st.Ino, dev: st.Dev}
+func anyStampOf(st *unix.Stat_t) (s Stamp, dir, ok bool) {
+	s = Stamp{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: st.Dev}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFREG:
 		return s, false, true
@@ -36,7 +37,7 @@ func anyStampOf(st *unix.Stat_t) (s stamp, dir, ok bool) {
 // The deck replaces an index file whole and never truncates it in place;
 // a reader faulting on a page another process cut off is recovered (see
 // survive).
-func mapFile(f *os.File, size int) (mem []byte, release func(), err error) {
+func MapFile(f *os.File, size int) (mem []byte, release func(), err error) {
 	if size == 0 {
 		return nil, func() {}, nil
 	}
@@ -50,37 +51,37 @@ func mapFile(f *os.File, size int) (mem []byte, release func(), err error) {
 // sparse reports whether the file f, of size bytes, has a hole: its
 // first hole is before its end. A file system that cannot tell reports
 // the end, and the file counts as whole.
-func sparse(f *os.File, size int64) bool {
+func Sparse(f *os.File, size int64) bool {
 	at, err := unix.Seek(int(f.Fd()), 0, unix.SEEK_HOLE)
 	return err == nil && at < size
 }
 
 // fileStamp is the stamp of an open regular file.
-func fileStamp(f *os.File) (stamp, bool) {
+func FileStamp(f *os.File) (Stamp, bool) {
 	var st unix.Stat_t
 	if unix.Fstat(int(f.Fd()), &st) != nil {
-		return stamp{}, false
+		return Stamp{}, false
 	}
 	return stampOf(&st)
 }
 
 // pathStamp is the stamp of the regular file at path (links not followed).
-func pathStamp(path string) (stamp, bool) {
+func PathStamp(path string) (Stamp, bool) {
 	var st unix.Stat_t
 	if unix.Lstat(path, &st) != nil {
-		return stamp{}, false
+		return Stamp{}, false
 	}
 	return stampOf(&st)
 }
 
 // supported: the stamps hold everything freshness needs.
-const supported = true
+const Supported = true
 
 // statStamp is the stamp in a FileInfo of package workspace.
-func statStamp(fi fs.FileInfo) (stamp, bool) {
+func StatStamp(fi fs.FileInfo) (Stamp, bool) {
 	st, ok := fi.Sys().(*unix.Stat_t)
 	if !ok {
-		return stamp{}, false
+		return Stamp{}, false
 	}
 	return stampOf(st)
 }
@@ -88,13 +89,13 @@ func statStamp(fi fs.FileInfo) (stamp, bool) {
 // lstatAny stamps a regular file or a directory (dir says which) without
 // following a link; ok is false for anything else, and the stamp is
 // zero only when nothing is there.
-func lstatAny(path string) (s stamp, dir, ok bool) {
+func LstatAny(path string) (s Stamp, dir, ok bool) {
 	var st unix.Stat_t
 	if unix.Lstat(path, &st) != nil {
-		return stamp{}, false, false
+		return Stamp{}, false, false
 	}
-	if s, dir, ok = anyStampOf(&st); !ok && s == (stamp{}) {
-		s.ino = 1
+	if s, dir, ok = anyStampOf(&st); !ok && s == (Stamp{}) {
+		s.Ino = 1
 	}
 	return s, dir, ok
 }
@@ -105,23 +106,23 @@ func lstatAny(path string) (s stamp, dir, ok bool) {
 // a lookup of every component of a long path. No component is followed
 // if it is a link (each is opened with O_NOFOLLOW). One stamper per
 // goroutine; close releases its descriptors.
-type stamper struct {
+type Stamper struct {
 	root string
 	dir  string // the folder fds[len(fds)-1] is, relative; "" is the root
 	fds  []int  // the root's, then one per component of dir
 	ends []int  // len of dir's prefix through each component
 	bad  bool   // the root could not be opened
 
-	files int64  // stamps taken by file
-	links uint64 // the link count of the file file stamped last
+	Files int64  // stamps taken by file
+	Links uint64 // the link count of the file file stamped last
 
 	cname []byte // the C string of the name in a call: see fstatat
 	slow  int    // lookups slower than rawLimit: see call
 }
 
-func newStamper(root string) *stamper { return &stamper{root: root} }
+func NewStamper(root string) *Stamper { return &Stamper{root: root} }
 
-func (s *stamper) close() {
+func (s *Stamper) Close() {
 	for _, fd := range s.fds {
 		unix.Close(fd)
 	}
@@ -132,7 +133,7 @@ const dirFlags = unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEX
 
 // enter returns a descriptor of folder dir ("" or "a/b"), opening what
 // the previous folder does not share with it.
-func (s *stamper) enter(dir string) (int, error) {
+func (s *Stamper) enter(dir string) (int, error) {
 	if len(s.fds) == 0 {
 		if s.bad {
 			return -1, unix.EBADF
@@ -182,7 +183,7 @@ func (s *stamper) enter(dir string) (int, error) {
 }
 
 // stat lstat-s the path rel ('/'-separated, below the root).
-func (s *stamper) stat(rel string, st *unix.Stat_t) error {
+func (s *Stamper) stat(rel string, st *unix.Stat_t) error {
 	dir, name := "", rel
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		dir, name = rel[:i], rel[i+1:]
@@ -198,7 +199,7 @@ func (s *stamper) stat(rel string, st *unix.Stat_t) error {
 // and openat unix.Openat, without the copy of name into a new C string
 // they make on every call: a listing makes tens of thousands, and that
 // garbage cost a tenth of its time. The name is copied into s.cname.
-func (s *stamper) fstatat(dirfd int, name string, st *unix.Stat_t) error {
+func (s *Stamper) fstatat(dirfd int, name string, st *unix.Stat_t) error {
 	if sysFstatat == 0 {
 		return unix.Fstatat(dirfd, name, st, unix.AT_SYMLINK_NOFOLLOW)
 	}
@@ -214,7 +215,7 @@ func (s *stamper) fstatat(dirfd int, name string, st *unix.Stat_t) error {
 	return nil
 }
 
-func (s *stamper) openat(dirfd int, name string, flags int) (int, error) {
+func (s *Stamper) openat(dirfd int, name string, flags int) (int, error) {
 	p, err := s.cstring(name)
 	if err != nil {
 		return -1, err
@@ -243,7 +244,7 @@ const rawSlowCalls = 8
 // goroutine's processor, which is harmless for a lookup the cache answers
 // but would hold up the process's other goroutines while one waits for
 // the disk: once lookups are slow, the stamper makes ordinary calls.
-func (s *stamper) call(trap, a1, a2, a3, a4 uintptr) (uintptr, unix.Errno) {
+func (s *Stamper) call(trap, a1, a2, a3, a4 uintptr) (uintptr, unix.Errno) {
 	if s.slow >= rawSlowCalls {
 		r, _, errno := unix.Syscall6(trap, a1, a2, a3, a4, 0, 0)
 		return r, errno
@@ -257,7 +258,7 @@ func (s *stamper) call(trap, a1, a2, a3, a4 uintptr) (uintptr, unix.Errno) {
 }
 
 // cstring copies name, NUL-ended, into s.cname.
-func (s *stamper) cstring(name string) (*byte, error) {
+func (s *Stamper) cstring(name string) (*byte, error) {
 	if strings.IndexByte(name, 0) >= 0 {
 		return nil, unix.EINVAL
 	}
@@ -267,32 +268,32 @@ func (s *stamper) cstring(name string) (*byte, error) {
 
 // file is pathStamp of the file at rel; gone reports that nothing is
 // there, at the name or on the way to it.
-func (s *stamper) file(rel string) (now stamp, ok, gone bool) {
-	s.files++
+func (s *Stamper) File(rel string) (now Stamp, ok, gone bool) {
+	s.Files++
 	var st unix.Stat_t
 	if err := s.stat(rel, &st); err != nil {
-		return stamp{}, false, err == unix.ENOENT
+		return Stamp{}, false, err == unix.ENOENT
 	}
 	now, ok = stampOf(&st)
-	s.links = uint64(st.Nlink)
+	s.Links = uint64(st.Nlink)
 	return now, ok, false
 }
 
 // any is lstatAny of the file or folder at rel.
-func (s *stamper) any(rel string) (now stamp, dir, ok bool) {
+func (s *Stamper) Any(rel string) (now Stamp, dir, ok bool) {
 	if rel == "." {
-		return lstatAny(s.root)
+		return LstatAny(s.root)
 	}
 	var st unix.Stat_t
 	if s.stat(rel, &st) != nil {
-		return stamp{}, false, false
+		return Stamp{}, false, false
 	}
 	return anyStampOf(&st)
 }
 
 // entries lists folder rel ("." is the root) as it is now, unsorted,
 // opening it below the root without following a link.
-func (s *stamper) entries(rel string) ([]fs.DirEntry, error) {
+func (s *Stamper) Entries(rel string) ([]fs.DirEntry, error) {
 	if rel == "." {
 		rel = ""
 	}
@@ -316,21 +317,21 @@ func (s *stamper) entries(rel string) ([]fs.DirEntry, error) {
 // enough, without a read more to see the end. It keeps to the bare
 // descriptor: an os.File would register it with the poller, which a
 // build pays for on every file.
-func readWalked(f walk.File, buf *[]byte) ([]byte, stamp, bool) {
+func ReadWalked(f walk.File, buf *[]byte) ([]byte, Stamp, bool) {
 	fd, err := f.OpenFD(unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC)
 	if err != nil {
-		return nil, stamp{}, false
+		return nil, Stamp{}, false
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil {
-		return nil, stamp{}, false
+		return nil, Stamp{}, false
 	}
 	s, ok := stampOf(&st)
-	if !ok || s.size > MaxFileSize {
+	if !ok || s.Size > MaxFileSize {
 		return nil, s, false
 	}
-	size := int(s.size)
+	size := int(s.Size)
 	if cap(*buf) < size {
 		*buf = make([]byte, size)
 	}

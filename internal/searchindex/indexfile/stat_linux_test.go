@@ -1,4 +1,4 @@
-package searchindex
+package indexfile
 
 import (
 	"os"
@@ -27,8 +27,8 @@ func TestStamperFollowsNoLink(t *testing.T) {
 	}
 	for _, raw := range []bool{true, false} {
 		t.Run(map[bool]string{true: "raw", false: "ordinary"}[raw], func(t *testing.T) {
-			st := newStamper(root)
-			defer st.close()
+			st := NewStamper(root)
+			defer st.Close()
 			if !raw {
 				st.slow = rawSlowCalls
 			}
@@ -39,34 +39,34 @@ func TestStamperFollowsNoLink(t *testing.T) {
 
 // checkStamper checks st's stamps of the tree TestStamperFollowsNoLink
 // makes under root.
-func checkStamper(t *testing.T, root string, st *stamper) {
+func checkStamper(t *testing.T, root string, st *Stamper) {
 	for _, rel := range []string{"a/b/c/z.go", "a/b/y.go", "a/x.go", "a/d/w.go", "e.go", "a/b/c/z.go", "real/f.go"} {
-		want, ok := pathStamp(filepath.Join(root, rel))
-		got, gok, _ := st.file(rel)
+		want, ok := PathStamp(filepath.Join(root, rel))
+		got, gok, _ := st.File(rel)
 		if !ok || !gok || got != want {
 			t.Errorf("%s: stamper %+v %v, stat %+v %v", rel, got, gok, want, ok)
 		}
 	}
-	if _, ok, gone := st.file("link/f.go"); ok || gone {
+	if _, ok, gone := st.File("link/f.go"); ok || gone {
 		t.Errorf("the stamper followed a link to a folder (stamped %v, gone %v)", ok, gone)
 	}
-	if _, ok, gone := st.file("a/missing.go"); ok || !gone {
+	if _, ok, gone := st.File("a/missing.go"); ok || !gone {
 		t.Errorf("a file that is not there: stamped %v, gone %v", ok, gone)
 	}
-	if _, ok, gone := st.file("a/nowhere/f.go"); ok || !gone {
+	if _, ok, gone := st.File("a/nowhere/f.go"); ok || !gone {
 		t.Errorf("a file in a folder that is not there: stamped %v, gone %v", ok, gone)
 	}
-	if _, ok, gone := st.file("e.go/f.go"); ok || gone {
+	if _, ok, gone := st.File("e.go/f.go"); ok || gone {
 		t.Errorf("a file below a file: stamped %v, gone %v", ok, gone)
 	}
-	if _, ok, gone := st.file("a/x\x00.go"); ok || gone {
+	if _, ok, gone := st.File("a/x\x00.go"); ok || gone {
 		t.Errorf("a name with a NUL: stamped %v, gone %v", ok, gone)
 	}
 	// A stamp allocates nothing: a listing takes tens of thousands.
-	if n := testing.AllocsPerRun(100, func() { st.file("a/b/y.go"); st.file("a/d/w.go") }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { st.File("a/b/y.go"); st.File("a/d/w.go") }); n != 0 {
 		t.Errorf("stamping allocated %.1f times a run, want 0", n)
 	}
-	if s, dir, ok := st.any("a/b"); !ok || !dir || s.ino == 0 {
+	if s, dir, ok := st.Any("a/b"); !ok || !dir || s.Ino == 0 {
 		t.Errorf("a folder: %+v dir %v %v", s, dir, ok)
 	}
 }
@@ -79,13 +79,13 @@ func TestStamperLeavesRawCallsWhenLookupsAreSlow(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "f.go"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := pathStamp(filepath.Join(root, "f.go"))
-	st := newStamper(root)
-	defer st.close()
+	want, _ := PathStamp(filepath.Join(root, "f.go"))
+	st := NewStamper(root)
+	defer st.Close()
 	defer func(was time.Duration) { rawLimit = was }(rawLimit)
 	rawLimit = time.Hour // no lookup is slow, however loaded the machine
 	for range 3 * rawSlowCalls {
-		if got, ok, _ := st.file("f.go"); !ok || got != want {
+		if got, ok, _ := st.File("f.go"); !ok || got != want {
 			t.Fatalf("stamped %+v %v, want %+v", got, ok, want)
 		}
 	}
@@ -94,7 +94,7 @@ func TestStamperLeavesRawCallsWhenLookupsAreSlow(t *testing.T) {
 	}
 	rawLimit = -1 // every lookup is slow
 	for i := range 3 * rawSlowCalls {
-		if got, ok, _ := st.file("f.go"); !ok || got != want {
+		if got, ok, _ := st.File("f.go"); !ok || got != want {
 			t.Fatalf("stamped %+v %v, want %+v", got, ok, want)
 		}
 		if off := st.slow >= rawSlowCalls; off != (i+1 >= rawSlowCalls) {

@@ -1,10 +1,12 @@
-package searchindex
+package build
 
 import (
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/indusagi/induscode/internal/searchindex/indexfile"
 )
 
 // A build also records what the walk's answer depends on besides the
@@ -20,15 +22,15 @@ import (
 type treeWatch struct {
 	root     string
 	mu       sync.Mutex
-	watched  []entry
+	watched  []indexfile.Entry
 	complete bool // nothing seen that the stamps cannot vouch for
 }
 
 func newTreeWatch(root string) *treeWatch {
-	w := &treeWatch{root: root, complete: !repoAbove(root)}
+	w := &treeWatch{root: root, complete: !RepoAbove(root)}
 	w.dir(".", root)
 	git := filepath.Join(root, ".git")
-	switch s, dir, ok := lstatAny(git); {
+	switch s, dir, ok := indexfile.LstatAny(git); {
 	case ok && dir:
 		// The repository itself (only that it is there counts: git
 		// writes in it all the time), and the exclude file, or the
@@ -36,7 +38,7 @@ func newTreeWatch(root string) *treeWatch {
 		w.add(".git", git, false)
 		w.add(".git/info", filepath.Join(git, "info"), true)
 		w.add(".git/info/exclude", filepath.Join(git, "info", "exclude"), true)
-	case ok || s != (stamp{}):
+	case ok || s != (indexfile.Stamp{}):
 		w.complete = false // a worktree's .git file, or something odder
 	}
 	return w
@@ -47,7 +49,7 @@ func (w *treeWatch) keep(rel, _ string, isDir bool) bool {
 	if isDir {
 		abs := filepath.Join(w.root, filepath.FromSlash(rel))
 		w.dir(rel, abs)
-		if _, _, ok := lstatAny(filepath.Join(abs, ".git")); ok {
+		if _, _, ok := indexfile.LstatAny(filepath.Join(abs, ".git")); ok {
 			w.mu.Lock()
 			w.complete = false // a nested repository: other rules apply
 			w.mu.Unlock()
@@ -66,25 +68,25 @@ func (w *treeWatch) dir(rel, abs string) {
 
 // add stamps one path; optional paths may be absent.
 func (w *treeWatch) add(rel, abs string, optional bool) {
-	s, _, ok := lstatAny(abs)
+	s, _, ok := indexfile.LstatAny(abs)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
 	case ok:
-		w.watched = append(w.watched, entry{path: cleanRel(rel), stamp: s})
-	case !optional || s != (stamp{}):
+		w.watched = append(w.watched, indexfile.Entry{Path: cleanRel(rel), Stamp: s})
+	case !optional || s != (indexfile.Stamp{}):
 		w.complete = false // unreadable, a link, or not a file or folder
 	}
 }
 
 // finish returns the stamps and whether the table can stand in for the
 // walk (walked: every directory could be listed).
-func (w *treeWatch) finish(walked bool) ([]entry, bool) {
+func (w *treeWatch) finish(walked bool) ([]indexfile.Entry, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	// In path order, as the table's files: a search stamps them folder
 	// by folder (stamper).
-	slices.SortFunc(w.watched, func(a, b entry) int { return strings.Compare(a.path, b.path) })
+	slices.SortFunc(w.watched, func(a, b indexfile.Entry) int { return strings.Compare(a.Path, b.Path) })
 	return w.watched, w.complete && walked
 }
 
@@ -98,9 +100,9 @@ func cleanRel(rel string) string {
 // repoAbove reports whether a directory above root holds .git: the
 // walk then applies ignore files from above the root, which the build
 // does not record.
-func repoAbove(root string) bool {
+func RepoAbove(root string) bool {
 	for d := filepath.Dir(root); ; d = filepath.Dir(d) {
-		if _, _, ok := lstatAny(filepath.Join(d, ".git")); ok {
+		if _, _, ok := indexfile.LstatAny(filepath.Join(d, ".git")); ok {
 			return true
 		}
 		if filepath.Dir(d) == d {

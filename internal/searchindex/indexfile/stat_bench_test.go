@@ -1,6 +1,6 @@
 //go:build linux
 
-package searchindex
+package indexfile
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 // prove it unchanged (one fstatat of its name in its open folder), beside
 // the cheapest system call, for a machine whose system calls are dear.
 //
-//	go test -run '^$' -bench Stamp ./internal/searchindex/
+//	go test -run '^$' -bench Stamp ./internal/searchindex/indexfile/
 func BenchmarkStamp(b *testing.B) {
 	root := b.TempDir()
 	tree := map[string]string{}
@@ -29,11 +29,11 @@ func BenchmarkStamp(b *testing.B) {
 	testtree.Write(b, root, tree)
 	rels := slices.Sorted(maps.Keys(tree)) // path order, as the file table's
 	b.Run("stamper", func(b *testing.B) {
-		st := newStamper(root)
-		defer st.close()
+		st := NewStamper(root)
+		defer st.Close()
 		i := 0
 		for b.Loop() {
-			if _, ok, _ := st.file(rels[i%len(rels)]); !ok {
+			if _, ok, _ := st.File(rels[i%len(rels)]); !ok {
 				b.Fatal("no stamp")
 			}
 			i++

@@ -1,10 +1,11 @@
-package searchindex
+package build
 
 import (
 	"hash/crc32"
 	"sync"
 
 	"github.com/indusagi/induscode/internal/arena"
+	"github.com/indusagi/induscode/internal/searchindex/indexfile"
 )
 
 // When a build's runs are all in memory, they are merged before the
@@ -150,6 +151,6 @@ func (p *mergedPart) merge(rs runs, from, to uint32, ar *arena.Arena) error {
 		c.out = m.out
 		c.tris = append(c.tris, t)
 		c.ends = append(c.ends, uint32(len(c.out)))
-		c.crcs = append(c.crcs, crc32.Checksum(c.out[start:], castagnoli()))
+		c.crcs = append(c.crcs, crc32.Checksum(c.out[start:], indexfile.Castagnoli()))
 	}
 }

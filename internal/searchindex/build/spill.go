@@ -1,4 +1,4 @@
-package searchindex
+package build
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package searchindex
+package build
 
 import (
 	"encoding/binary"
@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/indusagi/induscode/internal/arena"
+	"github.com/indusagi/induscode/internal/searchindex/indexfile"
 )
 
 // A build's workers share nothing per file. Each fills a batch: the files
@@ -27,25 +28,25 @@ func batchPairs() int { return int(min(int64(maxBatchPairs), max(1, spillBudget/
 // batch is one worker's files and pairs not yet handed to the build.
 type batch struct {
 	ar      *arena.Arena // of the buffers
-	files   []entry
+	files   []indexfile.Entry
 	pairs   []uint64
 	scratch []uint64 // the sort's second buffer
 	enc     []byte   // the run being encoded
 	bytes   int64    // of the indexed files
 	skipped int      // files whose content is not indexed
-	x       extractor
+	x       Extractor
 }
 
 // add records a file read whole, of n bytes and distinct trigrams tris,
 // or, with !ok, one whose content is not indexed.
-func (b *batch) add(rel string, s stamp, n int, tris []uint32, ok bool) {
+func (b *batch) add(rel string, s indexfile.Stamp, n int, tris []uint32, ok bool) {
 	if !ok {
-		b.files = append(b.files, entry{path: rel, stamp: stamp{size: unindexed}})
+		b.files = append(b.files, indexfile.Entry{Path: rel, Stamp: indexfile.Stamp{Size: indexfile.Unindexed}})
 		b.skipped++
 		return
 	}
 	id := uint64(len(b.files))
-	b.files = append(b.files, entry{path: rel, stamp: s})
+	b.files = append(b.files, indexfile.Entry{Path: rel, Stamp: s})
 	b.bytes += int64(n)
 	at := len(b.pairs)
 	b.grow(len(tris))
@@ -157,12 +158,12 @@ func uvarintLen(v uint32) int { return (bits.Len32(v|1) + 6) / 7 }
 // ASCII, so trigrams of three 7-bit bytes have a bitset of their own,
 // small enough to stay in cache; the few others share one over all 24
 // bits.
-type extractor struct {
+type Extractor struct {
 	ascii *[1 << 21 / 64]uint64 // bit per trigram of 7-bit bytes, by asciiKey
 	other *[1 << 24 / 64]uint64 // bit per other trigram, allocated on the first one
 	keys  []uint32              // addASCII's keys, asciiChunk of them
 	tris  []uint32
-	buf   []byte
+	Buf   []byte
 }
 
 // asciiKey packs a trigram of three 7-bit bytes into 21 bits.
@@ -170,7 +171,7 @@ func asciiKey(t uint32) uint32 { return t>>2&(0x7f<<14) | t>>1&(0x7f<<7) | t&0x7
 
 // distinct returns the distinct trigrams of data, in no order, valid until
 // the next call.
-func (x *extractor) distinct(data []byte) []uint32 {
+func (x *Extractor) Distinct(data []byte) []uint32 {
 	if x.ascii == nil {
 		x.ascii = new([1 << 21 / 64]uint64)
 	}
@@ -225,7 +226,7 @@ const asciiChunk = 64 << 10
 // bytes, not seen before, and returns the new count. It has no branch on
 // whether a trigram is new, which a CPU cannot predict: every key is
 // stored, and the count moves past it only when it was new.
-func (x *extractor) addASCII(data []byte, keys []uint32, n int) int {
+func (x *Extractor) addASCII(data []byte, keys []uint32, n int) int {
 	set := x.ascii
 	a := uint32(data[0])<<7 | uint32(data[1])
 	for _, c := range data[2:] {
