@@ -130,9 +130,20 @@ type Conductor struct {
 
 	messages []provider.Message
 	planning bool
-	lastSize int64 // the prompt size of the last model call
-	usage    provider.Usage
-	cost     float64
+	// lastSize is the prompt and answer of the last model call in tokens,
+	// as the provider counted them, and sizedAt the number of messages
+	// they covered (see promptSize); 0 when unknown.
+	lastSize int64
+	sizedAt  int
+	// compactWait holds compaction off until the model answers again: a
+	// compaction just happened or failed.
+	compactWait bool
+	// compactOff stops compaction before calls: one left the conversation
+	// as near the window as before. A provider's overflow answer still
+	// compacts.
+	compactOff bool
+	usage      provider.Usage
+	cost       float64
 }
 
 // Open opens the session and the conversation (new, resumed or
@@ -213,7 +224,7 @@ func (c *Conductor) openTranscript() error {
 	if err != nil {
 		return err
 	}
-	c.messages = transcript.Messages(lines)
+	c.resume(lines)
 	return nil
 }
 

@@ -12,7 +12,10 @@
 // of turn:start, context:build, chat:params, the model's stream,
 // chat:message, the tool calls through the session's Box (tool:before and
 // tool:after fire there) and turn:end, compacting near the model's context
-// window (compact:before, compact:build). The turn:end of a turn without
+// window (compact:before, compact:build) and once more when the provider
+// refuses a call as over it. The size of the next call is the provider's
+// count of the last one plus an estimate of what came since; it is kept
+// in the transcript, so a resumed conversation knows it. The turn:end of a turn without
 // tool calls says the agent stops there; a message sent then (a Stop
 // hook's reason, an addon's send_message) is answered before Run returns.
 // Everything the prompt's tools change is one checkpoint node, so a

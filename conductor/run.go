@@ -74,26 +74,32 @@ func (c *Conductor) Run(ctx context.Context, prompt string) (*Result, error) {
 	// the gates above saw the prompt as typed.
 	prompt, _ = c.skills.Expand(prompt, c.SessionID())
 	ctx = checkpoint.WithNode(ctx, res.Node)
-	c.messages = append(c.messages, provider.UserText(prompt))
+	// After tool results (a run that was stopped mid-loop) the prompt joins
+	// their message: the APIs want roles to alternate.
+	c.messages = appendJoined(c.messages, provider.UserText(prompt))
 	unsaved := []provider.Message{provider.UserText(prompt)}
 	for {
 		if err := ctx.Err(); err != nil {
-			c.save(unsaved)
+			c.save(unsaved, nil)
 			return done(Cancelled, fmt.Sprintf("cancelled: %v", context.Cause(ctx)), context.Cause(ctx))
 		}
 		if c.opts.MaxTurns > 0 && res.Turns >= c.opts.MaxTurns {
-			c.save(unsaved)
+			c.save(unsaved, nil)
 			return done(ErrorMaxTurns, fmt.Sprintf("stopped after %d turns (--max-turns)", res.Turns), nil)
 		}
 		if c.nearWindow() {
-			if err := c.compact(ctx, "the conversation is near the model's context window"); err != nil {
-				if ctx.Err() != nil {
-					continue // reported as a cancellation above
-				}
-				c.lastSize = 0 // try again only when the next call is as large
+			err := c.compact(ctx, "the conversation is near the model's context window")
+			var te *transcriptError
+			switch {
+			case err == nil:
+				unsaved = nil // the summary and the prompt it kept were written
+			case errors.Is(err, errNothingToCompact):
+			case ctx.Err() != nil:
+				continue // reported as a cancellation above
+			case errors.As(err, &te):
+				return nil, err
+			default:
 				c.emit(Notice{Text: "compaction failed: " + err.Error()})
-			} else {
-				unsaved = nil // the summary line stands for them
 			}
 		}
 		res.Turns++
@@ -106,7 +112,7 @@ func (c *Conductor) Run(ctx context.Context, prompt string) (*Result, error) {
 			if errors.As(err, &te) {
 				return nil, err
 			}
-			c.save(unsaved)
+			c.save(unsaved, nil)
 			return done(ErrorExecution, err.Error(), err)
 		}
 		if final != nil {
@@ -122,19 +128,16 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 	c.dispatch(ctx, addons.TurnStart, addons.LifecyclePayload{Session: c.SessionID()})
 	c.emit(TurnStarted{N: n})
 	c.takePending(unsaved)
-	req, client, model, err := c.request(ctx)
+	req, model, resp, err := c.call(ctx, unsaved)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := client.Stream(ctx, req, func(d provider.Delta) { c.emit(Delta{d}) })
-	if err != nil {
-		return nil, err
-	}
-	c.lastSize = resp.Usage.PromptTokens() + resp.Usage.OutputTokens
 	res.Usage, res.Cost = res.Usage.Add(resp.Usage), res.Cost+resp.Cost
 	c.usage, c.cost = c.usage.Add(resp.Usage), c.cost+resp.Cost
 	c.messages = append(c.messages, resp.Message)
+	c.lastSize, c.sizedAt, c.compactWait = resp.Usage.PromptTokens()+resp.Usage.OutputTokens, len(c.messages), false
 	*unsaved = append(*unsaved, resp.Message)
+	sz := &sized{msg: len(*unsaved) - 1, usage: resp.Usage, cost: resp.Cost}
 	if c.has(addons.ChatMessage) {
 		if raw, err := json.Marshal(resp.Message); err == nil {
 			c.dispatch(ctx, addons.ChatMessage, addons.MessagePayload{Message: raw})
@@ -153,7 +156,7 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 		*unsaved = append(*unsaved, tm)
 		c.emit(ToolResults{Message: tm})
 	}
-	if err := c.save(*unsaved); err != nil {
+	if err := c.save(*unsaved, sz); err != nil {
 		return nil, err
 	}
 	*unsaved = nil
@@ -171,6 +174,38 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 		return nil, nil
 	}
 	return &resp.Message, nil
+}
+
+// call makes the turn's model call. A call the provider refuses as over
+// the context window compacts the conversation once and is made again.
+func (c *Conductor) call(ctx context.Context, unsaved *[]provider.Message) (provider.Request, provider.ModelID, *provider.Response, error) {
+	req, client, model, err := c.request(ctx)
+	if err != nil {
+		return req, model, nil, err
+	}
+	onDelta := func(d provider.Delta) { c.emit(Delta{d}) }
+	resp, err := client.Stream(ctx, req, onDelta)
+	if err == nil || !overflowed(err) || ctx.Err() != nil {
+		return req, model, resp, err
+	}
+	c.compactWait = false // the provider's word beats the estimate
+	switch cerr := c.compact(ctx, "the model refused the conversation as longer than its context window"); {
+	case errors.Is(cerr, errNothingToCompact):
+		return req, model, nil, err
+	case cerr != nil:
+		var te *transcriptError
+		if errors.As(cerr, &te) {
+			return req, model, nil, cerr
+		}
+		return req, model, nil, fmt.Errorf("%w (compacting the conversation failed: %v)", err, cerr)
+	}
+	*unsaved = nil // the summary and the message it kept were written
+	c.emit(Notice{Text: "the conversation was compacted after the model refused it as too long; the call is made again"})
+	if req, client, model, err = c.request(ctx); err != nil {
+		return req, model, nil, err
+	}
+	resp, err = client.Stream(ctx, req, onDelta)
+	return req, model, resp, err
 }
 
 func (c *Conductor) hasPending() bool {
@@ -412,8 +447,18 @@ type transcriptError struct{ err error }
 func (e *transcriptError) Error() string { return e.err.Error() }
 func (e *transcriptError) Unwrap() error { return e.err }
 
-// save appends msgs to the transcript as one fsynced write.
-func (c *Conductor) save(msgs []provider.Message) error {
+// sized is the usage of the model call that made msgs[msg] of a save,
+// for its transcript line.
+type sized struct {
+	msg   int
+	usage provider.Usage
+	cost  float64
+}
+
+// save appends msgs to the transcript as one fsynced write. The model's
+// message carries its call's usage and cost, so a resumed conversation
+// knows its size.
+func (c *Conductor) save(msgs []provider.Message, sz *sized) error {
 	if c.tr == nil || len(msgs) == 0 {
 		return nil
 	}
@@ -421,6 +466,10 @@ func (c *Conductor) save(msgs []provider.Message) error {
 	model := c.Model().String()
 	for i := range msgs {
 		lines[i] = transcript.Line{Kind: transcript.MessageLine, Message: &msgs[i], Model: model}
+		if sz != nil && sz.msg == i {
+			u := sz.usage
+			lines[i].Usage, lines[i].Cost = &u, sz.cost
+		}
 	}
 	if err := c.tr.Append(lines...); err != nil {
 		return &transcriptError{err}
@@ -440,12 +489,4 @@ func ContextWindowOf(m provider.ModelID) int64 {
 		return 1_000_000
 	}
 	return 128_000
-}
-
-func (c *Conductor) nearWindow() bool {
-	w := c.opts.ContextWindow
-	if w == 0 {
-		w = ContextWindowOf(c.Model())
-	}
-	return c.lastSize > 0 && float64(c.lastSize) >= compactAt*float64(w)
 }

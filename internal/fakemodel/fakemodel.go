@@ -7,6 +7,16 @@
 // stream). What it answers is a script of [Reply] values, one per request
 // in order, so a test writes a conversation and then checks the requests
 // the client sent.
+//
+// Like the real services it refuses, with their status and message, a
+// request they would refuse: tool_use or tool_result blocks without tool
+// definitions, a tool_use whose result is not in the next message (or a
+// result without its call), roles out of order, a tool loop with thinking
+// on whose thinking was not sent back unchanged, and, with
+// [Server.SetWindow], a prompt over the context window. A refused request
+// takes no reply from the script. A reply can stream what a model
+// sometimes sends: tool input cut off or not JSON at all (Input is sent
+// as written), redacted_thinking, or a stream that stalls.
 package fakemodel
 
 import (
@@ -43,15 +53,19 @@ type Reply struct {
 	// test can act while a response is in flight (cancel it, kill the
 	// client). A closed channel releases it.
 	Hold <-chan struct{}
+	// Stall stops the stream after the first block (or after the
+	// message's start when there is none) with the connection left open,
+	// until the client goes away: a server that hangs mid-answer.
+	Stall bool
 }
 
 // Block is one block of a reply.
 type Block struct {
-	Kind  string // "text", "thinking", "tool_use"
-	Text  string
+	Kind  string // "text", "thinking", "redacted_thinking", "tool_use"
+	Text  string // redacted_thinking: its opaque data
 	ID    string // tool_use; made up when empty
 	Name  string
-	Input string // tool_use: the input JSON
+	Input string // tool_use: the input JSON, sent as written even when it is not JSON
 }
 
 // Text returns a text block.
@@ -59,6 +73,10 @@ func Text(s string) Block { return Block{Kind: "text", Text: s} }
 
 // Thinking returns a thinking block.
 func Thinking(s string) Block { return Block{Kind: "thinking", Text: s} }
+
+// RedactedThinking returns a redacted_thinking block carrying data, as the
+// Messages API sends thinking its safety systems encrypted.
+func RedactedThinking(data string) Block { return Block{Kind: "redacted_thinking", Text: data} }
 
 // ToolUse returns a tool_use block.
 func ToolUse(name, input string) Block { return Block{Kind: "tool_use", Name: name, Input: input} }
@@ -83,6 +101,13 @@ type Request struct {
 	Header http.Header
 	// Body is the request body as sent.
 	Body json.RawMessage
+	// Refused is the error message of a request the server refused by
+	// the API's rules ("" when it was answered from the script).
+	Refused string
+	// Tokens is the server's estimate of the prompt's size (a quarter of
+	// the body's bytes); it is the input_tokens reported when a window
+	// is set and the reply names none.
+	Tokens int64
 }
 
 // Model returns the model the request named.
@@ -108,6 +133,7 @@ type Server struct {
 	respond func(n int, req Request) Reply
 	waiters []chan struct{} // closed by serve once waitN[i] requests arrived
 	waitN   []int
+	window  int64 // the context window in tokens; 0: none
 }
 
 // Start serves script on a free port of 127.0.0.1 until t ends.
@@ -144,6 +170,29 @@ func (s *Server) Respond(fn func(n int, req Request) Reply) {
 	s.mu.Lock()
 	s.respond = fn
 	s.mu.Unlock()
+}
+
+// SetWindow gives the model a context window of n tokens: a request whose
+// estimated size (see [Request.Tokens]) is larger is refused with the
+// API's context-overflow error, and a reply without InputTokens reports
+// the estimate. 0 removes the limit.
+func (s *Server) SetWindow(n int64) {
+	s.mu.Lock()
+	s.window = n
+	s.mu.Unlock()
+}
+
+// Refusals returns the messages of the requests refused so far.
+func (s *Server) Refusals() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, r := range s.requests {
+		if r.Refused != "" {
+			out = append(out, r.Refused)
+		}
+	}
+	return out
 }
 
 // Add appends replies to the script.
@@ -186,7 +235,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, api string) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	req := Request{API: api, Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	req := Request{API: api, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Tokens: estimate(body)}
+	s.mu.Lock()
+	window := s.window
+	s.mu.Unlock()
+	refused := s.check(api, body, window)
+	if refused != nil {
+		req.Refused = refused.msg
+	}
 	s.mu.Lock()
 	n := len(s.requests)
 	s.requests = append(s.requests, req)
@@ -200,6 +256,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, api string) {
 	}
 	var reply Reply
 	switch {
+	case refused != nil:
+		s.mu.Unlock()
+		writeRefusal(w, api, refused)
+		return
 	case s.respond != nil:
 		fn := s.respond
 		s.mu.Unlock()
@@ -215,6 +275,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, api string) {
 	if reply.Status != 0 {
 		writeError(w, api, reply)
 		return
+	}
+	if window > 0 && reply.InputTokens == 0 {
+		reply.InputTokens = max(req.Tokens, 1)
+	}
+	if reply.Stall {
+		reply.Hold = make(chan struct{}) // never closed: held until the client leaves
 	}
 	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-cache")
@@ -284,6 +350,22 @@ func writeError(w http.ResponseWriter, api string, r Reply) {
 	code := map[int]string{401: "invalid_api_key", 429: "rate_limit_exceeded"}[r.Status]
 	typ := map[int]string{400: "invalid_request_error", 401: "invalid_request_error", 429: "requests", 500: "server_error", 503: "server_error"}[r.Status]
 	fmt.Fprintf(w, `{"error":{"message":%q,"type":%q,"param":null,"code":%s}}`, msg, typ, jsonOrNull(code))
+}
+
+func writeRefusal(w http.ResponseWriter, api string, r *refusal) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(r.status)
+	// The services leave < and > as they are in their messages.
+	var msg strings.Builder
+	enc := json.NewEncoder(&msg)
+	enc.SetEscapeHTML(false)
+	enc.Encode(r.msg)
+	m := strings.TrimSpace(msg.String())
+	if api == "anthropic" {
+		fmt.Fprintf(w, `{"type":"error","error":{"type":%q,"message":%s},"request_id":"req_fake"}`, r.typ, m)
+		return
+	}
+	fmt.Fprintf(w, `{"error":{"message":%s,"type":%q,"param":"messages","code":%s}}`, m, r.typ, jsonOrNull(r.code))
 }
 
 func jsonOrNull(s string) string {

@@ -1,9 +1,21 @@
 package fakemodel
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"time"
 )
+
+// signature is the fake's proof that a thinking text is the model's, as
+// the Messages API signs thinking: a request that sends the text back
+// changed, or with another signature, is refused.
+func signature(text string) string {
+	sum := sha256.Sum256([]byte("fakemodel thinking\x00" + text))
+	return "EqQB" + base64.StdEncoding.EncodeToString(sum[:])
+}
+
+func (s *Server) signed(text, sig string) bool { return sig == signature(text) }
 
 // writeAnthropic streams r as the Messages API does: message_start, a
 // ping, each block's start, deltas and stop, message_delta with the stop
@@ -21,7 +33,9 @@ func writeAnthropic(s *sse, model string, r Reply, n int) {
 			for _, part := range split(b.Text, 24) {
 				s.event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"thinking_delta","thinking":%s}}`, i, js(part)))
 			}
-			s.event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"signature_delta","signature":"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"}}`, i))
+			s.event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"signature_delta","signature":%q}}`, i, signature(b.Text)))
+		case "redacted_thinking":
+			s.event("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"redacted_thinking","data":%s}}`, i, js(b.Text)))
 		case "tool_use":
 			s.event("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":%q,"name":%s,"input":{}}}`, i, toolID("anthropic", n, i, b), js(b.Name)))
 			s.event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":""}}`, i))
@@ -73,6 +87,8 @@ func writeOpenAI(s *sse, model string, r Reply, n int) {
 			for _, part := range split(b.Text, 24) {
 				chunk(fmt.Sprintf(`{"reasoning_content":%s}`, js(part)), "null")
 			}
+		case "redacted_thinking":
+			// Chat Completions has no such block.
 		case "tool_use":
 			chunk(fmt.Sprintf(`{"tool_calls":[{"index":%d,"id":%q,"type":"function","function":{"name":%s,"arguments":""}}]}`, call, toolID("openai", n, i, b), js(b.Name)), "null")
 			for _, part := range split(b.Input, 7) {

@@ -121,14 +121,15 @@ func TestRoundTripOfAConversation(t *testing.T) {
 			srv := fakemodel.Start(t, fakemodel.Call("read", `{"path":"a"}`), fakemodel.Say("done"))
 			c := open(t, api, srv, -1)
 			msgs := []provider.Message{provider.UserText("go")}
-			resp, err := c.Stream(context.Background(), provider.Request{Model: "m", Messages: msgs}, nil)
+			tools := []provider.ToolDef{{Name: "read", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+			resp, err := c.Stream(context.Background(), provider.Request{Model: "m", Messages: msgs, Tools: tools}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			use := resp.Message.ToolUses()[0]
 			msgs = append(msgs, resp.Message, provider.Message{Role: provider.User, Blocks: []provider.Block{
 				{Kind: provider.ToolResultBlock, ToolUseID: use.ID, Text: "file body"}}})
-			if resp, err = c.Stream(context.Background(), provider.Request{Model: "m", Messages: msgs}, nil); err != nil {
+			if resp, err = c.Stream(context.Background(), provider.Request{Model: "m", Messages: msgs, Tools: tools}, nil); err != nil {
 				t.Fatal(err)
 			}
 			if resp.Message.Text() != "done" || resp.Stop != provider.StopEndTurn {
