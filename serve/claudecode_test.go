@@ -6,11 +6,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -255,15 +260,37 @@ func TestClaudeCodeOverStdio(t *testing.T) {
 	}
 }
 
-// Over Streamable HTTP too.
+// Over Streamable HTTP too, where Claude Code speaks the stateless
+// protocol of 2026-07-28.
 func TestClaudeCodeOverHTTP(t *testing.T) {
 	t.Parallel()
 	dir := workspace(t, map[string]string{"notes.txt": "hello\n"})
 	model := fakemodel.Start(t)
 	model.Respond(claudeScript(t))
 	url, _ := startHTTP(t, sessionOptions(dir), HTTPOptions{})
-	run := runClaude(t, dir, t.TempDir(), model.URL, "--transport", "http", url)
+	// A relay in front of the server notes the protocol version of each
+	// request.
+	target, _ := neturl.Parse(url)
+	target.Path = "" // the relay's requests name the endpoint
+	var mu sync.Mutex
+	versions := map[string]int{}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1 // event streams pass at once
+	relay := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		versions[r.Header.Get("Mcp-Protocol-Version")]++
+		mu.Unlock()
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(relay.Close)
+	run := runClaude(t, dir, t.TempDir(), model.URL, "--transport", "http", relay.URL+Endpoint)
 	checkClaude(t, dir, run)
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("requests by protocol version: %v", versions)
+	if versions["2026-07-28"] == 0 {
+		t.Errorf("Claude Code sent no request of the 2026-07-28 protocol: %v", versions)
+	}
 }
 
 func readLines(t *testing.T, path string) []string {

@@ -15,6 +15,20 @@
 // starting waits for it. The tool list comes from session.Catalog, so a
 // server that no client used opens no session.
 //
+// Both protocol generations are served on every transport: the stateless
+// protocol of 2026-07-28 (server/discover, per-request _meta, a
+// subscriptions/listen stream for list changes) and the initialize
+// handshake of the versions before it. Over HTTP the generation is the
+// Mcp-Protocol-Version header's: a stateless request is a whole POST
+// served by the SDK's stateless transport, and having no session, the
+// stateless clients of one server share one deck session (its processes
+// live until the server ends); clients that need their own state use
+// the initialize handshake. On every transport the ids a client writes
+// (a call's id, a progress token, the id of a listen stream that its
+// notifications name) come back exactly as written, whatever their JSON
+// type (internal/callids). At the end of stdin a listen stream is
+// answered, the calls in flight finish, and the server exits.
+//
 // Over HTTP the server binds loopback unless a bearer token is set, checks
 // Host and Origin against DNS rebinding, bounds request bodies and the
 // time to read them, and caps the sessions open at once. A call

@@ -136,8 +136,15 @@ func (e *events) progressFor(token any) []*mcp.ProgressNotificationParams {
 	return out
 }
 
-// connect opens a client session over transport, closed when the test ends.
+// connect opens a client session over transport, closed when the test
+// ends, at the newest protocol version both sides speak.
 func connect(t testing.TB, transport mcp.Transport, ev *events) *mcp.ClientSession {
+	t.Helper()
+	return connectAt(t, transport, ev, "")
+}
+
+// connectAt is connect at a protocol version ("" the newest).
+func connectAt(t testing.TB, transport mcp.Transport, ev *events, version string) *mcp.ClientSession {
 	t.Helper()
 	if ev == nil {
 		ev = newEvents()
@@ -145,7 +152,7 @@ func connect(t testing.TB, transport mcp.Transport, ev *events) *mcp.ClientSessi
 	client := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1"}, ev.options())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, transport, nil)
+	cs, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -153,10 +160,18 @@ func connect(t testing.TB, transport mcp.Transport, ev *events) *mcp.ClientSessi
 	return cs
 }
 
+// httpClient connects over HTTP with the initialize handshake: the tests
+// that use it are about what an MCP session holds (its own deck session,
+// ended with it). Stateless clients, whose requests share one deck
+// session, are generations_test.go's.
 func httpClient(t testing.TB, url string, ev *events) *mcp.ClientSession {
 	t.Helper()
-	return connect(t, &mcp.StreamableClientTransport{Endpoint: url}, ev)
+	return connectAt(t, &mcp.StreamableClientTransport{Endpoint: url}, ev, sessionGeneration)
 }
+
+// sessionGeneration is the newest protocol version with sessions (the
+// initialize handshake).
+const sessionGeneration = "2025-11-25"
 
 // stdioClient runs `indusr serve` in dir with extra flags, as a client
 // would, and connects to it.

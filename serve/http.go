@@ -131,6 +131,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	} else {
 		h = newJSONHTTP(s.mcp, s.log, timeout)
 	}
+	h = generations(s.statelessHandler(maxBody), h)
 	g := guardOptions{maxBody: maxBody, bodyTimeout: o.BodyTimeout, maxSessions: o.MaxSessions, sessions: s.openSessions}
 	if g.bodyTimeout <= 0 {
 		g.bodyTimeout = DefaultBodyTimeout
@@ -145,6 +146,44 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 		root = requireToken(o.Token, mux)
 	}
 	return root
+}
+
+// generations routes a request by the protocol generation it speaks:
+// one whose Mcp-Protocol-Version header names 2026-07-28 or later (the
+// stateless protocol: server/discover, per-request _meta, listen streams)
+// to stateless, anything else (the initialize handshake and the sessions
+// it opens) to sessions.
+func generations(stateless, sessions http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isStateless(r.Header) {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		sessions.ServeHTTP(w, r)
+	})
+}
+
+// isStateless reports whether a request's headers name the stateless
+// protocol generation.
+func isStateless(h http.Header) bool { return h.Get(versionHeader) >= statelessOnly }
+
+// statelessHandler serves the stateless protocol with the SDK's
+// transport: each POST is a whole request (its answer and the
+// notifications of its call on the POST's own event stream; a listen
+// stream held open until the client leaves), and a client that drops its
+// POST cancels the call. The ids the client writes come back as written
+// (clientIDs). Stateless clients have no session of their own: their
+// calls share one deck session, so a file read in one request may be
+// edited in the next and a background process started in one is read in
+// another (see Server.handler).
+func (s *Server) statelessHandler(maxBody int64) http.Handler {
+	return clientIDs(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:                    true,
+		PropagateRequestCancellation: true,
+		MaxRequestBodyBytes:          2*maxBody + 4096, // see clientIDs
+		Logger:                       s.log,
+		DisableLocalhostProtection:   true, // the guard checks Host
+	}))
 }
 
 // sessionVersion makes a request of a session speak the session's
@@ -208,7 +247,8 @@ type guardOptions struct {
 //     evil.example must not drive a local deck (clients that are not
 //     browsers send none); more than one Origin is refused too, rather
 //     than judged by the first;
-//   - a new session past the cap (503);
+//   - a new session past the cap (503; a request of the stateless
+//     protocol opens none);
 //   - a body over maxBody (413), or not read in full within bodyTimeout.
 func guard(o guardOptions, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -224,7 +264,7 @@ func guard(o guardOptions, next http.Handler) http.Handler {
 			http.Error(w, fmt.Sprintf("Forbidden: Origin %q may not use this server", origins[0]), http.StatusForbidden)
 			return
 		}
-		if r.Method == http.MethodPost && r.Header.Get(sessionHeader) == "" && o.maxSessions >= 0 && o.sessions() >= o.maxSessions {
+		if r.Method == http.MethodPost && r.Header.Get(sessionHeader) == "" && !isStateless(r.Header) && o.maxSessions >= 0 && o.sessions() >= o.maxSessions {
 			w.Header().Set("Retry-After", "60")
 			http.Error(w, fmt.Sprintf("Service Unavailable: this server has %d sessions open, its limit; end one (DELETE with its Mcp-Session-Id) or raise --max-sessions", o.maxSessions), http.StatusServiceUnavailable)
 			return

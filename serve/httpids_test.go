@@ -122,3 +122,43 @@ func waitFor(lines <-chan string, want string, d time.Duration) bool {
 		}
 	}
 }
+
+// A stateless client's listen stream over HTTP (the POST's own event
+// stream) is acknowledged under the listen request's id as written, and
+// its calls' ids come back as written too, over JSON bodies and --sse.
+func TestHTTPStatelessIDsComeBackAsWritten(t *testing.T) {
+	t.Parallel()
+	for _, sse := range []bool{false, true} {
+		url, _ := startHTTP(t, sessionOptions(workspace(t, nil)), HTTPOptions{EventStreams: sse})
+		for _, id := range append(rawIDs, `"listen:0"`) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(listenLine(id)))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+			req.Header.Set("Mcp-Method", "subscriptions/listen")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				cancel()
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(resp.Body)
+			var ack string
+			for ack == "" && sc.Scan() {
+				if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(data, "subscriptions/acknowledged") {
+					ack = data
+				}
+			}
+			cancel()
+			resp.Body.Close()
+			if got := subscriptionID(t, ack); got != id {
+				t.Errorf("sse %v: the listen stream %s was acknowledged as %s: %q", sse, id, got, ack)
+			}
+			resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/list","params":{`+newMeta+`}}`,
+				map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
+			if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"id":`+id+`,`) || !strings.Contains(body, `"name":"read"`) {
+				t.Errorf("sse %v: tools/list with id %s: %d %.300s", sse, id, resp.StatusCode, body)
+			}
+		}
+	}
+}

@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -71,17 +70,11 @@ func newJSONHTTP(server *mcp.Server, log *slog.Logger, timeout time.Duration) *j
 }
 
 func (h *jsonHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The stateless generation (2026-07-28 on) is Handler's other
+	// transport's; this one serves the sessions of the initialize
+	// handshake.
 	if v := r.Header.Get(versionHeader); v != "" && !slices.Contains(h.versions, v) {
-		if v < statelessOnly {
-			http.Error(w, fmt.Sprintf("Bad Request: Unsupported protocol version (supported versions: %s)", strings.Join(h.versions, ",")), http.StatusBadRequest)
-			return
-		}
-		// A newer version, which needs a stateless server: said as a
-		// JSON-RPC error with the versions this server takes, so that the
-		// client can fall back to one of them.
-		detail, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: h.versions, Requested: v})
-		writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, mcp.CodeUnsupportedProtocolVersion,
-			fmt.Sprintf("protocol version %q is not supported by this server", v), detail)
+		http.Error(w, fmt.Sprintf("Bad Request: Unsupported protocol version (supported versions: %s)", strings.Join(h.versions, ",")), http.StatusBadRequest)
 		return
 	}
 	switch r.Method {
@@ -282,17 +275,6 @@ func accepts(values []string) (jsonOK, streamOK bool) {
 		}
 	}
 	return jsonOK, streamOK
-}
-
-func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string, detail json.RawMessage) {
-	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg, Data: detail}})
-	if err != nil {
-		http.Error(w, msg, status)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(data)
 }
 
 // open starts a session for an initialize request and connects the

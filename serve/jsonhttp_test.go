@@ -188,14 +188,23 @@ func TestJSONTransportOpensSessionsOnlyOnInitialize(t *testing.T) {
 	}
 }
 
-// A protocol version that needs a stateless server is refused as a
-// JSON-RPC error listing the versions this one takes.
-func TestJSONTransportRefusesAStatelessOnlyVersion(t *testing.T) {
+// A request of the stateless generation (its Mcp-Protocol-Version header
+// names 2026-07-28) is answered statelessly: server/discover lists both
+// generations and opens no session.
+func TestHTTPAnswersTheStatelessGeneration(t *testing.T) {
 	t.Parallel()
-	url, _ := startHTTP(t, sessionOptions(workspace(t, nil)), HTTPOptions{})
-	resp, body := send(t, http.MethodPost, url, initBody, map[string]string{"Mcp-Protocol-Version": "2026-07-28"})
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "-32022") || !strings.Contains(body, "2025-11-25") {
-		t.Errorf("2026-07-28: %d %q", resp.StatusCode, body)
+	for _, sse := range []bool{false, true} {
+		url, srv := startHTTP(t, sessionOptions(workspace(t, nil)), HTTPOptions{EventStreams: sse})
+		resp, body := send(t, http.MethodPost, url, discoverLine(`"d-1"`), map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover"})
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"id":"d-1"`) || !strings.Contains(body, `"supportedVersions":["2026-07-28","2025-11-25","2025-06-18"`) {
+			t.Errorf("server/discover (sse %v): %d %q", sse, resp.StatusCode, body)
+		}
+		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+			t.Errorf("server/discover opened session %q", id)
+		}
+		for range srv.MCP().Sessions() {
+			t.Errorf("a stateless request left a session behind (sse %v)", sse)
+		}
 	}
 }
 

@@ -257,7 +257,14 @@ func (s *Server) sync(regraft bool) {
 // turns the tool's progress reports into notifications/progress.
 func (s *Server) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ds, err := s.sessionFor(req.Session)
+		ss := req.Session
+		if req.Extra != nil && isStateless(req.Extra.Header) {
+			// A stateless HTTP request's MCP session lasts as long as the
+			// request; its calls share the server's one stateless deck
+			// session (nil: never watched, closed with the server).
+			ss = nil
+		}
+		ds, err := s.sessionFor(ss)
 		if err != nil {
 			return mcpResult(tool.Errorf("%s cannot run: %v", name, err)), nil
 		}
