@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/indusagi/induscode/workspace"
 )
@@ -27,10 +25,10 @@ type Settings struct {
 // (.indusvx/settings.json).
 func SettingsFiles(dir string) []string {
 	var out []string
-	if cfg, err := os.UserConfigDir(); err == nil {
-		out = append(out, filepath.Join(cfg, "indusvx", "settings.json"))
+	if user, err := workspace.UserSettings(); err == nil {
+		out = append(out, user)
 	}
-	return append(out, filepath.Join(workspace.At(dir).State(), "settings.json"))
+	return append(out, workspace.At(dir).Settings())
 }
 
 // LoadSettings reads the settings files of dir; a missing file is no
@@ -42,7 +40,7 @@ func LoadSettings(dir string) (Settings, error) {
 	files := SettingsFiles(dir)
 	for i, f := range files {
 		workspaceFile := i == len(files)-1
-		b, err := readSetting(dir, f, workspaceFile)
+		b, err := workspace.ReadSettings(f) // bounded; the workspace's beneath its state folder
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -74,11 +72,4 @@ func LoadSettings(dir string) (Settings, error) {
 		}
 	}
 	return s, nil
-}
-
-func readSetting(_, file string, beneath bool) ([]byte, error) {
-	if !beneath {
-		return os.ReadFile(file)
-	}
-	return workspace.ReadFile(file) // no link followed under the state folder
 }

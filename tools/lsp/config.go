@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/indusagi/induscode/workspace"
 )
 
 // Server says how to run the language server of one language.
@@ -62,12 +63,12 @@ func DefaultConfig() Config {
 // a command, is an error naming it (the servers read so far still hold).
 func LoadConfig(dir string) (Config, error) {
 	cfg := DefaultConfig()
-	if base, err := os.UserConfigDir(); err == nil {
-		if err := applySettings(&cfg, filepath.Join(base, "indusvx", "settings.json"), true); err != nil {
+	if user, err := workspace.UserSettings(); err == nil {
+		if err := applySettings(&cfg, user, true); err != nil {
 			return cfg, err
 		}
 	}
-	return cfg, applySettings(&cfg, filepath.Join(dir, ".indusvx", "settings.json"), false)
+	return cfg, applySettings(&cfg, workspace.At(dir).Settings(), false)
 }
 
 // applySettings applies the lsp block of one settings file. A workspace's
@@ -75,12 +76,14 @@ func LoadConfig(dir string) (Config, error) {
 // name a command to run: that would run a stranger's program as the user
 // on the first edit, with no approval asked.
 func applySettings(cfg *Config, path string, mayRun bool) error {
-	b, err := os.ReadFile(path)
+	// Bounded, and the workspace's file beneath its state folder: a
+	// planted link to /dev/zero or a named pipe is an error, not a hang.
+	b, err := workspace.ReadSettings(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("reading %s: %w", path, err)
+		return fmt.Errorf("language server settings: %w", err) // err names the file
 	}
 	var s struct {
 		LSP map[string]struct {

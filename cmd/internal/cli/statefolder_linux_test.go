@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/cmd/internal/cli"
+	"github.com/indusagi/induscode/internal/fakemodel"
 )
 
 // stateEntries are what a clone can plant under .indusvx ("" is the
@@ -19,11 +20,13 @@ var stateEntries = []string{
 	"", "bg", "sessions", "sessions/s.json", "locks", "procs", "checkpoints", "checkpoints/index.json",
 	"checkpoints/blobs", "mcp-cache", "mcp-logs", "addon-logs", "addon-state", "downloads", "plans",
 	"tmp", "logs", "memory.md", "ledger.jsonl", "mcp.json",
+	"settings.json", "transcripts", "transcripts/01J00000000000000000000000.jsonl", "index", "quarantine",
 }
 
 // plantKinds are what an entry becomes: a link to the outside folder, a
-// link to a file outside, a named pipe, a folder or file of another user.
-var plantKinds = []string{"link-dir", "link-file", "fifo", "foreign-dir", "foreign-file"}
+// link to a file outside, a named pipe, a folder or file of another user,
+// a link to /dev/zero (endless).
+var plantKinds = []string{"link-dir", "link-file", "fifo", "foreign-dir", "foreign-file", "link-zero"}
 
 // commands are every command of indusr that touches the state folder.
 var commands = [][]string{
@@ -37,11 +40,17 @@ var commands = [][]string{
 	{"mcp", "ledger"},
 	{"addons", "list"},
 	{"hooks", "list"},
+	{"transcripts"},
+	{"index", "status"},
+	{"lsp", "status"},
+	{"sandbox", "check"},
+	{"-p", "hi", "--model", "anthropic/claude-sonnet-4-5"},
+	{"-p", "again", "--continue", "--model", "anthropic/claude-sonnet-4-5"},
 }
 
-// Whatever a clone plants under .indusvx (links out of the workspace,
-// named pipes, files of another user), no command writes outside the
-// workspace and none waits on a pipe. The plan is two bytes per planted
+// Whatever a clone plants under .indusvx (links out of the workspace or
+// to /dev/zero, named pipes, files of another user), no command writes
+// outside the workspace, none waits on a pipe and none reads without end. The plan is two bytes per planted
 // entry: which entry, and what it becomes.
 func FuzzStateFolderPlants(f *testing.F) {
 	for _, seed := range []string{
@@ -51,6 +60,11 @@ func FuzzStateFolderPlants(f *testing.F) {
 		"\x11\x01\x12\x01\x13\x02\x03\x02",         // memory.md, ledger.jsonl links; mcp.json and sessions/s.json pipes
 		"\x05\x00\x06\x01\x07\x02\x08\x03\x09\x04", // checkpoints in every way
 		"\x01\x03\x04\x03\x0a\x04\x00\x04",         // other users' bg, procs; a foreign .indusvx
+		"\x14\x05\x15\x00\x17\x02\x18\x03",         // settings.json endless, transcripts out, index a pipe, a foreign quarantine
+		"\x14\x02\x16\x05",                         // settings.json a pipe, a transcript endless
+		"\x15\x03\x14\x01",                         // a foreign transcripts folder, settings.json a link out
+		"\x15\x00\x17\x02",                         // transcripts a link out, index a pipe
+		"\x16\x05\x18\x04",                         // a transcript endless, quarantine a foreign file
 	} {
 		f.Add([]byte(seed))
 	}
@@ -65,6 +79,10 @@ func FuzzStateFolderPlants(f *testing.F) {
 		}
 		before := snapshot(t, out)
 		t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+		model := fakemodel.Start(t)
+		model.Respond(func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Say("ok") })
+		t.Setenv("ANTHROPIC_API_KEY", "test")
+		t.Setenv("ANTHROPIC_BASE_URL", model.URL)
 		for _, args := range commands {
 			done := make(chan struct{})
 			var stderr bytes.Buffer
@@ -110,6 +128,8 @@ func plant(t *testing.T, path, kind, out string) {
 	case "foreign-dir":
 		must(t, os.Mkdir(path, 0o777))
 		foreign(path)
+	case "link-zero":
+		must(t, os.Symlink("/dev/zero", path))
 	case "foreign-file":
 		must(t, os.WriteFile(path, nil, 0o666))
 		foreign(path)
