@@ -140,3 +140,69 @@ func TestServeGrepSeesOutsideEdit(t *testing.T) {
 		t.Fatalf("grep after an outside edit:\n%s\nwant:\n%s", out, want)
 	}
 }
+
+// TestServeGrepSeesSilentWrites: writes that make no event in the
+// watched tree (through a hard link from outside the workspace, through
+// a shared mapping) are found by serve's indexed grep, as by a scan: the
+// linked file by the very next grep, the mapped one within the watch's
+// trust (a few seconds).
+func TestServeGrepSeesSilentWrites(t *testing.T) {
+	t.Parallel()
+	dir := indexedTree(t)
+	outside := filepath.Join(t.TempDir(), "d-link")
+	if err := os.Link(filepath.Join(dir, "c", "d.txt"), outside); err != nil {
+		t.Fatal(err)
+	}
+	waitClockPast(t, dir)
+	cs := stdioClient(t, dir, nil, "--no-mcp")
+	args := map[string]any{"pattern": "needle_rare", "output_mode": "files_with_matches"}
+	mustSucceed(t, "grep", call(t, cs, "grep", args))
+	idx := filepath.Join(dir, ".indusvx", "index", "grep-trigrams.idx")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(idx); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve built no index after the first grep")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitClockPast(t, dir)
+	// The watch is armed by this grep, which checks every stamp.
+	if out := mustSucceed(t, "grep", call(t, cs, "grep", args)); strings.Contains(out, "d.txt") {
+		t.Fatalf("grep before the write: %q", out)
+	}
+	f, err := os.OpenFile(outside, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("needle_rare through a link\n")
+	f.Close()
+	if out := mustSucceed(t, "grep", call(t, cs, "grep", args)); !strings.Contains(out, "c/d.txt") {
+		t.Fatalf("grep after a write through a hard link from outside: %q", out)
+	}
+	// A write through a shared mapping.
+	f, err = os.OpenFile(filepath.Join(dir, "f.md"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := syscall.Mmap(int(f.Fd()), 0, 64, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(mem, "needle_rare")
+	syscall.Munmap(mem)
+	f.Close()
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		out := mustSucceed(t, "grep", call(t, cs, "grep", args))
+		if strings.Contains(out, "f.md") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after a write through a mapping, grep still misses it: %q", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
