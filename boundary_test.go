@@ -33,18 +33,27 @@ func goList(t *testing.T, args ...string) []string {
 	return strings.Fields(string(out))
 }
 
-// TestModelSDKBoundary keeps the deck light: the neutral packages an
-// indusr command may link (provider, transcript, the conductor and its
-// tool running) depend on no model SDK, and each SDK is imported by its
-// adapter alone.
+// TestModelSDKBoundary keeps the deck light: indusr (and its second name)
+// links no model SDK, nor do the neutral packages (provider, transcript,
+// the conductor and its tool running); each SDK is imported by its
+// adapter alone, and indusr-agent is the program that links them.
 func TestModelSDKBoundary(t *testing.T) {
 	t.Parallel()
-	for _, pkg := range []string{"./provider", "./transcript", "./conductor", "./conductor/toolrun"} {
+	for _, pkg := range []string{"./cmd/indusr", "./cmd/indusagir", "./provider", "./transcript", "./conductor", "./conductor/toolrun"} {
 		for _, dep := range goList(t, "-deps", pkg) {
 			if isModelSDK(dep) {
-				t.Errorf("%s depends on the model SDK package %s; only provider/anthropic, provider/openai (and provider/connect, which opens them) may", pkg, dep)
+				t.Errorf("%s depends on the model SDK package %s; only indusr-agent may link one (through provider/connect)", pkg, dep)
 			}
 		}
+	}
+	sdks := 0
+	for _, dep := range goList(t, "-deps", "./cmd/indusr-agent") {
+		if isModelSDK(dep) {
+			sdks++
+		}
+	}
+	if sdks == 0 {
+		t.Error("indusr-agent links no model SDK: the agent cannot talk to a model")
 	}
 	owner := map[string]string{"github.com/anthropics/": "provider/anthropic", "github.com/openai/": "provider/openai"}
 	for _, line := range goList(t, "-f", "{{.ImportPath}}|{{join .Imports \",\"}}", "./...") {

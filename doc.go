@@ -34,6 +34,12 @@
 //   - session: the one boot path (Open/Close) that the CLI, the MCP server
 //     and Go programs share.
 //   - serve: the deck as an MCP server over stdio or Streamable HTTP.
+//   - provider (neutral model types, retries), provider/anthropic and
+//     provider/openai (one adapter per model SDK), provider/connect (a
+//     client from a provider/model id); conductor (the agent loop) and
+//     conductor/toolrun (a model's tool uses run through a deck).
 //   - cmd/internal/cli: the indusr command line; cmd/indusr and cmd/indusagir
-//     are thin mains over it.
+//     are thin mains over it. cmd/internal/agent and cmd/indusr-agent: the
+//     agent's program, which indusr execs for -p and which alone links the
+//     model SDKs.
 package induscode

@@ -3,7 +3,6 @@ package approval
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -36,7 +35,27 @@ func CommandFiles(words []string, cwd string) []string {
 	return out
 }
 
-var extension = regexp.MustCompile(`\.[A-Za-z0-9]{1,8}$`)
+// hasExtension reports whether w ends in a dot and one to eight ASCII
+// letters or digits (".py", ".tar"): a loop rather than a regular
+// expression, which every program importing this package would compile
+// at start.
+func hasExtension(w string) bool {
+	dot := strings.LastIndexByte(w, '.')
+	if dot < 0 {
+		return false
+	}
+	ext := w[dot+1:]
+	if len(ext) < 1 || len(ext) > 8 {
+		return false
+	}
+	for i := 0; i < len(ext); i++ {
+		c := ext[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
 
 func pathLike(w, cwd string, program bool) bool {
 	if strings.ContainsRune(w, '/') {
@@ -45,7 +64,7 @@ func pathLike(w, cwd string, program bool) bool {
 	if program {
 		return false
 	}
-	if extension.MatchString(w) {
+	if hasExtension(w) {
 		return true
 	}
 	fi, err := os.Lstat(filepath.Join(cwd, w))

@@ -56,7 +56,7 @@ func TestBatchInterruptWhileWaitingForInput(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := make(chan int, 1)
 	go func() {
-		code <- run(ctx, []string{"-C", t.TempDir(), "--no-tools", "call", "--batch"}, pr, &stdout, &stderr)
+		code <- run(ctx, Program{}, []string{"-C", t.TempDir(), "--no-tools", "call", "--batch"}, pr, &stdout, &stderr)
 	}()
 	// The first line is answered; then the batch waits for a second one.
 	if _, err := io.WriteString(pw, "{\"tool\":\"todo_read\"}\n"); err != nil {
@@ -83,7 +83,7 @@ func TestToolsAfterInterruptFails(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var stdout, stderr bytes.Buffer
-	if c := run(ctx, []string{"-C", t.TempDir(), "tools"}, strings.NewReader(""), &stdout, &stderr); c != ExitToolError {
+	if c := run(ctx, Program{}, []string{"-C", t.TempDir(), "tools"}, strings.NewReader(""), &stdout, &stderr); c != ExitToolError {
 		t.Errorf("exit code %d, want %d; stdout:\n%s", c, ExitToolError, stdout.String())
 	}
 	if !strings.Contains(stderr.String(), "interrupted") {

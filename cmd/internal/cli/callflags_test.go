@@ -35,7 +35,7 @@ func TestCallExitCodes(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr bytes.Buffer
 			args := append([]string{"-C", t.TempDir()}, c.args...)
-			code := run(context.Background(), args, strings.NewReader(c.stdin), &stdout, &stderr)
+			code := run(context.Background(), Program{}, args, strings.NewReader(c.stdin), &stdout, &stderr)
 			if code != c.code {
 				t.Errorf("exit %d, want %d; stderr: %s", code, c.code, stderr.String())
 			}

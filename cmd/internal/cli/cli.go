@@ -39,10 +39,17 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(fo
 var errToolFailed = errors.New("tool reported an error")
 
 // Main runs indusr with args (without the program name) and returns its
-// exit code. Interrupts (Ctrl-C, SIGTERM, SIGHUP) cancel the running call; the
-// command then closes its deck, which stops every process the call started,
-// before Main returns. A second interrupt ends the process at once.
+// exit code; -p execs indusr-agent (see [Program]). Interrupts (Ctrl-C,
+// SIGTERM, SIGHUP) cancel the running call; the command then closes its
+// deck, which stops every process the call started, before Main returns.
+// A second interrupt ends the process at once.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return MainWith(Program{}, args, stdin, stdout, stderr)
+}
+
+// MainWith is [Main] for a program that adds to the command line: the
+// agent's program runs -p itself.
+func MainWith(prog Program, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// SIGHUP too: the processes a deck starts have process groups of their
 	// own, so when the terminal goes away nobody else would stop them.
 	// A second one ends the process at once (see notifyContext).
@@ -57,11 +64,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	pipe := make(chan os.Signal, 1)
 	signal.Notify(pipe, syscall.SIGPIPE)
 	defer signal.Stop(pipe)
-	return run(ctx, args, stdin, stdout, stderr)
+	return run(ctx, prog, args, stdin, stdout, stderr)
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	root := newRoot(stdin, stdout, stderr)
+func run(ctx context.Context, prog Program, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRoot(prog, args, stdin, stdout, stderr)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	switch {
@@ -101,7 +108,9 @@ type failure struct{ err error }
 func (e *failure) Error() string { return e.err.Error() }
 func (e *failure) Unwrap() error { return e.err }
 
-func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+// newRoot is the command line; all is every argument, which -p hands the
+// agent's program unchanged.
+func newRoot(prog Program, all []string, stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	opts := defaultOptions()
 	root := &cobra.Command{
 		Use:           "indusr",
@@ -115,12 +124,12 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	bindFlags(root.PersistentFlags(), &opts)
-	var popts printOpts
+	var popts PrintFlags
 	bindPrintFlags(root.Flags(), &popts)
 	root.Args = cobra.ArbitraryArgs // -p's prompt; anything else is a mistyped command
 	root.SuggestionsMinimumDistance = suggestDistance
 	root.RunE = func(cmd *cobra.Command, args []string) error {
-		if !popts.print {
+		if !popts.Print {
 			if len(args) > 0 {
 				hint := ""
 				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
@@ -130,7 +139,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			return cmd.Help()
 		}
-		return runPrint(cmd, &opts, &popts, args)
+		return runAgent(cmd, prog, &opts, &popts, args, all)
 	}
 	// The environment that wires the app cards and the web policy is read
 	// once, before any command, so a bad value is a usage error up front.

@@ -3,7 +3,9 @@
 // provisioned deck with the MCP tools grafted; --session keeps a session's
 // reads and checklist between runs, and -p gives the agent a prompt.
 // cmd/indusr and cmd/indusagir are thin mains over [Main], which keeps the
-// whole CLI testable in-process.
+// whole CLI testable in-process. The agent is not here: -p is run by the
+// program's [Agent] (indusr-agent's, through [MainWith]), and in indusr
+// by an exec of indusr-agent, so this package links no model SDK.
 //
 // The subcommands (a test keeps this list equal to the command tree):
 //

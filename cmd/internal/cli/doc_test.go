@@ -35,7 +35,7 @@ func TestDocNamesEverySubcommand(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(newRoot(strings.NewReader(""), io.Discard, io.Discard))
+	walk(newRoot(Program{}, nil, strings.NewReader(""), io.Discard, io.Discard))
 	if len(commands) == 0 {
 		t.Fatal("the command tree has no subcommands")
 	}

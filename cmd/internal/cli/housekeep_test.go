@@ -35,7 +35,7 @@ func TestSessionStartSweepsLeftoverTempFiles(t *testing.T) {
 		planted = append(planted, p)
 	}
 	var stdout, stderr bytes.Buffer
-	if c := run(context.Background(), []string{"-C", dir, "call", "ls"}, strings.NewReader(""), &stdout, &stderr); c != ExitOK {
+	if c := run(context.Background(), Program{}, []string{"-C", dir, "call", "ls"}, strings.NewReader(""), &stdout, &stderr); c != ExitOK {
 		t.Fatalf("exit %d: %s", c, stderr.String())
 	}
 	for _, p := range planted {

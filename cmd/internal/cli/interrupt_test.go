@@ -25,7 +25,7 @@ func TestInterruptStopsEverythingBeforeExit(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := make(chan int)
 	go func() {
-		code <- run(ctx, []string{"-C", dir, "call", "--batch"}, strings.NewReader(batch), &stdout, &stderr)
+		code <- run(ctx, Program{}, []string{"-C", dir, "call", "--batch"}, strings.NewReader(batch), &stdout, &stderr)
 	}()
 	pids := waitPids(t, filepath.Join(dir, "fg.pid"), 2)
 	pids = append(pids, waitPids(t, filepath.Join(dir, "bg.pid"), 1)...)
@@ -107,7 +107,7 @@ func TestInterruptKillsTerminalGroup(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := make(chan int)
 	go func() {
-		code <- run(ctx, []string{"-C", dir, "call", "--batch"}, strings.NewReader(batch), &stdout, &stderr)
+		code <- run(ctx, Program{}, []string{"-C", dir, "call", "--batch"}, strings.NewReader(batch), &stdout, &stderr)
 	}()
 	pids := waitPids(t, filepath.Join(dir, "pty.pid"), 2)
 	cancel()

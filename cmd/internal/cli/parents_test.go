@@ -28,7 +28,7 @@ func TestUnknownSubcommand(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr strings.Builder
 			args := append([]string{"-C", t.TempDir(), "--no-mcp"}, tc.args...)
-			code := run(t.Context(), args, strings.NewReader(""), &stdout, &stderr)
+			code := run(t.Context(), Program{}, args, strings.NewReader(""), &stdout, &stderr)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, stderr.String())
 			}

@@ -170,17 +170,19 @@ func TestResumeAfterKill9MidTurn(t *testing.T) {
 //
 //	go test -run '^$' -bench FirstRequest -benchtime 30x -count 3 ./cmd/internal/cli/
 //
-// It times the indusr that users run, built here from cmd/indusr: this
-// package's test binary, which the other tests run as indusr, links the
-// test packages too and starts slower.
+// It times the indusr that users run, built here from cmd/indusr with
+// cmd/indusr-agent beside it (indusr execs it for -p; the exec is timed
+// too): this package's test binary, which the other tests run as indusr,
+// links the test packages too and starts slower.
 func BenchmarkPrintFirstRequest(b *testing.B) {
 	srv, _ := fakemodel.Listen()
 	defer srv.Close()
 	srv.Respond(func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Say("ok") })
 	dir := b.TempDir()
-	bin := filepath.Join(b.TempDir(), "indusr")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../indusr").CombinedOutput(); err != nil {
-		b.Fatalf("building indusr: %v\n%s", err, out)
+	bins := b.TempDir()
+	bin := filepath.Join(bins, "indusr")
+	if out, err := exec.Command("go", "build", "-o", bins, "../../indusr", "../../indusr-agent").CombinedOutput(); err != nil {
+		b.Fatalf("building indusr and indusr-agent: %v\n%s", err, out)
 	}
 	var total time.Duration
 	for i := 0; i < b.N; i++ {

@@ -33,7 +33,7 @@ func TestRewindExitCodes(t *testing.T) {
 		{"n1", ExitToolError},
 	} {
 		var stdout, stderr bytes.Buffer
-		c := run(context.Background(), []string{"-C", dir, "rewind", tc.node, "--dry-run"}, strings.NewReader(""), &stdout, &stderr)
+		c := run(context.Background(), Program{}, []string{"-C", dir, "rewind", tc.node, "--dry-run"}, strings.NewReader(""), &stdout, &stderr)
 		if c != tc.want {
 			t.Errorf("rewind %s: exit %d, want %d; stderr: %s", tc.node, c, tc.want, stderr.String())
 		}

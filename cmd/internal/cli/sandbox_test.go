@@ -32,7 +32,7 @@ func callBash(t testing.TB, dir, command string, flags ...string) (int, string) 
 	in, _ := json.Marshal(map[string]string{"command": command})
 	args := append(append([]string{"-C", dir, "--no-mcp"}, flags...), "call", "bash", string(in))
 	var out bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(""), &out, &out)
+	code := run(context.Background(), Program{}, args, strings.NewReader(""), &out, &out)
 	return code, out.String()
 }
 
@@ -91,7 +91,7 @@ func TestEscapeSuiteThroughCall(t *testing.T) {
 func TestSandboxModeErrors(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	code := run(context.Background(), []string{"-C", t.TempDir(), "--sandbox", "strict", "call", "ls"}, strings.NewReader(""), &out, &out)
+	code := run(context.Background(), Program{}, []string{"-C", t.TempDir(), "--sandbox", "strict", "call", "ls"}, strings.NewReader(""), &out, &out)
 	if code != ExitUsage || !strings.Contains(out.String(), "read-only, workspace-write and off") {
 		t.Errorf("an unknown mode: exit %d, %q", code, out.String())
 	}
@@ -101,7 +101,7 @@ func TestSandboxCheck(t *testing.T) {
 	needLandlock(t)
 	t.Parallel()
 	var out bytes.Buffer
-	code := run(context.Background(), []string{"sandbox", "check"}, strings.NewReader(""), &out, &out)
+	code := run(context.Background(), Program{}, []string{"sandbox", "check"}, strings.NewReader(""), &out, &out)
 	for _, want := range []string{"Landlock ABI ", "read-only:", "workspace-write:", ".git/hooks/", "off:", "mount tier for workspace-write: "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("sandbox check lacks %q:\n%s", want, out.String())

@@ -10,20 +10,22 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"go.uber.org/goleak"
 
+	"github.com/indusagi/induscode/cmd/internal/agent"
 	"github.com/indusagi/induscode/cmd/internal/cli"
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/internal/jail/jailtest"
 )
 
-// TestMain lets the test binary act as indusr inside scripts, so the
-// scripts drive the real CLI in-process, and checks that no test of the
-// package leaves a goroutine behind.
+// TestMain lets the test binary act as indusr and indusr-agent (which
+// indusr execs for -p) inside scripts and tests, so they drive the real
+// CLI, and checks that no test of the package leaves a goroutine behind.
 func TestMain(m *testing.M) {
 	jail.Main()     // the test binary confines the children of sandboxed sessions
 	jailtest.Main() // and is the escape suite's probe program
 	testscript.Main(leakChecked{m}, map[string]func(){
-		"indusr": func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"indusr":       func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"indusr-agent": func() { os.Exit(agent.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

@@ -1,10 +1,4 @@
-// Package render shows results on the command line: a tool's result for
-// a person (text as is, JSON indented, streamed text closed with its
-// call), and an agent run of the conductor in the output formats of
-// `indusr -p`: text (the final answer), json (one result object) and
-// stream-json (each message as it happens, in Claude Code's shapes). It
-// prints; the conductor only reports typed events.
-package render
+package agent
 
 import (
 	"bufio"
@@ -17,10 +11,10 @@ import (
 	"github.com/indusagi/induscode/provider"
 )
 
-// New returns a printer of the run in format ("text", "json" or
+// NewPrinter returns a printer of the run in format ("text", "json" or
 // "stream-json") to stdout, with notices (and with verbose the tool calls)
 // on stderr.
-func New(stdout, stderr io.Writer, format string, verbose bool) *Printer {
+func NewPrinter(stdout, stderr io.Writer, format string, verbose bool) *Printer {
 	return &Printer{w: bufio.NewWriter(stdout), stderr: stderr, format: format, verbose: verbose}
 }
 

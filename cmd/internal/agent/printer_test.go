@@ -1,4 +1,4 @@
-package render
+package agent
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 func TestFormats(t *testing.T) {
 	t.Parallel()
 	var out, errs bytes.Buffer
-	p := New(&out, &errs, "stream-json", false)
+	p := NewPrinter(&out, &errs, "stream-json", false)
 	p.Event(conductor.Started{SessionID: "s1", Model: "m", Tools: []string{"read"}})
 	p.Event(conductor.Notice{Text: "quiet in stream-json"})
 	p.Result(&conductor.Result{Subtype: "success", Text: "done", Turns: 1})
@@ -37,7 +37,7 @@ func TestFormats(t *testing.T) {
 	}
 
 	out.Reset()
-	p = New(&out, &errs, "text", false)
+	p = NewPrinter(&out, &errs, "text", false)
 	p.Result(&conductor.Result{Text: "the answer\n\n"})
 	p.Result(&conductor.Result{IsError: true, Text: "it broke"})
 	_ = p.Flush()

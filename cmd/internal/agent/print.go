@@ -1,0 +1,115 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/indusagi/induscode/cmd/internal/cli"
+	"github.com/indusagi/induscode/conductor"
+	"github.com/indusagi/induscode/provider/connect"
+)
+
+// ExitInterrupted is the exit code of a -p run ended by Ctrl-C (128 +
+// SIGINT, as shells report it).
+const ExitInterrupted = 130
+
+// defaultModel is the model when neither a flag, a setting nor
+// INDUSR_MODEL names one.
+const defaultModel = "anthropic/claude-sonnet-4-5"
+
+// Main runs indusr-agent with args (without the program name) and
+// returns its exit code: the command line of indusr, with -p run here.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return cli.MainWith(cli.Program{Agent: runPrint}, args, stdin, stdout, stderr)
+}
+
+// runPrint is `-p`: one prompt run to its answer, printed in the output
+// format.
+func runPrint(ctx context.Context, r cli.AgentRun) error {
+	p := r.Flags
+	switch p.Format {
+	case "text", "json", "stream-json":
+	default:
+		return cli.Usagef("--output-format %q: use text, json or stream-json", p.Format)
+	}
+	prompt := strings.Join(r.Args, " ")
+	if strings.TrimSpace(prompt) == "" {
+		b, err := io.ReadAll(r.Stdin)
+		if err != nil {
+			return cli.Failure(fmt.Errorf("reading the prompt from standard input: %w", err))
+		}
+		prompt = string(b)
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return cli.Usagef("-p needs a prompt: indusr -p \"what to do\", or the prompt on standard input")
+	}
+	dir, err := r.WorkDir()
+	if err != nil {
+		return err
+	}
+	settings, err := conductor.LoadSettings(dir)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	co := conductor.Options{
+		Session:       r.Session(),
+		Model:         firstOf(p.Model, settings.Model, os.Getenv("INDUSR_MODEL"), defaultModel),
+		Open:          connect.Opener(connect.Config{}),
+		Mode:          conductor.PermissionMode(firstOf(p.Mode, string(settings.PermissionMode))),
+		Allowed:       p.Allowed,
+		Disallowed:    p.Disallowed,
+		MaxTurns:      p.MaxTurns,
+		AppendSystem:  p.AppendSystem,
+		Thinking:      p.Thinking,
+		ContextWindow: settings.ContextWindow,
+		Resume:        p.Resume,
+		Continue:      p.Continue,
+	}
+	if co.MaxTurns == 0 {
+		co.MaxTurns = settings.MaxTurns
+	}
+	out := NewPrinter(r.Stdout, r.Stderr, p.Format, p.Verbose)
+	co.OnEvent = out.Event
+	c, err := conductor.Open(ctx, co)
+	if err != nil {
+		var oe *conductor.OptionError
+		if errors.As(err, &oe) {
+			return cli.Usagef("%w", err)
+		}
+		return cli.BootError(err)
+	}
+	out.SetSession(c.SessionID())
+	c.Begin()
+	res, err := c.Run(ctx, prompt)
+	cerr := c.Close() // session:end; every process the tools started is stopped
+	if err != nil {
+		return cli.Failure(err)
+	}
+	out.Result(res)
+	if werr := out.Flush(); werr != nil {
+		return cli.Failure(werr)
+	}
+	if cerr != nil {
+		fmt.Fprintln(r.Stderr, "indusr:", cerr)
+	}
+	switch {
+	case res.Subtype == conductor.Cancelled:
+		return cli.Exit(ExitInterrupted)
+	case res.IsError:
+		return cli.Exit(cli.ExitToolError)
+	}
+	return nil
+}
+
+func firstOf(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/indusagi/induscode/session"
+)
+
+// AgentName is the agent's program: indusr -p execs it, found beside
+// indusr or on PATH. It is a program of its own so that the commands of
+// indusr (serve, call, tools, ...) link no model SDK and start as fast as
+// the deck alone allows.
+const AgentName = "indusr-agent"
+
+// agentInstall is how to get the agent, for the error that says it is
+// missing: the module is installed from a clone (see README.md).
+const agentInstall = "go install ./cmd/... (in a clone of induscode)"
+
+// Program is what a binary adds to the command line Main runs.
+type Program struct {
+	// Agent runs -p. Nil (indusr) means exec indusr-agent with the same
+	// arguments, so the process keeps its pid, standard streams and exit
+	// status, and a script sees no difference.
+	Agent Agent
+}
+
+// Agent runs the agent on a prompt: the program indusr-agent supplies
+// one. Its error may be made with [Usagef], [Failure] or [Exit] for
+// exit codes 2, 1 or any; any other error exits 2 after its message.
+type Agent func(ctx context.Context, r AgentRun) error
+
+// AgentRun is what a -p run is given by the command line.
+type AgentRun struct {
+	// Args are the arguments after the flags: the prompt's words.
+	Args  []string
+	Flags PrintFlags
+	// Stdin, Stdout and Stderr are the command's streams.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// WorkDir returns the session's directory, absolute (--cwd or the
+	// current one); its error is ready to return.
+	WorkDir func() (string, error)
+	// Session returns the session options of the global flags.
+	Session func() session.Options
+}
+
+// PrintFlags are the flags of a -p run, in Claude Code's spelling.
+type PrintFlags struct {
+	Print        bool
+	Format       string
+	MaxTurns     int
+	Model        string
+	Mode         string
+	AppendSystem string
+	Verbose      bool
+	Continue     bool
+	Resume       string
+	Allowed      []string
+	Disallowed   []string
+	Thinking     string
+}
+
+func bindPrintFlags(fs *pflag.FlagSet, p *PrintFlags) {
+	fs.BoolVarP(&p.Print, "print", "p", false, "run the agent on a prompt (the arguments, else standard input), print the answer and exit")
+	fs.StringVar(&p.Format, "output-format", "text", "with -p: text, json (one result object) or stream-json (one JSON message per line)")
+	fs.IntVar(&p.MaxTurns, "max-turns", 0, "with -p: stop after this many model calls (default: settings, else no limit)")
+	fs.StringVar(&p.Model, "model", "", "model as provider/model: anthropic/claude-sonnet-4-5, openai/gpt-5, ollama/qwen3:8b (default: settings, else $INDUSR_MODEL)")
+	fs.StringVar(&p.Mode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions (default: settings, else default)")
+	fs.StringVar(&p.AppendSystem, "append-system-prompt", "", "text added to the end of the system prompt")
+	fs.BoolVar(&p.Verbose, "verbose", false, "with -p text output: show each tool call and result on stderr")
+	fs.BoolVarP(&p.Continue, "continue", "c", false, "continue the latest conversation of this workspace")
+	fs.StringVarP(&p.Resume, "resume", "r", "", "continue the conversation with this id (see indusr transcripts)")
+	fs.StringSliceVar(&p.Allowed, "allowed-tools", nil, `calls that run without asking, in Claude Code's syntax: "Bash(git diff:*)", Edit, mcp__server__tool`)
+	fs.StringSliceVar(&p.Disallowed, "disallowed-tools", nil, "calls that never run, same syntax; a bare tool name also hides the tool")
+	fs.StringVar(&p.Thinking, "thinking", "", "thinking level: off, low, medium or high")
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		switch name { // Claude Code's camelCase spellings
+		case "allowedTools":
+			name = "allowed-tools"
+		case "disallowedTools":
+			name = "disallowed-tools"
+		case "permissionMode":
+			name = "permission-mode"
+		}
+		return pflag.NormalizedName(name)
+	})
+}
+
+// runAgent is -p: the program's agent, or an exec of indusr-agent with
+// the whole command line (args, as Main was given them).
+func runAgent(cmd *cobra.Command, prog Program, opts *options, p *PrintFlags, args, all []string) error {
+	if prog.Agent == nil {
+		return execAgent(all)
+	}
+	stderr := cmd.ErrOrStderr()
+	return prog.Agent(cmd.Context(), AgentRun{
+		Args: args, Flags: *p,
+		Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
+		WorkDir: func() (string, error) { return workDir(opts) },
+		Session: func() session.Options { return sessionOptions(opts, stderr) },
+	})
+}
+
+// execAgent replaces this process with indusr-agent and the same
+// arguments; it returns only when that cannot be done.
+func execAgent(args []string) error {
+	path, err := findAgent()
+	if err != nil {
+		return &failure{err}
+	}
+	argv := append([]string{path}, args...)
+	err = syscall.Exec(path, argv, os.Environ())
+	return &failure{fmt.Errorf("running the agent %s: %w", path, err)}
+}
+
+// findAgent returns indusr-agent beside this program, else on PATH.
+func findAgent() (string, error) {
+	if exe, err := os.Executable(); err == nil {
+		beside := filepath.Join(filepath.Dir(exe), AgentName)
+		if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return beside, nil
+		}
+	}
+	if p, err := exec.LookPath(AgentName); err == nil {
+		return filepath.Abs(p)
+	}
+	where := "on PATH"
+	if exe, err := os.Executable(); err == nil {
+		where = "beside " + exe + " or on PATH"
+	}
+	return "", fmt.Errorf("indusr -p runs the agent, %s, which is not installed %s; install it with indusr: %s",
+		AgentName, where, agentInstall)
+}
+
+// Usagef is an error the user must fix: exit code 2 after the message.
+func Usagef(format string, args ...any) error { return usagef(format, args...) }
+
+// Failure is an error that is not the user's fault: exit code 1 after
+// the message.
+func Failure(err error) error { return &failure{err} }
+
+// Exit ends the command with code and no further message.
+func Exit(code int) error { return &exitCode{code} }
+
+// BootError classes an error of opening a session: options to fix exit
+// 2, the rest 1.
+func BootError(err error) error { return bootError(err) }
+
+// exitCode ends the command with a code and no further message.
+type exitCode struct{ code int }
+
+func (e *exitCode) Error() string { return fmt.Sprintf("exit %d", e.code) }
