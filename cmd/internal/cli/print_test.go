@@ -173,36 +173,62 @@ func TestResumeAfterKill9MidTurn(t *testing.T) {
 // It times the indusr that users run, built here from cmd/indusr with
 // cmd/indusr-agent beside it (indusr execs it for -p; the exec is timed
 // too): this package's test binary, which the other tests run as indusr,
-// links the test packages too and starts slower.
+// links the test packages too and starts slower. INDUSR_BENCH_BINS
+// ("name=/path/to/indusr,other=/path/…") times those builds instead, in
+// turn within each iteration so that load falls on all of them
+// (scripts/bench-startup).
 func BenchmarkPrintFirstRequest(b *testing.B) {
 	srv, _ := fakemodel.Listen()
 	defer srv.Close()
 	srv.Respond(func(int, fakemodel.Request) fakemodel.Reply { return fakemodel.Say("ok") })
 	dir := b.TempDir()
-	bins := b.TempDir()
-	bin := filepath.Join(bins, "indusr")
-	if out, err := exec.Command("go", "build", "-o", bins, "../../indusr", "../../indusr-agent").CombinedOutput(); err != nil {
-		b.Fatalf("building indusr and indusr-agent: %v\n%s", err, out)
+	type build struct{ name, path string }
+	var builds []build
+	if spec := os.Getenv("INDUSR_BENCH_BINS"); spec != "" {
+		for item := range strings.SplitSeq(spec, ",") {
+			name, path, ok := strings.Cut(item, "=")
+			if !ok {
+				b.Fatalf("INDUSR_BENCH_BINS: %q is not name=path", item)
+			}
+			builds = append(builds, build{name, path})
+		}
+	} else {
+		bins := b.TempDir()
+		if out, err := exec.Command("go", "build", "-o", bins, "../../indusr", "../../indusr-agent").CombinedOutput(); err != nil {
+			b.Fatalf("building indusr and indusr-agent: %v\n%s", err, out)
+		}
+		builds = []build{{"", filepath.Join(bins, "indusr")}}
 	}
-	var total time.Duration
+	total := make([]time.Duration, len(builds))
+	requests := 0
 	for i := 0; i < b.N; i++ {
-		cmd := exec.Command(bin, "-C", dir, "--no-mcp", "-p", "hi")
-		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir+"/.xdg", "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL="+srv.URL)
-		arrived := srv.Arrived(i + 1)
-		start := time.Now()
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		select {
-		case <-arrived:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			b.Fatal("no request within 30 s")
-		}
-		total += time.Since(start)
-		if err := cmd.Wait(); err != nil {
-			b.Fatal(err)
+		for k := range builds {
+			j := (i + k) % len(builds) // each build goes first in turn
+			cmd := exec.Command(builds[j].path, "-C", dir, "--no-mcp", "-p", "hi")
+			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir+"/.xdg", "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL="+srv.URL)
+			requests++
+			arrived := srv.Arrived(requests)
+			start := time.Now()
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			select {
+			case <-arrived:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				b.Fatalf("%s: no request within 30 s", builds[j].path)
+			}
+			total[j] += time.Since(start)
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
-	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms-to-first-request")
+	for j, bd := range builds {
+		unit := "ms-to-first-request"
+		if bd.name != "" {
+			unit = bd.name + "-ms-to-first-request"
+		}
+		b.ReportMetric(float64(total[j].Microseconds())/1000/float64(b.N), unit)
+	}
 }
