@@ -95,7 +95,7 @@ func (c *Conductor) compact(ctx context.Context, reason string) error {
 			summary = cp.Reason
 		}
 	}
-	text := summaryIntro + summary
+	text := summaryIntro + summary + c.carriedSkills()
 	if c.tr != nil {
 		lines := []transcript.Line{{Kind: transcript.Summary, Text: text}}
 		model := c.Model().String()

@@ -114,6 +114,7 @@ type Conductor struct {
 	tr     *transcript.Transcript
 	brief  string
 	skills *skills.Set
+	loaded []loadedSkill // the skills' instructions received, for compaction
 
 	mu       sync.Mutex // guards the fields below, which handles change
 	client   provider.Client

@@ -72,7 +72,7 @@ func (c *Conductor) Run(ctx context.Context, prompt string) (*Result, error) {
 	}
 	// "/id args" and "$id" mentions of skills become their instructions;
 	// the gates above saw the prompt as typed.
-	prompt, _ = c.skills.Expand(prompt, c.SessionID())
+	prompt = c.expand(prompt)
 	ctx = checkpoint.WithNode(ctx, res.Node)
 	// After tool results (a run that was stopped mid-loop) the prompt joins
 	// their message: the APIs want roles to alternate.
@@ -151,6 +151,7 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 		c.mu.Unlock()
 		results := toolrun.Run(ctx, permitted{c}, uses, toolrun.Options{Check: c.check})
 		c.afterTools(uses, results)
+		c.noteSkillUses(uses, results)
 		tm := provider.Message{Role: provider.User, Blocks: results}
 		c.messages = append(c.messages, tm)
 		*unsaved = append(*unsaved, tm)

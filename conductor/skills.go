@@ -1,10 +1,12 @@
 package conductor
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/indusagi/induscode/provider"
 	"github.com/indusagi/induscode/session"
 	"github.com/indusagi/induscode/skills"
 )
@@ -43,11 +45,7 @@ func (c *Conductor) skillListing() (string, []string) {
 	if c.perm.removes(skills.ToolName) {
 		return "", nil
 	}
-	w := c.opts.ContextWindow
-	if w == 0 {
-		w = ContextWindowOf(c.Model())
-	}
-	return skills.Listing(c.skills.ForModel(c.opts.SkillFilter), skills.Budget(w))
+	return skills.Listing(c.skills.ForModel(c.opts.SkillFilter), skills.Budget(c.window()))
 }
 
 // Skills are the session's skills (nil when skills are off).
@@ -63,4 +61,73 @@ func (c *Conductor) skillNotices() {
 		c.emit(Notice{Text: fmt.Sprintf("%d skills are named but not described to the model, for lack of room in the context window: %s",
 			len(omitted), strings.Join(omitted, ", "))})
 	}
+}
+
+// loadedSkill is a skill's instructions as the model last received them.
+type loadedSkill struct{ id, text string }
+
+// Bounds on the instructions a compaction carries over: one skill's up
+// to about 5,000 tokens (the format's advice for a body), all of them
+// together up to a tenth of the context window, so that the compacted
+// conversation is still far from the window.
+const (
+	maxCarried      = 5000 * skills.BytesPerToken
+	carriedOfWindow = 0.1
+)
+
+// expand turns "/id args" and "$id" mentions into the skills'
+// instructions, noting each skill used.
+func (c *Conductor) expand(prompt string) string {
+	sid := c.SessionID()
+	text, used := c.skills.Expand(prompt, sid)
+	_, args, _ := skills.Slash(prompt)
+	for _, id := range used {
+		if sk, ok := c.skills.Lookup(id); ok {
+			c.noteSkill(id, sk.Instructions(args, sid))
+		}
+	}
+	return text
+}
+
+// noteSkillUses notes the skills the model loaded through the Skill tool.
+func (c *Conductor) noteSkillUses(uses, results []provider.Block) {
+	for i, u := range uses {
+		if u.Name != skills.ToolName || i >= len(results) || results[i].IsError {
+			continue
+		}
+		var in struct{ Skill string }
+		json.Unmarshal(u.Input, &in)
+		c.noteSkill(strings.TrimPrefix(in.Skill, "/"), results[i].Text)
+	}
+}
+
+func (c *Conductor) noteSkill(id, text string) {
+	c.loaded = slices.DeleteFunc(c.loaded, func(l loadedSkill) bool { return l.id == id })
+	c.loaded = append(c.loaded, loadedSkill{id, text})
+}
+
+// carriedSkills follows a compaction's summary: the instructions of the
+// skills loaded so far, the latest first, within the bounds above.
+func (c *Conductor) carriedSkills() string {
+	if len(c.loaded) == 0 {
+		return ""
+	}
+	room := int(float64(c.window()) * carriedOfWindow * skills.BytesPerToken)
+	var b strings.Builder
+	for i := len(c.loaded) - 1; i >= 0; i-- {
+		l := c.loaded[i]
+		text := l.text
+		if len(text) > maxCarried {
+			text = strings.ToValidUTF8(text[:maxCarried], "") + "\n[cut; call Skill with " + l.id + " for the whole]"
+		}
+		entry := "\n\n<skill name=\"" + l.id + "\">\n" + text + "\n</skill>"
+		if b.Len()+len(entry) > room {
+			break
+		}
+		b.WriteString(entry)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n\nThe instructions of the skills loaded before the compaction still apply:" + b.String()
 }

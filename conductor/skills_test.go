@@ -332,3 +332,34 @@ func TestHundredSkillsBudget(t *testing.T) {
 		})
 	}
 }
+
+// The instructions of a skill loaded before a compaction follow the
+// summary, so the model still has them: the model's Skill call and the
+// user's /id alike.
+func TestSkillsSurviveCompaction(t *testing.T) {
+	noUserSkills(t)
+	dir := t.TempDir()
+	fixtureSkills(t, dir)
+	testtree.Write(t, dir, map[string]string{
+		".claude/skills/french/SKILL.md": "---\nname: french\ndescription: Answers in French.\n---\nAlways answer in French.\n",
+	})
+	srv := fakemodel.Start(t,
+		fakemodel.Call("Skill", `{"skill":"french"}`),
+		fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.ToolUse("bash", `{"command":"echo hi"}`)}, InputTokens: 9000},
+		fakemodel.Say("Summary: the user wants French."),
+		fakemodel.Say("Bonjour."))
+	c := open(t, dir, srv, conductor.Options{Mode: conductor.BypassPermissions, ContextWindow: 10000})
+	res, err := c.Run(context.Background(), "/args-skill one two")
+	if err != nil || res.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	after := strs(reqs[3].Body)
+	if !strings.Contains(after, "Summary: the user wants French.") || !strings.Contains(after, "Always answer in French.") ||
+		!strings.Contains(after, "first=one second=two") || strings.Contains(after, "echo hi") {
+		t.Errorf("the request after the compaction:\n%s", after)
+	}
+}
