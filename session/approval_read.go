@@ -161,7 +161,7 @@ func (a *Approvals) readClaude(tree *approval.Tree, g *Group) {
 		}
 		u := a.hookUnit(tree, ClaudeHooks, h)
 		u.Grant = &Grant{}
-		u.Shows = append(u.Shows, "sandbox: "+u.Grant.String()+" (Claude Code's hooks have no grants)")
+		u.Shows = append(u.Shows, "sandbox: "+claudeSandboxText())
 		g.Units = append(g.Units, u)
 	}
 }
@@ -171,8 +171,27 @@ func (a *Approvals) readClaude(tree *approval.Tree, g *Group) {
 // changed grant is one change, named by its file.
 func (u *Unit) addGrant(root, file string, g Grant) {
 	u.Grant = &g
-	u.Shows = append(u.Shows, "sandbox: "+g.String())
+	u.Shows = append(u.Shows, "sandbox: "+grantText(g))
 	u.items = append(u.items, approval.Decl("sandbox grant "+rel(root, file), fmt.Sprintf("%q %q %t", g.Read, g.Write, g.Network)))
+}
+
+// grantText says how an addon's code is confined on this system: within
+// its grant wherever there is Landlock, whatever the session's mode.
+func grantText(g Grant) string {
+	if !Confinable() {
+		return "unconfined: this system has no Landlock (its grant, not enforced here: " + g.String() + ")"
+	}
+	return g.String() + " (enforced with Landlock in every sandbox mode, off included)"
+}
+
+// claudeSandboxText says how a hook of Claude Code's settings, which has
+// no grants, is confined on this system: as the session's commands are.
+func claudeSandboxText() string {
+	if !Confinable() {
+		return "unconfined: this system has no Landlock"
+	}
+	return "as the session's commands: unconfined under --sandbox off (the default); under read-only or workspace-write, " +
+		"writes only inside the workspace (never its protected paths), and the network as the session has it"
 }
 
 // hookUnit is the unit of one command hook: its declaration and the
@@ -252,17 +271,37 @@ func (a *Approvals) coverHookCode(tree *approval.Tree, u *Unit, words []string, 
 			a.hookCode = append(a.hookCode, items...)
 		}
 	}
+	n := 0
 	for _, it := range a.hookCode {
+		if !coversFolderFile(u.Group, it.ID) {
+			continue
+		}
+		n++
 		if !slices.ContainsFunc(u.items, func(o approval.Item) bool { return o.ID == it.ID }) {
 			u.items = append(u.items, it)
 		}
 	}
-	covers := fmt.Sprintf("every file under .claude/ and .indus/ (%d now)", len(a.hookCode))
+	covers := fmt.Sprintf("every file under .claude/ and .indus/ (%d now)", n)
+	if u.Group == AddonHooks {
+		covers = fmt.Sprintf("every file under .claude/ (Claude Code's settings aside) and .indus/ (%d now)", n)
+	}
 	if runsPackageScript(words) {
 		u.addFiles(tree, []string{filepath.Join(cwd, "package.json"), filepath.Join(a.Root, "package.json")})
 		covers += ", package.json (its scripts)"
 	}
 	u.Shows = append(u.Shows, "covers: "+covers+" and the files its command names; a change to any of them needs a new approval")
+}
+
+// coversFolderFile reports whether the approval of a unit of group covers
+// the file item id found under the hook folders: every one, except that
+// an addon's approval leaves out Claude Code's settings files, which are
+// declarations (of the claude group, whose approval covers them) that
+// Claude Code itself rewrites, not code an addon runs.
+func coversFolderFile(group, id string) bool {
+	if group != AddonHooks {
+		return true
+	}
+	return id != approval.FileID(".claude/settings.json") && id != approval.FileID(".claude/settings.local.json")
 }
 
 // runsPackageScript reports whether a command runs a script that a

@@ -78,7 +78,11 @@ func (a *Approvals) recheck(u *Unit) error {
 	}
 	for _, f := range hookFolders {
 		if items, err := tree.Folder(filepath.Join(a.Root, f)); err == nil {
-			now = append(now, items...)
+			for _, it := range items {
+				if coversFolderFile(u.Group, it.ID) {
+					now = append(now, it)
+				}
+			}
 		}
 	}
 	changes := approval.Diff(then, now)

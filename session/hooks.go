@@ -39,16 +39,14 @@ func (s *Session) sessionHooks(runner hooks.Runner) (o hooks.Options, a *Approva
 	o = hooks.Options{Dir: s.dir, SessionID: id, Runner: runner, Report: func(f *addons.Fault) { s.warn(f.Error()) }}
 	a = s.hookApprovals()
 	o.Check = a.checkHook
-	if s.sandbox.mode.Canon() != jail.Off {
-		// A hook of Claude Code's settings has no grants: the least.
-		o.Sandbox = func(h *hooks.Hook) *jail.Policy {
-			if !h.Claude {
-				return s.grantPolicy(a.grantOf(h.File), h.File)
-			}
-			p := s.grantPolicy(Grant{}, h.File)
-			p.Widen = "Claude Code's hooks have no grants; to widen them, declare the hook as a [[hook]] of an addon whose [sandbox] table grants what it needs, or run with --sandbox off"
-			return p
+	// An addon's hook runs within its grants whatever the mode; a hook of
+	// Claude Code's settings, which has no grants, as the session's
+	// commands run.
+	o.Sandbox = func(h *hooks.Hook) *jail.Policy {
+		if !h.Claude {
+			return s.grantPolicy(a.grantOf(h.File), h.File)
 		}
+		return s.claudeHookPolicy()
 	}
 	return o, a
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/addons/manifest"
 	"github.com/indusagi/induscode/addons/policy"
+	"github.com/indusagi/induscode/addons/rpc"
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/tools/shell"
 )
@@ -98,12 +99,42 @@ func (g Grant) String() string {
 	return strings.Join(parts, "; ")
 }
 
-// grantPolicy is the policy of an addon's grant when the session has a
-// mode on, else nil: it reads the system folders and the workspace, writes
-// its temp folder and what it was granted. from names where the grant is
-// declared, for the advice on widening it.
+// grantPolicy is the policy of an addon's grant: it reads the system
+// folders and the workspace, writes its temp folder and what it was
+// granted, whatever the session's mode (the grants are the addon's
+// contract; the mode is for the model's commands). from names where the
+// grant is declared, for the advice on widening it. Nil only where this
+// system has no Landlock, as the approval text says.
 func (s *Session) grantPolicy(g Grant, from string) *jail.Policy {
-	if s.sandbox.mode == jail.Off || s.sandbox.mode == "" {
+	temp := s.sandbox.temp
+	if temp == "" {
+		temp = s.addonTemp()
+	}
+	return GrantPolicy(s.dir, temp, g, from)
+}
+
+// addonTemp is the private temp folder of addon code when the session has
+// no mode on (and so no temp folder of its own), made on first need and
+// removed with the session.
+func (s *Session) addonTemp() string {
+	s.addonTempMu.Lock()
+	defer s.addonTempMu.Unlock()
+	if s.addonTempDir == "" {
+		temp, err := jail.NewTemp()
+		if err != nil {
+			return ""
+		}
+		s.addonTempDir = temp
+		_ = s.base.Env().OnClose(func() error { return os.RemoveAll(temp) })
+	}
+	return s.addonTempDir
+}
+
+// GrantPolicy is the policy that confines an addon's code (hooks, process,
+// commands) of the workspace dir to its grant g, with temp its private
+// temp folder; nil where this system has no Landlock.
+func GrantPolicy(dir, temp string, g Grant, from string) *jail.Policy {
+	if !Confinable() {
 		return nil
 	}
 	home := func(ps []string) []string {
@@ -113,10 +144,27 @@ func (s *Session) grantPolicy(g Grant, from string) *jail.Policy {
 		}
 		return out
 	}
-	p := jail.Policy{Mode: jail.ReadOnly, Workspace: s.dir, Read: home(g.Read), Write: home(g.Write), Network: g.Network, Temp: s.sandbox.temp,
+	p := jail.Policy{Mode: jail.ReadOnly, Workspace: dir, Read: home(g.Read), Write: home(g.Write), Network: g.Network, Temp: temp,
 		Widen: fmt.Sprintf("to widen it, add the paths to write (or network = true) to the [sandbox] table of %s and approve it again with indusr hooks trust", from)}
 	p = p.Clean()
 	return &p
+}
+
+// Confinable reports whether this system can confine a child (Landlock).
+func Confinable() bool { return jail.Probe().ABI > 0 }
+
+// claudeHookPolicy is the policy of a hook of Claude Code's settings,
+// which has no grant syntax: it runs as the session's commands do,
+// unconfined under off and otherwise confined with writes inside the
+// workspace (hooks format files and write logs), the protected paths
+// kept.
+func (s *Session) claudeHookPolicy() *jail.Policy {
+	if s.sandbox.mode.Canon() == jail.Off {
+		return nil
+	}
+	p := jail.ForMode(jail.WorkspaceWrite, s.dir, s.sandbox.temp)
+	p.Network = s.opts.SandboxNetwork
+	return p
 }
 
 // GrantOf is the grant of a [sandbox] table (nil: the least).
@@ -144,4 +192,26 @@ func (s *Session) workspaceGrants() map[addons.ID]fileGrant {
 		out[g.ID] = fileGrant{GrantOf(g.Sandbox), g.File}
 	}
 	return out
+}
+
+// ProcessOptions completes o, the options of a loader of the workspace's
+// [process] addons outside a session (indusr addons list and check), as
+// a session sets them: each process runs within the grant approved with
+// it, whatever any mode, and is checked against its approval before each
+// start. done removes the temp folder made for them; call it after the
+// loader is closed.
+func (a *Approvals) ProcessOptions(o rpc.Options) (_ rpc.Options, done func()) {
+	temp, err := jail.NewTemp()
+	if err != nil {
+		temp = ""
+	}
+	o.Sandbox = func(file string, _ *manifest.SandboxDecl) *jail.Policy {
+		return GrantPolicy(a.Root, temp, a.grantOf(file), file)
+	}
+	o.Check = a.checkProcess
+	return o, func() {
+		if temp != "" {
+			os.RemoveAll(temp)
+		}
+	}
 }

@@ -45,8 +45,9 @@ func sandboxed(t testing.TB, dir, mode, command string) (string, bool) {
 }
 
 // A hook with no write grant creates nothing anywhere (not outside, not
-// in the workspace); with the sandbox off the same hook does, so the hook
-// ran; with a grant of sub it writes sub and nothing else.
+// in the workspace), whatever the mode, off included: an addon's grants
+// are its contract, the mode is for the model's commands; with a grant of
+// sub it writes sub and nothing else (which shows the hook ran).
 func TestHookGrants(t *testing.T) {
 	needLandlock(t)
 	t.Parallel()
@@ -61,8 +62,9 @@ func TestHookGrants(t *testing.T) {
 	}{
 		{"no grant", "workspace-write", "", nil},
 		{"no grant, read-only", "read-only", "", nil},
-		{"sandbox off", "off", "", []string{"outside", "sub/hook-inside", "hook-top"}},
+		{"no grant, sandbox off", "off", "", nil},
 		{"grant of sub", "workspace-write", "[sandbox]\nwrite = [\"sub\"]\n", []string{"sub/hook-inside"}},
+		{"grant of sub, sandbox off", "off", "[sandbox]\nwrite = [\"sub\"]\n", []string{"sub/hook-inside"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, _ := hookWorkspace(t, map[string]string{".indus/addons/probe/manifest.toml": manifest(tc.grant), "sub/keep": ""})
@@ -227,7 +229,7 @@ func TestWidenedGrantNeedsApproval(t *testing.T) {
 	}
 	for _, u := range a.Group(AddonHooks).Units {
 		want := map[string]string{"hook": "sandbox: write nothing; no network", "process": "sandbox: write nothing; read ~/.cache; no network"}[u.Kind]
-		if u.Grant == nil || !slices.Contains(u.Shows, want) {
+		if u.Grant == nil || !slices.Contains(u.Shows, want+" (enforced with Landlock in every sandbox mode, off included)") {
 			t.Fatalf("the %s's unit does not show its grant (%q): %q", u.Kind, want, u.Shows)
 		}
 	}
@@ -244,7 +246,7 @@ func TestWidenedGrantNeedsApproval(t *testing.T) {
 		t.Errorf("after widening the grant: approved %v, why %q; want a change of the grant", g.Approved, g.Why())
 	}
 	for _, u := range g.Units {
-		if u.Kind == "hook" && (u.Approved || !slices.Contains(u.Shows, "sandbox: write sub; network")) {
+		if u.Kind == "hook" && (u.Approved || !slices.Contains(u.Shows, "sandbox: write sub; network (enforced with Landlock in every sandbox mode, off included)")) {
 			t.Errorf("%s %s: approved %v, shows %q; want it pending, showing the new grant", u.Kind, u.Name, u.Approved, u.Shows)
 		}
 	}

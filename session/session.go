@@ -165,9 +165,13 @@ type Session struct {
 	closed   bool
 	listing  bool // a Catalog: no lifecycle, no calls
 
-	sandbox    sandboxState   // the mode and its temp folder (sandbox.go)
-	addons     *addons.Bundle // nil when no addons were loaded
-	addonProcs *rpc.Loader    // the Tier-1 addons' processes
+	sandbox sandboxState // the mode and its temp folder (sandbox.go)
+	// addonTempDir is the temp folder of addon code under the off mode,
+	// made on first need (addonTemp), guarded by addonTempMu.
+	addonTempMu  sync.Mutex
+	addonTempDir string
+	addons       *addons.Bundle // nil when no addons were loaded
+	addonProcs   *rpc.Loader    // the Tier-1 addons' processes
 }
 
 // Open boots a session: it provisions opts.Profile for the workspace,

@@ -119,7 +119,11 @@ func loadAddons(ctx context.Context, opts *options) (addonReport, error) {
 		return addonReport{}, bootError(err)
 	}
 	var h *addons.Host
-	procs := rpc.NewLoader(rpc.Options{Workspace: dir, Report: func(f *addons.Fault) { h.Report(f) }})
+	// A process started to declare itself runs within its approved grant,
+	// as in a session.
+	popts, done := a.ProcessOptions(rpc.Options{Workspace: dir, Report: func(f *addons.Fault) { h.Report(f) }})
+	defer done()
+	procs := rpc.NewLoader(popts)
 	// Listing must not run a repository's code the user has not approved.
 	h = addons.NewHost(addons.HostOptions{Loader: a.Loader(procs, manifest.Loader{})})
 	r := reportOf(h.LoadAll(ctx, addons.Discovery{Workspace: dir}))

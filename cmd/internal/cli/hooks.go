@@ -156,9 +156,14 @@ tables), with the workspace files each runs (the files a hook's command
 names, the whole folder of an addon process), say what changed since your
 last approval, and ask (y/N) before recording your approval of them as they
 are now in $XDG_CONFIG_HOME/indusvx/approvals.json. With no terminal to ask
-on, --yes approves. Any change to a hook, a process or a file they run needs
-a new approval; until then a changed PreToolUse hook holds the calls it
-guards. --revoke withdraws the approval.`,
+on, --yes approves. An approval covers every file under .claude/ and .indus/
+as well as the files the commands name (and package.json for npm run or
+npx), since a command can reach code there in ways no reading of it lists.
+Any change to a hook, a process or a file they cover needs a new approval,
+checked before every run; until then a changed PreToolUse hook holds the
+calls it guards. The deck's write and edit never change a covered file.
+Each unit's "sandbox:" line says how it is confined on this system.
+--revoke withdraws the approval.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()

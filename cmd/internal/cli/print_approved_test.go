@@ -31,10 +31,11 @@ func TestPrintBypassCannotRewriteApprovedCode(t *testing.T) {
 	}})
 	files := map[string]string{
 		".claude/settings.json":           string(settings),
-		".claude/hooks/c.sh":              "echo claude-approved >> hook.log\n",
-		"scripts/lint.sh":                 "echo lint-approved >> hook.log\n",
-		".indus/addons/fmt/manifest.toml": "id = \"fmt\"\n[[hook]]\nevent = \"PostToolUse\"\ncommand = \"bash \\\"$INDUSR_ADDON_DIR/h.sh\\\"\"\n",
-		".indus/addons/fmt/h.sh":          "echo addon-approved >> hook.log\n",
+		".claude/hooks/c.sh":              "echo claude-approved >> logs/hook.log\n",
+		"scripts/lint.sh":                 "echo lint-approved >> logs/hook.log\n",
+		".indus/addons/fmt/manifest.toml": "id = \"fmt\"\n[[hook]]\nevent = \"PostToolUse\"\ncommand = \"bash \\\"$INDUSR_ADDON_DIR/h.sh\\\"\"\n[sandbox]\nwrite = [\"logs\"]\n",
+		"logs/keep":                       "",
+		".indus/addons/fmt/h.sh":          "echo addon-approved >> logs/hook.log\n",
 	}
 	testtree.Write(t, dir, files)
 	env := func(cmd *exec.Cmd) *exec.Cmd {
@@ -103,7 +104,7 @@ func TestPrintBypassCannotRewriteApprovedCode(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
 		t.Error("a hook ran changed code")
 	}
-	log, _ := os.ReadFile(filepath.Join(dir, "hook.log"))
+	log, _ := os.ReadFile(filepath.Join(dir, "logs/hook.log"))
 	for _, want := range []string{"claude-approved", "lint-approved", "addon-approved"} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("the approved %s hook did not run; hook.log:\n%s", want, log)
