@@ -44,10 +44,11 @@ func confined(t *testing.T, w *Ward, script string, args ...string) (*exec.Cmd, 
 	return cmd, ws
 }
 
-// A ward starts a sandboxed command itself, from a confined thread: the
-// program that runs is the command's own (no helper process), and it is
-// confined.
-func TestWardStartsConfinedDirectly(t *testing.T) {
+// A ward starts a sandboxed command confined: where user namespaces are
+// allowed through the helper, in namespaces of its own (a PID namespace
+// for the command); elsewhere itself, from a confined thread, so the
+// program that runs is the command's own (no helper process).
+func TestWardStartsConfined(t *testing.T) {
 	needLandlock(t)
 	outside := t.TempDir()
 	w := NewWard("")
@@ -63,7 +64,11 @@ func TestWardStartsConfinedDirectly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cmd.Path != bash || slices.ContainsFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, jail.EnvVar+"=") }) {
+	withPolicy := slices.ContainsFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, jail.EnvVar+"=") })
+	switch {
+	case jail.MountTier() == nil && (cmd.Path != jail.Helper() || cmd.SysProcAttr.Cloneflags&syscall.CLONE_NEWUSER == 0):
+		t.Errorf("the ward started %s (clone flags %#x); want the helper in namespaces of its own", cmd.Path, cmd.SysProcAttr.Cloneflags)
+	case jail.MountTier() != nil && (cmd.Path != bash || withPolicy):
 		t.Errorf("the ward started %s (env %q); want bash itself, without the helper's policy", cmd.Path, cmd.Env)
 	}
 	_ = cmd.Wait()

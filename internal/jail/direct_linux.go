@@ -57,6 +57,6 @@ func Unwrap(cmd *exec.Cmd) (apply func() error, ok bool) {
 		// close-on-exec (made so after Main, or left by a caller) must
 		// not reach the target, which has no helper to close it.
 		closeInherited(3)
-		return confine(s.Policy, false, false)
+		return confine(s.Policy, s.Nested, false, false)
 	}, true
 }

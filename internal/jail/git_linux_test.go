@@ -29,6 +29,9 @@ var gitPlants = []struct{ name, script string }{
 git -C sub/inner config core.fsmonitor EVIL && git update-index --add --cacheinfo 160000,$(git -C sub/inner rev-parse HEAD),sub/inner`},
 	{"a .git pointer below the top, entered through a gitlink", `git init -q --separate-git-dir=sub/gd sub/pt && git -C sub/pt -c user.name=a -c user.email=b commit -q --allow-empty -m x &&
 git -C sub/pt config core.fsmonitor EVIL && git update-index --add --cacheinfo 160000,$(git -C sub/pt rev-parse HEAD),sub/pt`},
+	// sub/vendored is a repository of its own before the command starts.
+	{"the config of a repository that was below the top, entered through a gitlink", `printf '[core]\n\tfsmonitor = EVIL\n' >> sub/vendored/.git/config;
+git -C sub/vendored config core.fsmonitor EVIL; git update-index --add --cacheinfo 160000,$(git -C sub/vendored rev-parse HEAD),sub/vendored`},
 }
 
 // TestGitPlantsRunNothing plants each, confined, then runs git status,
@@ -45,6 +48,7 @@ func TestGitPlantsRunNothing(t *testing.T) {
 				s := jailtest.New(t)
 				ws := filepath.Join(t.TempDir(), "repo")
 				gitRepo(t, ws)
+				gitRepo(t, filepath.Join(ws, "sub", "vendored"))
 				mark := filepath.Join(s.Outside, "ran")
 				evil := filepath.Join(ws, "sub", "evil.sh")
 				script := fmt.Sprintf("printf '#!/bin/sh\\ntouch %s\\n' > %s && chmod +x %s && %s", mark, evil, evil,
@@ -55,7 +59,7 @@ func TestGitPlantsRunNothing(t *testing.T) {
 				}
 				s.Workspace = ws
 				out := startedBy(s, policy, how == "ward")(t, script)
-				for _, args := range [][]string{{"status"}, {"diff"}, {"log", "-1"}, {"-C", "sub/inner", "status"}, {"-C", "sub/pt", "status"}} {
+				for _, args := range [][]string{{"status"}, {"diff"}, {"log", "-1"}, {"-C", "sub/inner", "status"}, {"-C", "sub/pt", "status"}, {"-C", "sub/vendored", "status"}} {
 					cmd := exec.Command("git", args...)
 					cmd.Dir = ws
 					_, _ = cmd.CombinedOutput()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -51,7 +52,7 @@ func runHelper(raw string) {
 		runInit(s, env, fail) // does not return
 	}
 	if s.Mount {
-		switch err := bindProtected(s.Workspace); {
+		switch err := bindProtected(s.Workspace, s.Nested); {
 		case errors.Is(err, errNoMount):
 			s.Mount = false // a namespace without mount rights: the per-entry rules
 		case err != nil:
@@ -61,7 +62,7 @@ func runHelper(raw string) {
 	if s.NS {
 		startInit(s, env, fail) // returns only where no PID namespace can be made
 	}
-	if err := confine(s.Policy, s.Mount, s.NS); err != nil {
+	if err := confine(s.Policy, s.Nested, s.Mount, s.NS); err != nil {
 		fail(err)
 	}
 	err := syscall.Exec(s.Path, os.Args, env)
@@ -73,8 +74,10 @@ func runHelper(raw string) {
 // terminal input, and with the network off no socket but a Unix one).
 // mounted says the protected paths are bound read-only (the mount tier):
 // the whole workspace is then granted. inNS says the thread runs in a
-// user namespace of its own, whose capabilities are dropped.
-func confine(p Policy, mounted, inNS bool) error {
+// user namespace of its own, whose capabilities are dropped. nested are
+// the repositories below the top (see spec.Nested), whose git code and
+// config the per-entry rules leave read-only.
+func confine(p Policy, nested []string, mounted, inNS bool) error {
 	abi := Probe().ABI
 	if abi < 1 {
 		return ErrUnavailable
@@ -92,7 +95,7 @@ func confine(p Policy, mounted, inNS bool) error {
 		return fmt.Errorf("creating the Landlock ruleset: %w", err)
 	}
 	defer syscall.Close(fd)
-	b := &builder{ruleset: fd, handled: handled, mounted: mounted}
+	b := &builder{ruleset: fd, handled: handled, mounted: mounted, nested: nested}
 	b.rules(p)
 	if b.err != nil {
 		return b.err
@@ -183,7 +186,8 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/d
 type builder struct {
 	ruleset int
 	handled uint64
-	mounted bool // the mount tier: see confine
+	mounted bool     // the mount tier: see confine
+	nested  []string // the .git entries below the top: see confine
 	err     error
 }
 
@@ -308,7 +312,10 @@ func (b *builder) workspace(dir string) {
 }
 
 // entries grants the entries of the folder rel (beneath root) that are not
-// protected.
+// protected. A folder that holds a protected path is not granted whole but
+// descended into, its other entries granted one by one: .git and .claude
+// at the top, and the folders on the way to a repository below the top
+// (whose .git is descended into too, or, as a pointer file, left alone).
 func (b *builder) entries(root int, dir, rel string) {
 	f, err := os.Open(filepath.Join(dir, rel))
 	if err != nil {
@@ -318,8 +325,8 @@ func (b *builder) entries(root int, dir, rel string) {
 	f.Close()
 	for _, name := range names {
 		r := filepath.Join(rel, name)
-		descend := rel == "" && (name == ".git" || name == ".claude")
-		if !descend && (rel == "" && slices.Contains(protectedTop, name) || IsProtected(r)) {
+		descend := rel == "" && (name == ".git" || name == ".claude") || b.holdsNested(r)
+		if !descend && (rel == "" && slices.Contains(protectedTop, name) || IsProtected(r) || b.nestedProtected(r)) {
 			continue
 		}
 		fd, err := unix.Openat2(root, r, &unix.OpenHow{Flags: unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS})
@@ -339,6 +346,26 @@ func (b *builder) entries(root int, dir, rel string) {
 		b.add(fd, filepath.Join(dir, r), writeDir)
 		unix.Close(fd)
 	}
+}
+
+// holdsNested reports whether r is a repository's .git below the top, or
+// a folder on the way to one.
+func (b *builder) holdsNested(r string) bool {
+	r = filepath.ToSlash(r)
+	for _, n := range b.nested {
+		if n == r || strings.HasPrefix(n, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// nestedProtected reports whether r is a protected child of a repository's
+// .git below the top.
+func (b *builder) nestedProtected(r string) bool {
+	r = filepath.ToSlash(r)
+	parent, name := path.Split(r)
+	return slices.Contains(b.nested, strings.TrimSuffix(parent, "/")) && gitProtected(name)
 }
 
 // Report is what the sandbox can enforce on this system.

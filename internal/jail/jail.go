@@ -197,6 +197,11 @@ type spec struct {
 	// where the helper holds capabilities it must drop, and makes the
 	// command a PID namespace of its own (see startInit).
 	NS bool `json:"ns,omitempty"`
+	// Nested are the .git entries below the workspace's top (other
+	// repositories) that existed when the command started, relative to
+	// the workspace: the mount tier binds their git code and config
+	// read-only too.
+	Nested []string `json:"nested,omitempty"`
 	// Init: the helper is the first process of that PID namespace,
 	// started by the outer helper (see runInit).
 	Init bool `json:"init,omitempty"`

@@ -126,7 +126,7 @@ var errNoMount = errors.New("no mount rights in the namespace")
 // bindProtected binds the existing protected paths of workspace over
 // themselves, read-only but the folders .git and .claude. It returns errNoMount when
 // the first bind is refused for want of rights (nothing changed yet).
-func bindProtected(workspace string) error {
+func bindProtected(workspace string, nested []string) error {
 	root, err := unix.Open(workspace, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("opening the workspace %s: %w", workspace, err)
@@ -147,9 +147,37 @@ func bindProtected(workspace string) error {
 		}
 		first = false
 	}
-	for _, rel := range append(gitChildren(workspace), claudeSettings(workspace)...) {
+	for _, rel := range append(gitChildren(workspace, ".git"), claudeSettings(workspace)...) {
 		if err := bindOver(root, rel, true); err != nil {
 			return fmt.Errorf("protecting %s: %w", rel, err)
+		}
+	}
+	return bindNested(root, workspace, nested)
+}
+
+// bindNested binds the git code and config of the repositories below the
+// top that existed when the command started: a .git pointer file whole, a
+// .git folder's protected children. A folder is first bound over itself
+// writable, so it cannot be renamed away from the binds beneath it. One
+// that moved or changed meanwhile is skipped: the sweep looks at it.
+func bindNested(root int, workspace string, nested []string) error {
+	for _, rel := range nested {
+		if !isNested(rel) || !filepath.IsLocal(rel) {
+			continue
+		}
+		if isFile(root, rel) {
+			if err := bindOver(root, rel, true); err != nil {
+				return fmt.Errorf("protecting %s: %w", rel, err)
+			}
+			continue
+		}
+		if err := bindOver(root, rel, false); err != nil {
+			return fmt.Errorf("protecting %s: %w", rel, err)
+		}
+		for _, child := range gitChildren(workspace, rel) {
+			if err := bindOver(root, child, true); err != nil {
+				return fmt.Errorf("protecting %s: %w", child, err)
+			}
 		}
 	}
 	return nil
@@ -163,10 +191,12 @@ func isFile(root int, rel string) bool {
 	return err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG
 }
 
-// gitChildren lists the protected children of workspace's .git folder
-// (hooks, config*, commondir, info, modules, worktrees) that exist.
-func gitChildren(workspace string) []string {
-	f, err := os.Open(filepath.Join(workspace, ".git"))
+// gitChildren lists the protected children of the git folder rel of
+// workspace (hooks, config*, commondir, info, modules, worktrees) that
+// exist. It is read through a link-free path (see bindOver, which
+// refuses the rest).
+func gitChildren(workspace, rel string) []string {
+	f, err := os.Open(filepath.Join(workspace, rel))
 	if err != nil {
 		return nil
 	}
@@ -176,7 +206,7 @@ func gitChildren(workspace string) []string {
 	var out []string
 	for _, n := range names {
 		if gitProtected(n) {
-			out = append(out, ".git/"+n)
+			out = append(out, rel+"/"+n)
 		}
 	}
 	return out

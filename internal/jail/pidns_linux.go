@@ -90,7 +90,7 @@ func runInit(s spec, env []string, fail func(error)) {
 	status := os.NewFile(uintptr(3+max(s.Pass, 0)), "status")
 	ignoreSignals()
 	_ = unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "")
-	if err := confine(s.Policy, s.Mount, true); err != nil {
+	if err := confine(s.Policy, s.Nested, s.Mount, true); err != nil {
 		fail(err)
 	}
 	files := []uintptr{0, 1, 2}

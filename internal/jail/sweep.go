@@ -65,6 +65,10 @@ func writesInside(p Policy) bool {
 
 // WatchCmd is [Watch] of the policy of a cmd that [Wrap] prepared (nil
 // for any other cmd). Call it before cmd starts.
+//
+// The repositories it finds below the top are written into cmd's policy,
+// so that the mount tier binds their git code and config read-only too
+// (see bindProtected).
 func WatchCmd(cmd *exec.Cmd) *Watcher {
 	for i := len(cmd.Env) - 1; i >= 0; i-- {
 		if v, ok := strings.CutPrefix(cmd.Env[i], EnvVar+"="); ok {
@@ -72,10 +76,32 @@ func WatchCmd(cmd *exec.Cmd) *Watcher {
 			if json.Unmarshal([]byte(v), &s) != nil {
 				return nil
 			}
-			return Watch(&s.Policy)
+			w := Watch(&s.Policy)
+			if w != nil {
+				s.Nested = w.nested()
+				if b, err := json.Marshal(s); err == nil && len(s.Nested) > 0 {
+					cmd.Env = append(slices.Clone(cmd.Env[:i]), cmd.Env[i+1:]...)
+					cmd.Env = append(cmd.Env, EnvVar+"="+string(b))
+				}
+			}
+			return w
 		}
 	}
 	return nil
+}
+
+// nested lists the .git entries below the top that the watcher saw.
+func (w *Watcher) nested() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for rel := range w.seen {
+		if isNested(rel) {
+			out = append(out, rel)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // watched lists the protected paths that exist beneath root (but
@@ -189,7 +215,7 @@ func (w *Watcher) Sweep() []string {
 	var notes []string
 	var moved []string
 	for _, rel := range rels {
-		if old, ok := w.seen[rel]; ok && same(old, now[rel]) {
+		if old, ok := w.seen[rel]; ok && same(old, now[rel], isNested(rel)) {
 			continue
 		}
 		if slices.ContainsFunc(moved, func(m string) bool { return strings.HasPrefix(rel, m+"/") }) {
@@ -214,13 +240,20 @@ func (w *Watcher) Sweep() []string {
 }
 
 // same reports whether a protected path is as it was: the same file of
-// the same type, and a regular file (a .git pointer, a config) not
-// rewritten in place.
-func same(old, now fs.FileInfo) bool {
+// the same type, and, for a .git pointer file below the top (which no
+// bind keeps), not rewritten in place. The workspace's own protected
+// files are bound read-only or not granted, so only someone outside the
+// sandbox can rewrite them; that is not swept.
+func same(old, now fs.FileInfo, nested bool) bool {
 	if !os.SameFile(old, now) || old.Mode().Type() != now.Mode().Type() {
 		return false
 	}
-	return !old.Mode().IsRegular() || old.Size() == now.Size() && old.ModTime().Equal(now.ModTime())
+	return !nested || !old.Mode().IsRegular() || old.Size() == now.Size() && old.ModTime().Equal(now.ModTime())
+}
+
+// isNested reports whether rel is a .git below the top.
+func isNested(rel string) bool {
+	return strings.Contains(rel, "/") && path.Base(rel) == ".git" && !strings.HasPrefix(rel, ".git/")
 }
 
 func advice(rel string) string {
