@@ -206,6 +206,33 @@ func TestChatParamsTransformChangesTheModel(t *testing.T) {
 	}
 }
 
+// A transform that returns only the option it changes keeps the others:
+// the answer bound and the thinking budget still reach the model.
+func TestChatParamsTransformOfOneOptionKeepsTheRest(t *testing.T) {
+	srv := fakemodel.Start(t, fakemodel.Say("ok"))
+	swap := &addons.Addon{ID: "swap", Register: func(api addons.API) error {
+		api.On(addons.ChatParams, addons.Transformer(func(context.Context, addons.Payload) addons.Payload {
+			return addons.ChatPayload{Params: json.RawMessage(`{"model":"anthropic/claude-haiku-4-5"}`)}
+		}))
+		return nil
+	}}
+	c := open(t, t.TempDir(), srv, conductor.Options{MaxTokens: 5000, Thinking: "low"}, swap)
+	if res, err := c.Run(context.Background(), "hi"); err != nil || res.IsError {
+		t.Fatal(res, err)
+	}
+	var sent struct {
+		Model     string `json:"model"`
+		MaxTokens int    `json:"max_tokens"`
+		Thinking  struct {
+			Budget int `json:"budget_tokens"`
+		} `json:"thinking"`
+	}
+	json.Unmarshal(srv.Requests()[0].Body, &sent)
+	if sent.Model != "claude-haiku-4-5" || sent.MaxTokens != 5000 || sent.Thinking.Budget != 1024 {
+		t.Errorf("sent %+v, want haiku with max_tokens 5000 and a thinking budget of 1024", sent)
+	}
+}
+
 func TestPlanModeRefusesAWrite(t *testing.T) {
 	dir := t.TempDir()
 	srv := fakemodel.Start(t, fakemodel.Call("write", `{"path":"x.txt","content":"x"}`), fakemodel.Say("I will plan instead."))

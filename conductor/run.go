@@ -161,11 +161,15 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 		return nil, err
 	}
 	*unsaved = nil
-	answered := len(uses) == 0 && resp.Stop != provider.StopMaxTokens
+	answered := len(uses) == 0 && resp.Stop != provider.StopMaxTokens && resp.Stop != provider.StopPauseTurn
 	c.dispatch(ctx, addons.TurnEnd, addons.LifecyclePayload{Session: c.SessionID(), Stopping: answered})
 	c.emit(TurnEnded{N: n})
 	switch {
 	case len(uses) > 0:
+		return nil, nil
+	case resp.Stop == provider.StopPauseTurn:
+		// The server paused a long turn: the paused message, sent back
+		// as the last one, lets the model carry on where it stopped.
 		return nil, nil
 	case resp.Stop == provider.StopMaxTokens:
 		return nil, fmt.Errorf("the answer was cut off at the output limit (%d tokens)", req.MaxTokens)
@@ -284,7 +288,9 @@ func (c *Conductor) request(ctx context.Context) (provider.Request, provider.Cli
 		raw, _ := json.Marshal(p)
 		out := c.dispatch(ctx, addons.ChatParams, addons.ChatPayload{Params: raw})
 		if cp, ok := out.Payload.(addons.ChatPayload); ok {
-			var changed chatParams
+			// Decoded over the current options: a transform that returns
+			// only what it changes ({"model": ...}) keeps the rest.
+			changed := p
 			if err := json.Unmarshal(cp.Params, &changed); err != nil {
 				c.emit(Notice{Text: fmt.Sprintf("chat:params returned options that do not decode (%v); they were not used", err)})
 			} else {

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -20,22 +21,32 @@ type BlockKind string
 
 // The block kinds.
 const (
-	TextBlock       BlockKind = "text"
-	ThinkingBlock   BlockKind = "thinking"
-	ToolUseBlock    BlockKind = "tool_use"
-	ToolResultBlock BlockKind = "tool_result"
+	TextBlock     BlockKind = "text"
+	ThinkingBlock BlockKind = "thinking"
+	// RedactedThinkingBlock is thinking the provider encrypted (Anthropic's
+	// safety systems flagged it): opaque Data, shown to no one, sent back
+	// as it came.
+	RedactedThinkingBlock BlockKind = "redacted_thinking"
+	ToolUseBlock          BlockKind = "tool_use"
+	ToolResultBlock       BlockKind = "tool_result"
 )
 
 // BlockKinds returns every block kind; each call returns a new slice.
 func BlockKinds() []BlockKind {
-	return []BlockKind{TextBlock, ThinkingBlock, ToolUseBlock, ToolResultBlock}
+	return []BlockKind{TextBlock, ThinkingBlock, RedactedThinkingBlock, ToolUseBlock, ToolResultBlock}
 }
 
 // Block is one piece of a message. Which fields are set depends on Kind:
 // Text for text, thinking (the reasoning) and tool_result (the content);
 // ID, Name and Input for tool_use; ToolUseID, IsError and Failure for
 // tool_result; Signature for thinking (Anthropic's proof that the
-// thinking is the model's, needed to send it back).
+// thinking is the model's, needed to send it back); Data for redacted
+// thinking.
+//
+// Input is a JSON object, except for arguments that arrived broken (cut
+// off at the output limit, or not JSON, as small local models send
+// them): those are kept as a JSON string holding the text as it came, so
+// the message still encodes; [Block.BrokenInput] tells them apart.
 type Block struct {
 	Kind      BlockKind       `json:"type"`
 	Text      string          `json:"text,omitempty"`
@@ -46,6 +57,44 @@ type Block struct {
 	IsError   bool            `json:"is_error,omitempty"`
 	Failure   Failure         `json:"failure,omitempty"`
 	Signature string          `json:"signature,omitempty"`
+	Data      string          `json:"data,omitempty"`
+}
+
+// BrokenInput returns the text of a tool_use's arguments that arrived
+// as no JSON object (see [Block]), and whether they did.
+func (b Block) BrokenInput() (string, bool) {
+	if len(b.Input) == 0 || b.Input[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(b.Input, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// ToolInput returns arguments as a tool_use's Input: the JSON itself
+// when it is an object, {} when empty, else the text kept as a JSON
+// string (see [Block]).
+func ToolInput(args []byte) json.RawMessage {
+	trimmed := bytes.TrimSpace(args)
+	switch {
+	case len(trimmed) == 0:
+		return json.RawMessage(`{}`)
+	case trimmed[0] == '{' && json.Valid(trimmed):
+		return json.RawMessage(trimmed)
+	case trimmed[0] == '"':
+		// Some servers encode the arguments twice: a string holding the
+		// object.
+		var inner string
+		if json.Unmarshal(trimmed, &inner) == nil {
+			if in := bytes.TrimSpace([]byte(inner)); len(in) > 0 && in[0] == '{' && json.Valid(in) {
+				return json.RawMessage(in)
+			}
+		}
+	}
+	b, _ := json.Marshal(string(args))
+	return b
 }
 
 // Failure is why a tool call failed, beside the text the model reads,
@@ -147,6 +196,9 @@ const (
 	StopMaxTokens StopReason = "max_tokens"
 	StopSequence  StopReason = "stop_sequence"
 	StopRefusal   StopReason = "refusal"
+	// StopPauseTurn is a turn the server paused (a long run of its own
+	// tools): the message goes back as it is and the model carries on.
+	StopPauseTurn StopReason = "pause_turn"
 	StopOther     StopReason = "other"
 )
 

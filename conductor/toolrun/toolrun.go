@@ -10,8 +10,10 @@ package toolrun
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/indusagi/induscode/provider"
 	"github.com/indusagi/induscode/tool"
@@ -153,6 +155,10 @@ func runOne(ctx context.Context, run Runner, use provider.Block, t tool.Tool, kn
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
+	if text, broken := use.BrokenInput(); broken {
+		return ResultBlock(use, tool.Errorf("invalid input for %s: the arguments of this call are not complete JSON (cut off at the output limit, or malformed), so it was not run: %s. "+
+			"Call it again with the whole arguments as a JSON object; split a very long content into smaller calls.", use.Name, quote(text, 200)), InvalidInput)
+	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(input, &obj); err != nil || obj == nil {
 		return ResultBlock(use, tool.Errorf("invalid input for %s: the input must be a JSON object, got %.200s", use.Name, input), InvalidInput)
@@ -164,6 +170,18 @@ func runOne(ctx context.Context, run Runner, use provider.Block, t tool.Tool, kn
 	}
 	r := run.Run(ctx, use.Name, input)
 	return ResultBlock(use, r, classify(ctx, r))
+}
+
+// quote shows the start of text, at most n bytes, and how much was left.
+func quote(text string, n int) string {
+	if len(text) <= n {
+		return fmt.Sprintf("%q", text)
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q (and %d bytes more)", text[:cut], len(text)-cut)
 }
 
 // classify tells why a failed result failed. The runner's own refusals

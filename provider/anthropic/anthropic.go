@@ -51,8 +51,24 @@ func (a *client) Stream(ctx context.Context, req provider.Request, on func(provi
 	stream := a.c.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
 	var msg anthropic.Message
+	var broken map[int]string // tool inputs that are not JSON, by block index
 	for stream.Next() {
 		ev := stream.Current()
+		if ev.Type == "content_block_stop" || ev.Type == "message_stop" {
+			// The SDK empties a tool input that is not JSON (cut off
+			// at the output limit) when its block ends: keep the text.
+			for i, c := range msg.Content {
+				if ev.Type == "content_block_stop" && int64(i) != ev.Index {
+					continue
+				}
+				if c.Type == "tool_use" && len(c.Input) > 0 && !json.Valid(c.Input) {
+					if broken == nil {
+						broken = map[int]string{}
+					}
+					broken[i] = string(c.Input)
+				}
+			}
+		}
 		if err := msg.Accumulate(ev); err != nil {
 			return nil, fmt.Errorf("anthropic stream: %w", err)
 		}
@@ -69,7 +85,7 @@ func (a *client) Stream(ctx context.Context, req provider.Request, on func(provi
 	if msg.ID == "" {
 		return nil, fmt.Errorf("anthropic stream ended before message_start")
 	}
-	return FromMessage(&msg), nil
+	return fromMessage(&msg, broken), nil
 }
 
 // statusError gives an answer of the API the neutral form the retries
@@ -224,9 +240,15 @@ func anthropicBlocks(m provider.Message) ([]anthropic.ContentBlockParamUnion, er
 			if b.Signature != "" { // unsigned thinking (another provider's) cannot go back
 				blocks = append(blocks, anthropic.NewThinkingBlock(b.Signature, b.Text))
 			}
+		case provider.RedactedThinkingBlock:
+			if b.Data != "" {
+				blocks = append(blocks, anthropic.NewRedactedThinkingBlock(b.Data))
+			}
 		case provider.ToolUseBlock:
 			input := b.Input
-			if len(input) == 0 {
+			if _, broken := b.BrokenInput(); broken || len(input) == 0 {
+				// The API takes only an object; the call was answered
+				// with an error saying its arguments were broken.
 				input = json.RawMessage(`{}`)
 			}
 			blocks = append(blocks, anthropic.NewToolUseBlock(b.ID, input, b.Name))
@@ -240,18 +262,24 @@ func anthropicBlocks(m provider.Message) ([]anthropic.ContentBlockParamUnion, er
 }
 
 // FromMessage turns the SDK's message into a neutral response.
-func FromMessage(msg *anthropic.Message) *provider.Response {
+func FromMessage(msg *anthropic.Message) *provider.Response { return fromMessage(msg, nil) }
+
+// fromMessage is FromMessage with the text of tool inputs that were not
+// JSON, by content index, kept as broken input (see provider.Block).
+func fromMessage(msg *anthropic.Message, broken map[int]string) *provider.Response {
 	r := &provider.Response{Model: string(msg.Model), Message: provider.Message{Role: provider.Assistant}}
-	for _, c := range msg.Content {
+	for i, c := range msg.Content {
 		switch c.Type {
 		case "text":
 			r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.TextBlock, Text: c.Text})
 		case "thinking":
 			r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.ThinkingBlock, Text: c.Thinking, Signature: c.Signature})
+		case "redacted_thinking":
+			r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.RedactedThinkingBlock, Data: c.Data})
 		case "tool_use":
-			input := json.RawMessage(c.Input)
-			if len(input) == 0 {
-				input = json.RawMessage(`{}`)
+			input := provider.ToolInput(c.Input)
+			if text, ok := broken[i]; ok {
+				input = provider.ToolInput([]byte(text))
 			}
 			r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.ToolUseBlock, ID: c.ID, Name: c.Name, Input: input})
 		}
@@ -268,10 +296,9 @@ func FromMessage(msg *anthropic.Message) *provider.Response {
 
 func anthropicStop(s string) provider.StopReason {
 	switch provider.StopReason(s) {
-	case provider.StopEndTurn, provider.StopToolUse, provider.StopMaxTokens, provider.StopSequence, provider.StopRefusal:
+	case provider.StopEndTurn, provider.StopToolUse, provider.StopMaxTokens, provider.StopSequence, provider.StopRefusal,
+		provider.StopPauseTurn:
 		return provider.StopReason(s)
-	case "pause_turn":
-		return provider.StopEndTurn
 	}
 	return provider.StopOther
 }

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -88,14 +89,21 @@ func statusError(err error) error {
 // chatAccumulator assembles one choice's chunks: text, reasoning (the
 // reasoning_content field of compatible servers), tool calls by index,
 // the finish reason and the usage chunk that include_usage adds.
+//
+// Text and arguments grow in builders: a long write's arguments arrive
+// in thousands of small deltas, and adding each to a string copied the
+// whole so far every time (quadratic in the size of the call).
 type chatAccumulator struct {
 	id, model, finish string
-	text, reasoning   string
-	calls             []chatCall
+	text, reasoning   strings.Builder
+	calls             []*chatCall
 	usage             openai.CompletionUsage
 }
 
-type chatCall struct{ id, name, args string }
+type chatCall struct {
+	id, name string
+	args     strings.Builder
+}
 
 func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(provider.Delta)) {
 	a.id, a.model = ch.ID, ch.Model
@@ -108,7 +116,7 @@ func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(provider.De
 		}
 		d := c.Delta
 		if d.Content != "" {
-			a.text += d.Content
+			a.text.WriteString(d.Content)
 			if on != nil {
 				on(provider.Delta{Kind: provider.TextDelta, Text: d.Content})
 			}
@@ -116,7 +124,7 @@ func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(provider.De
 		if f, ok := d.JSON.ExtraFields["reasoning_content"]; ok {
 			var s string
 			if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
-				a.reasoning += s
+				a.reasoning.WriteString(s)
 				if on != nil {
 					on(provider.Delta{Kind: provider.ThinkingDelta, Text: s})
 				}
@@ -128,9 +136,9 @@ func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(provider.De
 				continue // a gap: not a stream any server sends
 			}
 			if i == len(a.calls) {
-				a.calls = append(a.calls, chatCall{})
+				a.calls = append(a.calls, &chatCall{})
 			}
-			call := &a.calls[i]
+			call := a.calls[i]
 			if tc.ID != "" {
 				call.id = tc.ID
 			}
@@ -140,7 +148,7 @@ func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(provider.De
 					on(provider.Delta{Kind: provider.ToolUseStart, Index: i + 1, Name: tc.Function.Name})
 				}
 			}
-			call.args += tc.Function.Arguments
+			call.args.WriteString(tc.Function.Arguments)
 		}
 		if c.FinishReason != "" {
 			a.finish = c.FinishReason
@@ -150,17 +158,17 @@ func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(provider.De
 
 func (a *chatAccumulator) response() *provider.Response {
 	r := &provider.Response{Model: a.model, Message: provider.Message{Role: provider.Assistant}}
-	if a.reasoning != "" {
-		r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.ThinkingBlock, Text: a.reasoning})
+	if a.reasoning.Len() > 0 {
+		r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.ThinkingBlock, Text: a.reasoning.String()})
 	}
-	if a.text != "" {
-		r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.TextBlock, Text: a.text})
+	if a.text.Len() > 0 {
+		r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.TextBlock, Text: a.text.String()})
 	}
 	for i, c := range a.calls {
-		args := json.RawMessage(c.args)
-		if len(args) == 0 {
-			args = json.RawMessage(`{}`)
-		}
+		// Arguments that are no JSON object (cut off by finish_reason
+		// length, or a small model's mistake) are kept as their text;
+		// the call is answered with an error instead of being run.
+		args := provider.ToolInput([]byte(c.args.String()))
 		id := c.id
 		if id == "" {
 			id = fmt.Sprintf("call_%d", i) // some local servers send none
@@ -255,7 +263,10 @@ func Messages(m provider.Message) []openai.ChatCompletionMessageParamUnion {
 		}
 		for _, b := range m.ToolUses() {
 			input := string(b.Input)
-			if input == "" {
+			if _, broken := b.BrokenInput(); broken || input == "" {
+				// Servers that parse the arguments of the history
+				// (llama.cpp's) refuse broken ones; the call's error
+				// result quotes them.
 				input = "{}"
 			}
 			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{

@@ -1,0 +1,90 @@
+package connect_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/indusagi/induscode/internal/fakemodel"
+	"github.com/indusagi/induscode/provider"
+)
+
+// Tool arguments that are not JSON (cut off at the output limit, or a
+// small model's mistake) are kept as their text, so the message still
+// encodes for the transcript, and are told apart by BrokenInput.
+func TestBrokenToolArgumentsAreKept(t *testing.T) {
+	for _, api := range apis {
+		for _, tt := range []struct {
+			name, input, stop string
+		}{
+			{"cut off", `{"path":"a.txt","content":"hal`, "max_tokens"},
+			{"not JSON", `{"path": a.txt}`, ""},
+		} {
+			t.Run(api+"/"+tt.name, func(t *testing.T) {
+				srv := fakemodel.Start(t, fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.ToolUse("write", tt.input)}, Stop: tt.stop})
+				c := open(t, api, srv, -1)
+				resp, err := c.Stream(context.Background(), provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("write")}}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				uses := resp.Message.ToolUses()
+				if len(uses) != 1 {
+					t.Fatalf("uses %+v", uses)
+				}
+				text, broken := uses[0].BrokenInput()
+				if !broken || text != tt.input {
+					t.Errorf("input %s: broken %v, text %q", uses[0].Input, broken, text)
+				}
+				if _, err := json.Marshal(resp.Message); err != nil {
+					t.Errorf("the message does not encode: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// Arguments a server encoded twice (a string holding the object) are
+// taken as the object.
+func TestDoublyEncodedArgumentsAreDecoded(t *testing.T) {
+	srv := fakemodel.Start(t, fakemodel.Call("read", `"{\"path\":\"a.go\"}"`))
+	c := open(t, "openai", srv, -1)
+	resp, err := c.Stream(context.Background(), provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("read")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := resp.Message.ToolUses()[0].Input; string(in) != `{"path":"a.go"}` {
+		t.Errorf("input %s", in)
+	}
+}
+
+// Redacted thinking is kept and goes back as it came; pause_turn is its
+// own stop reason.
+func TestRedactedThinkingAndPauseTurn(t *testing.T) {
+	srv := fakemodel.Start(t,
+		fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.RedactedThinking("EmwKAhgBEgy3va"), fakemodel.Text("Searching.")}, Stop: "pause_turn"},
+		fakemodel.Say("ok"))
+	c := open(t, "anthropic", srv, -1)
+	msgs := []provider.Message{provider.UserText("find it")}
+	resp, err := c.Stream(context.Background(), provider.Request{Model: "m", Messages: msgs}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Stop != provider.StopPauseTurn {
+		t.Errorf("stop %q", resp.Stop)
+	}
+	if b := resp.Message.Blocks[0]; b.Kind != provider.RedactedThinkingBlock || b.Data != "EmwKAhgBEgy3va" {
+		t.Fatalf("first block %+v", b)
+	}
+	if _, err := c.Stream(context.Background(), provider.Request{Model: "m", Messages: append(msgs, resp.Message)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var sent struct {
+		Messages []struct {
+			Content []map[string]any `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal(srv.Requests()[1].Body, &sent)
+	if b := sent.Messages[1].Content[0]; b["type"] != "redacted_thinking" || b["data"] != "EmwKAhgBEgy3va" {
+		t.Errorf("sent back %v", b)
+	}
+}
