@@ -197,9 +197,10 @@ func checkClaude(t *testing.T, dir string, run claudeRun) {
 	if len(run.results) != 5 || len(run.errors) > 0 {
 		t.Errorf("%d tool results, %d failed, want 5 that succeed: %q", len(run.results), len(run.errors), run.results)
 	}
-	// Claude Code hands the model a result's structuredContent in place
-	// of its text when there is one: the process tool's state.
-	want := []string{"hello", "goodbye", `\"running\"`, "notes.txt", `\"exited\"`}
+	// The model sees each result's text: the process's output read back
+	// (Claude Code hands the model a result's structuredContent in place
+	// of its content when there is one).
+	want := []string{"hello", "goodbye", "Started p", "notes.txt", "later-line"}
 	for i, w := range want {
 		if i < len(run.results) && !strings.Contains(run.results[i], w) {
 			t.Errorf("tool result %d = %s, want it to hold %q", i+1, run.results[i], w)

@@ -54,12 +54,18 @@ func ptr[T any](v T) *T { return &v }
 // mcpResult turns a deck result into an MCP tool result: text blocks stay
 // text, images are image content, resources are embedded resources, and a
 // JSON block is text (for clients that read only text). The last JSON
-// object is also the structuredContent: a grafted tool's structured result
-// arrives as its last block.
-func mcpResult(r tool.Result) *mcp.CallToolResult {
+// object is also the structuredContent (a grafted tool's structured result
+// arrives as its last block) when the tool declares an output schema
+// (schema: MCP then requires it), or when the result holds nothing else:
+// a client that reads structuredContent in place of the content, as
+// Claude Code does, would otherwise miss the text (a process's output,
+// an edit's summary).
+func mcpResult(r tool.Result, schema bool) *mcp.CallToolResult {
 	out := &mcp.CallToolResult{IsError: r.IsError, Content: make([]mcp.Content, 0, len(r.Blocks))}
 	var structured json.RawMessage
+	onlyJSON := true
 	for _, b := range r.Blocks {
+		onlyJSON = onlyJSON && b.Kind == tool.KindJSON
 		switch b.Kind {
 		case tool.KindText:
 			out.Content = append(out.Content, &mcp.TextContent{Text: b.Text})
@@ -80,7 +86,7 @@ func mcpResult(r tool.Result) *mcp.CallToolResult {
 			out.Content = append(out.Content, &mcp.TextContent{Text: tool.Result{Blocks: []tool.Block{b}}.PlainText()})
 		}
 	}
-	if structured != nil {
+	if structured != nil && (schema || onlyJSON) {
 		out.StructuredContent = structured
 	}
 	return out

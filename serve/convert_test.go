@@ -11,7 +11,8 @@ import (
 )
 
 // Every block kind becomes MCP content of a kind the MCP spec has; a JSON
-// object also becomes structuredContent; isError is kept.
+// object also becomes structuredContent of a tool with an output schema;
+// isError is kept.
 func TestResultConversion(t *testing.T) {
 	t.Parallel()
 	res := mcpResult(tool.Result{IsError: true, Blocks: []tool.Block{
@@ -20,7 +21,7 @@ func TestResultConversion(t *testing.T) {
 		{Kind: tool.KindResource, URI: "file:///a.txt", MIME: "text/plain", Text: "contents"},
 		{Kind: tool.KindResource, URI: "file:///b.bin", MIME: "application/octet-stream", Data: []byte{1, 2}},
 		{Kind: tool.KindJSON, JSON: json.RawMessage(`{"todos":[1,2]}`)},
-	}})
+	}}, true)
 	if !res.IsError {
 		t.Error("isError lost")
 	}
@@ -69,13 +70,28 @@ func TestStructuredContentIsTheLastObject(t *testing.T) {
 		"array":  {{Kind: tool.KindJSON, JSON: json.RawMessage(`[1,2]`)}},
 		"scalar": {{Kind: tool.KindJSON, JSON: json.RawMessage(`42`)}},
 	} {
-		if res := mcpResult(tool.Result{Blocks: blocks}); res.StructuredContent != nil {
+		if res := mcpResult(tool.Result{Blocks: blocks}, false); res.StructuredContent != nil {
 			t.Errorf("%s: structuredContent %v", name, res.StructuredContent)
 		}
 	}
-	res := mcpResult(tool.Result{Blocks: []tool.Block{{Kind: tool.KindJSON, JSON: json.RawMessage(`{"type":"resource_link"}`)}, {Kind: tool.KindJSON, JSON: json.RawMessage(`{"b":2}`)}}})
+	res := mcpResult(tool.Result{Blocks: []tool.Block{{Kind: tool.KindJSON, JSON: json.RawMessage(`{"type":"resource_link"}`)}, {Kind: tool.KindJSON, JSON: json.RawMessage(`{"b":2}`)}}}, false)
 	if sc, _ := json.Marshal(res.StructuredContent); string(sc) != `{"b":2}` {
 		t.Errorf("structuredContent = %s, want the last object", sc)
+	}
+}
+
+// A result with text beside its JSON (a process's output, an edit's
+// summary) has no structuredContent unless the tool declares an output
+// schema: a client that reads structuredContent in place of the content
+// (Claude Code) would not see the text.
+func TestStructuredContentOnlyWhenItHidesNothing(t *testing.T) {
+	t.Parallel()
+	blocks := []tool.Block{tool.TextBlock("p1 exited\nlater-line"), {Kind: tool.KindJSON, JSON: json.RawMessage(`{"id":"p1"}`)}}
+	if res := mcpResult(tool.Result{Blocks: blocks}, false); res.StructuredContent != nil || len(res.Content) != 2 {
+		t.Errorf("text and JSON, no schema: structuredContent %v, %d blocks", res.StructuredContent, len(res.Content))
+	}
+	if res := mcpResult(tool.Result{Blocks: blocks}, true); res.StructuredContent == nil {
+		t.Error("a tool with an output schema lost its structuredContent")
 	}
 }
 

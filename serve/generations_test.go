@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/indusagi/induscode/internal/testpeer"
 )
 
 // The SDK's own client at each protocol generation, the stateless
@@ -65,5 +67,53 @@ func TestSDKClientAtEachProtocolVersion(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The MCP inspector (a client of the TypeScript SDK) lists and calls the
+// tools over stdio, JSON bodies and event streams.
+func TestInspectorOverEachTransport(t *testing.T) {
+	t.Parallel()
+	inspector := testpeer.NPMFile(t, "@modelcontextprotocol/inspector-cli/build/cli.js")
+	node := testpeer.Node(t)
+	for _, transport := range []string{"stdio", "http", "sse"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			dir := workspace(t, map[string]string{"notes.txt": "hello from notes\n"})
+			var server []string
+			switch transport {
+			case "stdio":
+				server = []string{indusr, "--cwd", dir, "--no-mcp", "serve"}
+			default:
+				url, _ := startHTTP(t, sessionOptions(dir), HTTPOptions{EventStreams: transport == "sse"})
+				server = []string{url, "--transport", "http"}
+			}
+			// The inspector needs a package.json in the parent of its
+			// working directory.
+			runDir := filepath.Join(t.TempDir(), "run")
+			if err := os.MkdirAll(runDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(filepath.Dir(runDir), "package.json"), []byte("{}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{
+				{"--method", "tools/list"},
+				{"--method", "tools/call", "--tool-name", "read", "--tool-arg", "path=notes.txt"},
+			} {
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				cmd := exec.CommandContext(ctx, node, append(append([]string{inspector, "--cli"}, server...), args...)...)
+				cmd.Dir = runDir
+				out, err := cmd.CombinedOutput()
+				cancel()
+				want := `"name": "read"`
+				if args[1] == "tools/call" {
+					want = "hello from notes"
+				}
+				if err != nil || !strings.Contains(string(out), want) {
+					t.Errorf("inspector %s: %v\n%.2000s", args[1], err, out)
+				}
+			}
+		})
 	}
 }

@@ -1,16 +1,19 @@
 package serve
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/indusagi/induscode/internal/testpeer"
 )
 
 // A model drives a python3 REPL in a terminal over MCP: one call starts
 // it, the CSV is loaded once, three later calls ask about it, each call
-// waiting for the next prompt. The id comes as structured content, and
+// waiting for the next prompt. The id comes as a JSON block, and
 // the end of the MCP session kills the REPL.
 func TestREPLAcrossCalls(t *testing.T) {
 	testpeer.Command(t, "python3", "install python3 (scripts/test does)")
@@ -21,11 +24,11 @@ func TestREPLAcrossCalls(t *testing.T) {
 			cs := tr.open(t, dir, nil)
 			res := call(t, cs, "process", map[string]any{"action": "start", "command": "python3 -q -i", "pty": true})
 			mustSucceed(t, "start", res)
-			st, _ := res.StructuredContent.(map[string]any)
+			st := jsonOf(res)
 			id, _ := st["id"].(string)
 			pid, _ := st["pid"].(float64)
 			if id == "" || pid == 0 || !strings.Contains(text(res), "Started "+id) {
-				t.Fatalf("start: structured %v, text %s", res.StructuredContent, text(res))
+				t.Fatalf("start: JSON %v, text %s", st, text(res))
 			}
 			ask := func(line, want string) {
 				t.Helper()
@@ -35,8 +38,8 @@ func TestREPLAcrossCalls(t *testing.T) {
 				}
 				res := call(t, cs, "process", in)
 				out := mustSucceed(t, "input", res)
-				if st, _ := res.StructuredContent.(map[string]any); st["reason"] != "pattern" || !strings.Contains(out, want) {
-					t.Fatalf("%q: structured %v, text:\n%s", line, res.StructuredContent, out)
+				if st := jsonOf(res); st["reason"] != "pattern" || !strings.Contains(out, want) {
+					t.Fatalf("%q: JSON %v, text:\n%s", line, st, out)
 				}
 			}
 			ask("", ">>> ")
@@ -51,4 +54,19 @@ func TestREPLAcrossCalls(t *testing.T) {
 			waitGone(t, int(pid), 15*time.Second)
 		})
 	}
+}
+
+// jsonOf is the last JSON object among a result's text blocks (a deck
+// tool's JSON block), or nil.
+func jsonOf(res *mcp.CallToolResult) map[string]any {
+	var out map[string]any
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			var m map[string]any
+			if json.Unmarshal([]byte(tc.Text), &m) == nil {
+				out = m
+			}
+		}
+	}
+	return out
 }

@@ -247,15 +247,16 @@ func (s *Server) sync(regraft bool) {
 		if old, ok := s.listed[sp.Name]; ok && tool.SameSpec(old, sp) && !(regraft && !deck.Has(sp.Name)) {
 			continue
 		}
-		s.mcp.AddTool(mcpTool(sp), s.handler(sp.Name))
+		s.mcp.AddTool(mcpTool(sp), s.handler(sp.Name, len(sp.OutputSchema) > 0))
 		s.listed[sp.Name] = sp
 	}
 }
 
 // handler runs the named tool in the deck session of the calling MCP
 // session. Cancellation of the request cancels the call; a progress token
-// turns the tool's progress reports into notifications/progress.
-func (s *Server) handler(name string) mcp.ToolHandler {
+// turns the tool's progress reports into notifications/progress. schema
+// says whether the tool declares an output schema (see mcpResult).
+func (s *Server) handler(name string, schema bool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ss := req.Session
 		if req.Extra != nil && isStateless(req.Extra.Header) {
@@ -266,7 +267,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 		}
 		ds, err := s.sessionFor(ss)
 		if err != nil {
-			return mcpResult(tool.Errorf("%s cannot run: %v", name, err)), nil
+			return mcpResult(tool.Errorf("%s cannot run: %v", name, err), schema), nil
 		}
 		if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 			ctx = tool.WithProgress(ctx, progressTo(ctx, req.Session, tok))
@@ -279,7 +280,7 @@ func (s *Server) handler(name string) mcp.ToolHandler {
 			poll := time.AfterFunc(after, func() { req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: pollRetry}) })
 			defer poll.Stop()
 		}
-		return mcpResult(ds.Run(ctx, name, req.Params.Arguments)), nil
+		return mcpResult(ds.Run(ctx, name, req.Params.Arguments), schema), nil
 	}
 }
 
