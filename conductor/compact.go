@@ -25,8 +25,13 @@ const summaryIntro = "This conversation was compacted; here is the summary of it
 
 // Compact replaces the conversation with a summary of it (the /compact
 // command): compact:before may refuse, compact:build may rewrite the
-// summary (its payload's reason is the summary text).
+// summary (its payload's reason is the summary text). During a Run it
+// returns an error wrapping [ErrBusy].
 func (c *Conductor) Compact(ctx context.Context) error {
+	if err := c.acquire("compact"); err != nil {
+		return err
+	}
+	defer c.release()
 	err := c.compact(ctx, "requested")
 	if errors.Is(err, errNothingToCompact) {
 		return nil

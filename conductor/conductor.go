@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -105,8 +104,10 @@ func (e *OptionError) Unwrap() error { return e.Err }
 // for the answer and the next tool results.
 const compactAt = 0.8
 
-// Conductor holds one conversation over one session. Run is not
-// concurrent with itself; the handles may be called from any goroutine.
+// Conductor holds one conversation over one session. Run and Compact
+// have the conversation to themselves (another is refused with
+// [ErrBusy]); the other methods may be called from any goroutine at any
+// time.
 type Conductor struct {
 	opts   Options
 	sess   *session.Session
@@ -123,6 +124,11 @@ type Conductor struct {
 	pending  []string // send_message texts for the next model call
 	// briefStale says the tools changed since the briefing was composed.
 	briefStale bool
+
+	// busy names the Run or Compact using the conversation ("" when
+	// none); published is the conversation Messages returns meanwhile.
+	busy      string
+	published []provider.Message
 
 	// askMu holds Options.Ask to one question at a time; asks orders
 	// the questions of the running message's calls.
@@ -305,9 +311,6 @@ func (c *Conductor) Model() provider.ModelID {
 
 // Mode is the permission mode.
 func (c *Conductor) Mode() PermissionMode { return c.perm.mode }
-
-// Messages returns a copy of the conversation so far.
-func (c *Conductor) Messages() []provider.Message { return slices.Clone(c.messages) }
 
 // Tools returns the specs offered to the model, in order: the session's
 // tools less those a deny rule removes.

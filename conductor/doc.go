@@ -43,7 +43,9 @@
 //     its context to interrupt (the turn's tool processes are killed).
 //     [Conductor.Compact], [Conductor.SetModel], [Conductor.SetThinking]
 //     and [Conductor.SendMessage] are the commands a UI offers between
-//     or during runs.
+//     or during runs: during one, Compact (and a second Run) fail with
+//     [ErrBusy], the others take effect at the next model call, and
+//     [Conductor.Messages] shows the conversation as of the last turn.
 //   - Events: [Options.OnEvent] receives typed [Event] values on Run's
 //     goroutine as they happen: [Delta] (text, thinking and the start of
 //     each tool use, streamed), [AssistantMessage] (the whole message,

@@ -47,9 +47,14 @@ type Result struct {
 }
 
 // Run takes one user prompt to its answer. The error is for the machine
-// (a transcript that cannot be written); a model failure, a refused input
-// or a cancellation is a Result with IsError.
+// (a transcript that cannot be written, or [ErrBusy] when another Run or
+// a Compact is going); a model failure, a refused input or a
+// cancellation is a Result with IsError.
 func (c *Conductor) Run(ctx context.Context, prompt string) (*Result, error) {
+	if err := c.acquire("run"); err != nil {
+		return nil, err
+	}
+	defer c.release()
 	start := time.Now()
 	res := &Result{Node: checkpoint.NewNode()}
 	if node, ok := checkpoint.NodeFrom(ctx); ok && node != "" {
@@ -104,6 +109,7 @@ func (c *Conductor) Run(ctx context.Context, prompt string) (*Result, error) {
 		}
 		res.Turns++
 		final, err := c.turn(ctx, res, &unsaved)
+		c.publish() // a turn boundary: what Messages shows meanwhile
 		if err != nil {
 			if ctx.Err() != nil {
 				continue
