@@ -27,6 +27,8 @@
 //   - indusr index build, indusr index status, indusr index drop: grep's
 //     search index
 //   - indusr transcripts: the workspace's conversations, for --resume
+//   - indusr skills list, indusr skills check: the Agent Skills found for
+//     the workspace, and their problems against the format's rules
 //
 // Exit status: 0 success, 1 a tool reported an error or the command failed
 // (including an interrupt), 2 a usage error.
