@@ -11,6 +11,11 @@
 // an error that names it and how to remove it. Callers use them, never
 // package os, on a path a [Layout] spells.
 //
+// The files a repository provides as configuration (MCP configs, Claude
+// Code's settings, AGENTS.md, agent profiles) are read through
+// [ReadRepoFile] alone: beneath the workspace, regular files only, within a
+// size bound, never waiting on a named pipe.
+//
 // Nothing is created until it is needed. [MkdirAll] creates a folder under
 // the state folder and, when it is the one to create the state folder
 // itself, writes a .gitignore holding "*" into it, so the folder ignores

@@ -8,7 +8,10 @@
 // session has not read, or one that changed since (compared by SHA-256 from
 // [tool.ReadState], not by modification time), and replace files atomically
 // through an [os.Root] opened on the workspace root, so neither a "../" nor a
-// symlink can carry a write outside the workspace.
+// symlink can carry a write outside the workspace. They never change a path
+// git reads as code (gitguard.go), nor one the session's [ApprovedGuard]
+// refuses, such as the code an approval covers (approvedguard.go), whatever
+// the permission mode.
 //
 // The unified diff edit returns is computed here (diff.go) rather than taken
 // from a library: none of the dependencies the project allows ships one, and
