@@ -292,10 +292,11 @@ func NewTemp() (string, error) { return os.MkdirTemp("", "indusr-sandbox-") }
 
 // Refused reports whether a failed child's output looks like the sandbox
 // refused it: the messages of EACCES and EPERM, which is what Landlock
-// and the network filter return, and EROFS, which a protected path bound
-// read-only returns.
+// and the seccomp filter return, and EROFS and EBUSY, which a protected
+// path bound read-only returns to a write and to a rename over it.
 func Refused(output string) bool {
 	return strings.Contains(output, "Permission denied") || strings.Contains(output, "Operation not permitted") ||
+		strings.Contains(output, "Device or resource busy") ||
 		strings.Contains(output, "Read-only file system") || strings.Contains(output, "read-only file system") ||
 		strings.Contains(output, "permission denied") || strings.Contains(output, "operation not permitted")
 }

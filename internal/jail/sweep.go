@@ -260,6 +260,9 @@ func advice(rel string) string {
 	if rel == ".git" || strings.HasSuffix(rel, "/.git") {
 		return "Run git init or git clone yourself, or with --sandbox off."
 	}
+	if IsGitProtected(rel) {
+		return "Neither a sandboxed command nor the write tool changes git's code and config: ask the user to run the git command (git config, git submodule, git worktree) outside the sandbox."
+	}
 	return "Create it with the write tool instead, or move it back yourself if it is wanted."
 }
 

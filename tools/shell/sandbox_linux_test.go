@@ -4,6 +4,7 @@ package shell
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/internal/jail/jailtest"
+	"github.com/indusagi/induscode/internal/testpeer"
 	"github.com/indusagi/induscode/tool"
 )
 
@@ -176,5 +178,26 @@ func TestConfinedCommandEndsAsItEnded(t *testing.T) {
 	out, _ := do(t, env, map[string]any{"action": "input", "id": id, "keys": []string{"Ctrl-C"}, "pattern": "GOT-INT", "timeout_ms": 30000})
 	if !strings.Contains(out, "GOT-INT") {
 		t.Errorf("Ctrl-C did not reach the confined command in its terminal:\n%s", out)
+	}
+}
+
+// git config under workspace-write is refused with the sandbox's note
+// (a rename over a bound file fails with EBUSY), and a planted commondir
+// is moved away with advice that does not send the model to the write
+// tool, which refuses git paths too.
+func TestGitConfigRefusedWithANote(t *testing.T) {
+	testpeer.Command(t, "git", "install git")
+	t.Parallel()
+	env := confinedSession(t)
+	if out, err := exec.Command("git", "init", "-q", env.Dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	out := text(call(t, BashTool(), env, map[string]any{"command": "git config core.fsmonitor ./x"}))
+	if !strings.Contains(out, "[sandbox workspace-write:") {
+		t.Errorf("git config: want the sandbox's note, got\n%s", out)
+	}
+	out = text(call(t, BashTool(), env, map[string]any{"command": "echo ../x > .git/commondir"}))
+	if !strings.Contains(out, "protected path .git/commondir, which was moved to") || !strings.Contains(out, "ask the user") || strings.Contains(out, "write tool instead") {
+		t.Errorf("a planted commondir: %s", out)
 	}
 }
