@@ -275,15 +275,18 @@ func (c *Conductor) window() int64 {
 // long", OpenAI's context_length_exceeded and the wording of compatible
 // servers), or as too large a request (413).
 func overflowed(err error) bool {
-	var se interface{ StatusCode() int }
+	var se *provider.StatusError
 	if !errors.As(err, &se) {
 		return false
 	}
-	switch se.StatusCode() {
+	switch se.Code {
 	case 413:
 		return true
 	case 400:
-		msg := strings.ToLower(err.Error())
+		if se.ErrorCode == "context_length_exceeded" {
+			return true
+		}
+		msg := strings.ToLower(se.Error())
 		for _, s := range []string{"prompt is too long", "context_length_exceeded", "maximum context length",
 			"context window", "context length", "too many tokens", "input is too long"} {
 			if strings.Contains(msg, s) {

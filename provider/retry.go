@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 )
 
@@ -85,11 +89,24 @@ type StatusError struct {
 	Type string
 	// Header is the answer's headers (retry-after), or nil.
 	Header http.Header
+	// ErrorCode is the provider's code for the error, when it gives one
+	// beside its type (OpenAI's "context_length_exceeded").
+	ErrorCode string
+	// Message is the provider's explanation of the error.
+	Message string
 	// Err is the SDK's error, whose text is the error's.
 	Err error
 }
 
-func (e *StatusError) Error() string { return e.Err.Error() }
+// Error is the SDK's error text, with the provider's message added when
+// the SDK leaves it out (openai-go gives only the status).
+func (e *StatusError) Error() string {
+	s := e.Err.Error()
+	if e.Message != "" && !strings.Contains(s, e.Message) {
+		s += ": " + e.Message
+	}
+	return s
+}
 func (e *StatusError) Unwrap() error { return e.Err }
 
 // CallError is a model call that failed for good.
@@ -136,9 +153,11 @@ func retryable(err error) (time.Duration, bool) {
 	}
 	code, header := status(err)
 	if code == 0 {
-		// No answer at all: a dropped or refused connection. Not a
-		// request the server judged, so trying again is safe.
-		return 0, true
+		// No answer at all. A dropped, refused or stalled connection
+		// is worth another attempt (no server judged the request); a
+		// request that could not be built or sent fails the same way
+		// every time.
+		return 0, transient(err)
 	}
 	if code != http.StatusTooManyRequests && code != http.StatusRequestTimeout && code != http.StatusConflict && code < 500 {
 		return 0, false
@@ -147,6 +166,22 @@ func retryable(err error) (time.Duration, bool) {
 		return retryAfter(header, time.Now()), true
 	}
 	return 0, true
+}
+
+// transient reports whether err, a call that got no answer, is the
+// network's fault: a connection refused, reset or cut short, a timeout,
+// a stream that stalled.
+func transient(err error) bool {
+	var ne net.Error
+	switch {
+	case errors.Is(err, ErrStalled), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, syscall.ETIMEDOUT), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return true
+	case errors.As(err, &ne):
+		return true
+	}
+	return false
 }
 
 // retryAfter reads retry-after-ms, then retry-after (seconds or an HTTP

@@ -3,7 +3,12 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -40,7 +45,10 @@ func TestRetriesReadTheNeutralStatusError(t *testing.T) {
 		{"overloaded in a begun stream", &StatusError{Code: 200, Type: "overloaded_error", Err: sdk}, true, 0},
 		{"refused in a begun stream", &StatusError{Code: 200, Type: "invalid_request_error", Err: sdk}, false, 0},
 		{"bad request", &StatusError{Code: 400, Err: sdk}, false, 0},
-		{"no answer at all", errors.New("connection refused"), true, 0},
+		{"connection refused", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}, true, 0},
+		{"stream cut short", fmt.Errorf("reading the stream: %w", io.ErrUnexpectedEOF), true, 0},
+		{"stalled", &StallError{After: time.Minute}, true, 0},
+		{"a request that cannot be built", errors.New("the SDK's own error text"), false, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -83,7 +84,7 @@ func (a *client) Stream(ctx context.Context, req provider.Request, on func(provi
 		return nil, statusError(err)
 	}
 	if msg.ID == "" {
-		return nil, fmt.Errorf("anthropic stream ended before message_start")
+		return nil, fmt.Errorf("anthropic stream ended before message_start: %w", io.ErrUnexpectedEOF)
 	}
 	return fromMessage(&msg, broken), nil
 }
@@ -95,7 +96,11 @@ func statusError(err error) error {
 	if !errors.As(err, &ae) {
 		return err
 	}
-	se := &provider.StatusError{Code: ae.StatusCode, Type: string(ae.Type()), Err: err}
+	var body struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	json.Unmarshal([]byte(ae.RawJSON()), &body)
+	se := &provider.StatusError{Code: ae.StatusCode, Type: string(ae.Type()), Message: body.Error.Message, Err: err}
 	if ae.Response != nil {
 		se.Header = ae.Response.Header
 	}

@@ -3,10 +3,13 @@ package connect_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/indusagi/induscode/internal/fakemodel"
 	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/provider/connect"
 )
 
 // Tool arguments that are not JSON (cut off at the output limit, or a
@@ -86,5 +89,51 @@ func TestRedactedThinkingAndPauseTurn(t *testing.T) {
 	json.Unmarshal(srv.Requests()[1].Body, &sent)
 	if b := sent.Messages[1].Content[0]; b["type"] != "redacted_thinking" || b["data"] != "EmwKAhgBEgy3va" {
 		t.Errorf("sent back %v", b)
+	}
+}
+
+// A stream that stalls mid-answer ends after the idle bound with
+// ErrStalled, where it hung until the caller gave up; one that stalls
+// before showing anything is tried again.
+func TestStalledStreamEnds(t *testing.T) {
+	for _, api := range apis {
+		t.Run(api, func(t *testing.T) {
+			srv := fakemodel.Start(t,
+				fakemodel.Reply{Stall: true},
+				fakemodel.Say("second try"),
+				fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("partial"), fakemodel.Text("never")}, Stall: true})
+			env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL + "/v1",
+				connect.IdleTimeoutVar: "300ms"}
+			id := "anthropic/claude-sonnet-4-5"
+			if api == "openai" {
+				id = "openai/gpt-5"
+			}
+			c, _, err := connect.Open(id, connect.Config{Getenv: func(k string) string { return env[k] }, MaxRetries: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}
+			on := func(provider.Delta) {}
+			resp, err := c.Stream(context.Background(), req, on)
+			if err != nil || resp.Message.Text() != "second try" || resp.Retries != 1 {
+				t.Fatalf("a stall before anything was shown: %+v %v", resp, err)
+			}
+			_, err = c.Stream(context.Background(), req, on)
+			if !errors.Is(err, provider.ErrStalled) || len(srv.Requests()) != 3 {
+				t.Fatalf("a stall mid-answer: %v after %d requests", err, len(srv.Requests()))
+			}
+		})
+	}
+}
+
+func TestIdleTimeoutVariableMustBeADuration(t *testing.T) {
+	_, _, err := connect.Open("anthropic/claude-sonnet-4-5", connect.Config{APIKey: "k", Getenv: func(k string) string {
+		if k == connect.IdleTimeoutVar {
+			return "five minutes"
+		}
+		return ""
+	}})
+	if err == nil || !strings.Contains(err.Error(), connect.IdleTimeoutVar) {
+		t.Fatalf("err %v", err)
 	}
 }

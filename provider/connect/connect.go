@@ -7,8 +7,10 @@
 package connect
 
 import (
+	"fmt"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/indusagi/induscode/provider"
 	"github.com/indusagi/induscode/provider/anthropic"
@@ -28,6 +30,11 @@ type Config struct {
 	// 529, 5xx, a dropped connection); 0 means DefaultMaxRetries and a
 	// negative value none.
 	MaxRetries int
+	// IdleTimeout ends a call whose answer sends nothing for so long (a
+	// stalled stream; see provider.IdleTimeout). 0 means the variable
+	// INDUSR_STREAM_IDLE_TIMEOUT (a Go duration, "90s"), else
+	// provider.DefaultIdleTimeout; a negative value none.
+	IdleTimeout time.Duration
 }
 
 // DefaultMaxRetries is how often a call is retried when Config says
@@ -78,7 +85,20 @@ func Open(id string, cfg Config) (provider.Client, provider.ModelID, error) {
 	if retries == 0 {
 		retries = DefaultMaxRetries
 	}
-	e := provider.Endpoint{APIKey: key, BaseURL: base, HTTPClient: cfg.HTTPClient}
+	idle, err := idleTimeout(cfg.IdleTimeout, getenv)
+	if err != nil {
+		return nil, m, err
+	}
+	hc := cfg.HTTPClient
+	if idle > 0 {
+		c := http.Client{}
+		if hc != nil {
+			c = *hc
+		}
+		c.Transport = provider.IdleTimeout(c.Transport, idle)
+		hc = &c
+	}
+	e := provider.Endpoint{APIKey: key, BaseURL: base, HTTPClient: hc}
 	var c provider.Client
 	switch info.API {
 	case provider.Messages:
@@ -87,6 +107,28 @@ func Open(id string, cfg Config) (provider.Client, provider.ModelID, error) {
 		c = openai.New(e)
 	}
 	return provider.WithRetries(c, m, retries), m, nil
+}
+
+// IdleTimeoutVar names the variable that sets the stall bound of every
+// call when Config does not.
+const IdleTimeoutVar = "INDUSR_STREAM_IDLE_TIMEOUT"
+
+func idleTimeout(d time.Duration, getenv func(string) string) (time.Duration, error) {
+	if d != 0 {
+		return d, nil
+	}
+	v := getenv(IdleTimeoutVar)
+	if v == "" {
+		return provider.DefaultIdleTimeout, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q is not a duration (say 90s or 5m; 0 turns the bound off)", IdleTimeoutVar, v)
+	}
+	if d == 0 {
+		return -1, nil
+	}
+	return d, nil
 }
 
 // Opener returns [Open] with cfg, for a program to hand to what runs its

@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/openai/openai-go/v3"
@@ -67,7 +68,7 @@ func (o *client) Stream(ctx context.Context, req provider.Request, on func(provi
 		return nil, statusError(err)
 	}
 	if acc.id == "" {
-		return nil, fmt.Errorf("chat completions stream ended without a chunk")
+		return nil, fmt.Errorf("chat completions stream ended without a chunk: %w", io.ErrUnexpectedEOF)
 	}
 	return acc.response(), nil
 }
@@ -79,7 +80,9 @@ func statusError(err error) error {
 	if !errors.As(err, &oe) {
 		return err
 	}
-	se := &provider.StatusError{Code: oe.StatusCode, Type: oe.Type, Err: err}
+	// openai-go's error text is the status alone: the message and code
+	// (context_length_exceeded) are kept beside it.
+	se := &provider.StatusError{Code: oe.StatusCode, Type: oe.Type, ErrorCode: oe.Code, Message: oe.Message, Err: err}
 	if oe.Response != nil {
 		se.Header = oe.Response.Header
 	}
