@@ -22,8 +22,8 @@
 // its new files are searched, its removed ones dropped, and a new folder
 // is read as the walk would read it; only a new rule of the indexed tree
 // or a new repository sends grep back to walking. A Keeper
-// (serve) also watches the tree, so that only the files written to since
-// need a stat (watch.go); since a write through a mapping or another name
+// (serve) also watches the tree (package treewatch), so that only the
+// files written to since need a stat; since a write through a mapping or another name
 // of a file makes no event, that silence vouches only for a while after
 // each check of every stamp.
 //

@@ -64,7 +64,7 @@ func TestIndexCutShortUnderReaders(t *testing.T) {
 			cutShort(t, x)
 			k := &Keeper{Index: x, ctx: context.Background()}
 			if tw := k.watch(s); tw != nil {
-				tw.w.Close()
+				tw.Close()
 				k.wg.Wait()
 				t.Error("a watcher was set up from an index cut short")
 			}

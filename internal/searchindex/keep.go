@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/indusagi/induscode/internal/searchindex/indexfile"
+	"github.com/indusagi/induscode/internal/searchindex/treewatch"
 	"github.com/indusagi/induscode/internal/searchindex/trigram"
 )
 
@@ -26,8 +27,8 @@ type Keeper struct {
 	mu       sync.Mutex
 	last     time.Time // when the last build began
 
-	tw     *treeWatcher // under mu; see watch.go
-	twSnap *snapshot    // the snapshot tw watches for
+	tw     *treewatch.Watcher // under mu; see watch.go
+	twSnap *snapshot          // the snapshot tw watches for
 
 	checking atomic.Bool // a check of every stamp runs in the background
 }
@@ -93,7 +94,7 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 	limit := max(int64(staleFiles), int64(s.files.Len()/staleShare))
 	hk := listHooks{stale: func(rel string) {
 		if tw != nil {
-			tw.markDirty(rel)
+			tw.MarkDirty(rel)
 		}
 		if stale.Add(1) == limit {
 			k.rebuild(false)
@@ -102,12 +103,12 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 	began := clock()
 	age, armed := time.Duration(0), false
 	if tw != nil {
-		age, armed = tw.age(began)
+		age, armed = tw.Age(began)
 	}
-	if armed && age < trustFor && tw.sync() {
+	if armed && age < trustFor && tw.Sync() {
 		watched := hk
-		watched.clean = tw.clean
-		watched.extra = tw.createdFiles()
+		watched.clean = tw.Clean
+		watched.extra = tw.CreatedFiles()
 		for range watched.extra {
 			if stale.Add(1) == limit {
 				k.rebuild(false) // the created files are scanned until then
@@ -128,11 +129,11 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 	if tw != nil {
 		// Found by reading a changed folder: a new folder is watched
 		// before it is read.
-		hk.created, hk.watch, hk.linked = tw.addCreated, tw.watchFolder, tw.addLinked
+		hk.created, hk.watch, hk.linked = tw.AddCreated, tw.WatchFolder, tw.AddLinked
 	}
 	paths, ok := k.list(s, root, expr, admit, hk)
 	if tw != nil && (hk.arming || !ok) {
-		tw.setArmed(ok, began)
+		tw.SetArmed(ok, began)
 	}
 	if !ok && s.h.Flags&indexfile.FlagComplete != 0 {
 		k.rebuild(false) // the tree's shape changed since the build
@@ -143,29 +144,29 @@ func (k *Keeper) List(root, expr string, admit func(rel, name string) bool) ([]s
 // check checks every stamp of s's table in the background, as an arming
 // listing does, so that the watch of tw vouches for another trustFor; one
 // check at a time, none once the keeper's context ends.
-func (k *Keeper) check(s *snapshot, tw *treeWatcher) {
+func (k *Keeper) check(s *snapshot, tw *treewatch.Watcher) {
 	if k.ctx.Err() != nil || !k.checking.CompareAndSwap(false, true) {
 		return
 	}
 	k.wg.Go(func() {
 		defer k.checking.Store(false)
 		began := clock()
-		_, ok := k.list(s, k.root, "", nil, listHooks{stale: tw.markDirty, arming: true,
-			created: tw.addCreated, watch: tw.watchFolder, linked: tw.addLinked})
-		tw.setArmed(ok, began)
+		_, ok := k.list(s, k.root, "", nil, listHooks{stale: tw.MarkDirty, arming: true,
+			created: tw.AddCreated, watch: tw.WatchFolder, linked: tw.AddLinked})
+		tw.SetArmed(ok, began)
 	})
 }
 
 // watcherFor returns the watch over s's tree, setting it when s is new;
 // nil when s cannot stand in for a walk or the tree cannot be watched.
-func (k *Keeper) watcherFor(s *snapshot) *treeWatcher {
+func (k *Keeper) watcherFor(s *snapshot) *treewatch.Watcher {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.twSnap == s {
 		return k.tw
 	}
 	if k.tw != nil {
-		k.tw.close()
+		k.tw.Close()
 	}
 	k.tw, k.twSnap = nil, s
 	if s.h.Flags&indexfile.FlagComplete != 0 && k.ctx.Err() == nil {

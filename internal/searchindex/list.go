@@ -1,7 +1,6 @@
 package searchindex
 
 import (
-	"context"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/indusagi/induscode/internal/searchindex/build"
 	"github.com/indusagi/induscode/internal/searchindex/indexfile"
+	"github.com/indusagi/induscode/internal/searchindex/treewatch"
 	"github.com/indusagi/induscode/internal/searchindex/trigram"
 	"github.com/indusagi/induscode/internal/walk"
 )
@@ -55,7 +55,7 @@ type listHooks struct {
 	extra []string
 	// created hears of each new file the listing found in a folder
 	// whose entries changed since the build (see settle), and watch of
-	// each new folder before it is listed (see newFolder).
+	// each new folder before it is listed (see treewatch.NewFolder).
 	created func(rel string)
 	watch   func(dir string) bool
 	// linked hears of each file the listing stamped that has other
@@ -287,7 +287,7 @@ func (t *settled) gone(rel string) bool {
 // in any order): the files of the table are either still there as files
 // (the pass stamped them, but for the candidates) or gone, and a new
 // file the walk would take is searched too, as are those of a new folder
-// the walk would enter (see newFolder). It returns nil when a folder got
+// the walk would enter (see treewatch.NewFolder). It returns nil when a folder got
 // something only a walk can follow: a new ignore file or repository, a
 // file of the table turned into something else, or more new entries
 // than a search should read.
@@ -296,7 +296,7 @@ func (x *Index) settle(s *snapshot, moved []string, watch func(dir string) bool)
 	st := indexfile.NewStamper(x.root)
 	defer st.Close()
 	t := &settled{names: make(map[string]map[string]bool, len(moved))}
-	budget := maxNewEntries
+	budget := treewatch.MaxNewEntries
 	for _, dir := range moved {
 		entries, err := st.Entries(dir)
 		if err != nil {
@@ -329,7 +329,7 @@ func (x *Index) settle(s *snapshot, moved []string, watch func(dir string) bool)
 				}
 			case typ.IsDir():
 				if walk.Admits(x.root, rel, true) {
-					files, ok := newFolder(x.root, rel, &budget, watch)
+					files, ok := treewatch.NewFolder(x.root, rel, &budget, watch)
 					if !ok {
 						return nil
 					}
@@ -341,56 +341,6 @@ func (x *Index) settle(s *snapshot, moved []string, watch func(dir string) bool)
 	}
 	slices.Sort(t.created)
 	return t
-}
-
-// maxNewEntries bounds what one search reads of folders made since the
-// build; a tree larger than that is a walk's work.
-const maxNewEntries = 2000
-
-// newFolder walks folder rel, made since the build and one the walk
-// would enter, with the walk's own rules (those of the ignore files on
-// the way and of new ones in it), and returns the files it takes there.
-// seen, when set, is called with each folder before it is listed, and
-// may refuse it (a watcher watches it first, so that nothing made
-// meanwhile goes unseen). ok is false when a folder cannot be read or
-// holds a repository (other rules), or when budget (entries left to
-// look at) runs out.
-func newFolder(root, rel string, budget *int, seen func(rel string) bool) (files []string, ok bool) {
-	abs := filepath.Join(root, filepath.FromSlash(rel))
-	if _, _, repo := indexfile.LstatAny(filepath.Join(abs, ".git")); repo || (seen != nil && !seen(rel)) {
-		return nil, false
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var mu sync.Mutex
-	ok = true
-	refuse := func() bool { ok = false; cancel(); return false }
-	keep := func(sub, _ string, isDir bool) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		if *budget--; !ok || *budget < 0 {
-			return refuse()
-		}
-		if isDir {
-			dir := rel + "/" + sub
-			if _, _, repo := indexfile.LstatAny(filepath.Join(abs, filepath.FromSlash(sub), ".git")); repo || (seen != nil && !seen(dir)) {
-				return refuse()
-			}
-		}
-		return true
-	}
-	visit := func(_ int, f walk.File) {
-		sub, _ := strings.CutPrefix(f.Path, abs+string(filepath.Separator))
-		mu.Lock()
-		files = append(files, rel+"/"+filepath.ToSlash(sub))
-		mu.Unlock()
-	}
-	var stats walk.Stats
-	walk.Walk(ctx, walk.Config{Root: abs, Workers: 1, Visit: visit,
-		Filter: walk.Filter{NeedRel: true, Keep: keep}}, &stats)
-	mu.Lock()
-	defer mu.Unlock()
-	return files, ok && stats.Unreadable() == 0 && ctx.Err() == nil
 }
 
 // mergeSorted merges two sorted lists of paths, without duplicates.
