@@ -28,6 +28,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"github.com/indusagi/induscode/internal/flock"
 	"github.com/indusagi/induscode/provider"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -68,7 +69,10 @@ type Transcript struct {
 	id   string
 	mu   sync.Mutex
 	path string
-	key  []byte
+	// locks is the folder of the lock that appends take, so that two
+	// processes appending to one conversation (or signing it) take turns.
+	locks string
+	key   []byte
 	// header is the first line, until the first append writes it.
 	header *Line
 }
@@ -95,7 +99,7 @@ func New(dir, model string) (*Transcript, error) {
 	if err := workspace.MkdirAll(workspace.At(dir).Transcripts(), 0o755); err != nil {
 		return nil, fmt.Errorf("transcripts folder: %w", err)
 	}
-	t := &Transcript{id: ulid.Make().String(), key: key}
+	t := &Transcript{id: ulid.Make().String(), key: key, locks: workspace.At(dir).Locks()}
 	t.path = file(dir, t.id)
 	// The header goes out with the first append: a conversation that
 	// never finished a turn leaves no file, and the run's first model
@@ -117,13 +121,13 @@ func Open(dir, id string) (*Transcript, []Line, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	t := &Transcript{id: id, path: file(dir, id), key: key}
+	t := &Transcript{id: id, path: file(dir, id), key: key, locks: workspace.At(dir).Locks()}
 	lines, sig, err := t.read()
 	if err != nil {
 		return nil, nil, err
 	}
 	if sig == noneSigned {
-		if err := t.adopt(lines); err != nil {
+		if lines, err = t.adopt(); err != nil {
 			return nil, nil, fmt.Errorf("transcript %s was written before lines were signed, and signing it failed: %w", id, err)
 		}
 	}
@@ -191,6 +195,11 @@ func (t *Transcript) Append(lines ...Line) error {
 	if err != nil {
 		return err
 	}
+	held, err := flock.AcquireTarget(t.locks, t.path, workspace.Files{})
+	if err != nil {
+		return fmt.Errorf("transcript %s: %w", t.id, err)
+	}
+	defer held.Release()
 	f, err := workspace.OpenFile(t.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("transcript %s: %w", t.id, err)
@@ -234,16 +243,27 @@ func (t *Transcript) encode(lines []Line, now time.Time) ([]byte, error) {
 }
 
 // adopt rewrites an unsigned conversation with every line signed, through
-// a temporary file renamed over it.
-func (t *Transcript) adopt(lines []Line) error {
+// a temporary file renamed over it, and returns its lines. It reads the
+// file again under the appends' lock, so a line appended meanwhile is
+// kept (and a file signed meanwhile is left alone).
+func (t *Transcript) adopt() ([]Line, error) {
+	held, err := flock.AcquireTarget(t.locks, t.path, workspace.Files{})
+	if err != nil {
+		return nil, err
+	}
+	defer held.Release()
+	lines, sig, err := t.read()
+	if err != nil || sig != noneSigned {
+		return lines, err
+	}
 	buf, err := t.encode(lines, time.Now().UTC())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	folder := filepath.Dir(t.path)
 	f, err := workspace.CreateTemp(folder)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer workspace.Remove(f.Name())
 	_, err = f.Write(buf)
@@ -259,7 +279,7 @@ func (t *Transcript) adopt(lines []Line) error {
 	if err == nil {
 		err = workspace.SyncDir(folder)
 	}
-	return err
+	return lines, err
 }
 
 // Close releases the transcript; it holds no file open between appends.
