@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/internal/jail/jailtest"
 	"github.com/indusagi/induscode/internal/testpeer"
 	"github.com/indusagi/induscode/session"
@@ -28,7 +29,9 @@ import (
 var indusr string
 
 func TestMain(m *testing.M) {
+	jail.Main()     // in-process sessions confine their addons' processes
 	jailtest.Main() // the escape suite's probe program (linux)
+	testpeer.SystemProgramsFirst()
 	dir, err := os.MkdirTemp("", "serve-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

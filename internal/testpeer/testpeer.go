@@ -135,3 +135,13 @@ func Listen(t testing.TB, cmd *exec.Cmd) string {
 	}
 	return ""
 }
+
+// SystemProgramsFirst puts /usr/bin and /bin first on this process's PATH,
+// for tests whose addon processes start an interpreter by name (python3):
+// an addon's code runs within its grants, which do not read the home
+// folder, so an interpreter installed there (a pyenv or asdf shim) cannot
+// start, and the tests mean the system's. Call it from TestMain, before
+// any test runs.
+func SystemProgramsFirst() {
+	os.Setenv("PATH", "/usr/bin:/bin:"+os.Getenv("PATH"))
+}

@@ -14,12 +14,12 @@ import (
 	"github.com/indusagi/induscode/internal/testpeer"
 )
 
-// sigkillAddon starts "sleep ARG" in its own process group, writes its
-// pid to the file pid, answers initialize with one observer, and stays
-// after its stdin ends.
+// sigkillAddon starts "sleep ARG" in its own process group, answers
+// initialize with one observer, and stays after its stdin ends. It writes
+// nothing (an addon's process runs within its grants, here none); the
+// test finds it by its command line.
 const sigkillAddon = `import json, subprocess, sys, os, time
 subprocess.Popen(["sleep", sys.argv[1]])
-open("pid", "w").write(str(os.getpid()))
 for line in sys.stdin:
     m = json.loads(line)
     if "id" not in m:
@@ -70,8 +70,7 @@ func TestSIGKILLedSessionLeavesNoAddonProcessBehind(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the addon never started")
 		}
-		b, _ := os.ReadFile(filepath.Join(addon, "pid"))
-		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		pid = addonProcess(tag)
 	}
 	cmd.Process.Kill() // mid-session: stdin is still open
 	cmd.Wait()
@@ -86,6 +85,23 @@ func TestSIGKILLedSessionLeavesNoAddonProcessBehind(t *testing.T) {
 	if left := waitGone(tag, 3*time.Second); left != nil {
 		t.Errorf("the addon's child sleep %s (pid %v) outlived the next session start", tag, left)
 	}
+}
+
+// addonProcess is the pid of the addon's python process (its command line
+// ends in addon.py and tag), 0 when there is none.
+func addonProcess(tag string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.HasSuffix(string(b), "addon.py\x00"+tag+"\x00") && running(pid) {
+			return pid
+		}
+	}
+	return 0
 }
 
 // running reports whether pid is a live process (not a zombie).

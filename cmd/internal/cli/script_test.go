@@ -15,6 +15,7 @@ import (
 	"github.com/indusagi/induscode/deck"
 	"github.com/indusagi/induscode/internal/jail"
 	"github.com/indusagi/induscode/internal/jail/jailtest"
+	"github.com/indusagi/induscode/internal/testpeer"
 )
 
 // TestMain lets the test binary act as indusr and indusr-agent (which
@@ -23,6 +24,7 @@ import (
 func TestMain(m *testing.M) {
 	jail.Main()     // the test binary confines the children of sandboxed sessions
 	jailtest.Main() // and is the escape suite's probe program
+	testpeer.SystemProgramsFirst()
 	testscript.Main(leakChecked{m}, map[string]func(){
 		"indusr":       func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		"indusr-agent": func() { os.Exit(agent.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
