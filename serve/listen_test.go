@@ -100,3 +100,30 @@ func TestStdioProgressTokensComeBackAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// At the end of the input, a call in flight beside an open listen stream
+// is finished and answered, a cancelled one is not, and the server exits:
+// the stream's end does not cut the calls short.
+func TestStdioEndOfInputFinishesCallsBesideAListenStream(t *testing.T) {
+	t.Parallel()
+	dir := workspace(t, nil)
+	call := func(id, command string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{` + newMeta + `,"name":"bash","arguments":{"command":"` + command + `"}}}`
+	}
+	lines := runPiped(t, dir, strings.NewReader(strings.Join([]string{
+		discoverLine(`"d"`),
+		listenLine(`"listen:0"`),
+		call(`18446744073709551616`, "sleep 0.5; echo slow-done"),
+		call(`1.5`, "sleep 30"),
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.5}}`,
+	}, "\n")+"\n"))
+	if l := replyTo(lines, `18446744073709551616`); !strings.Contains(l, "slow-done") {
+		t.Errorf("the call in flight: %q; stdout: %q", l, lines)
+	}
+	if l := replyTo(lines, `1.5`); l != "" {
+		t.Errorf("the cancelled call was answered: %q", l)
+	}
+	if l := replyTo(lines, `"listen:0"`); l == "" || strings.Contains(l, `"error"`) {
+		t.Errorf("the listen stream: %q; stdout: %q", l, lines)
+	}
+}
