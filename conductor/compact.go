@@ -255,19 +255,54 @@ func (c *Conductor) promptSize() int64 {
 }
 
 // nearWindow reports whether the next request should be compacted first.
-func (c *Conductor) nearWindow() bool {
+func (c *Conductor) nearWindow(ctx context.Context) bool {
 	if c.compactWait || c.compactOff {
 		return false
 	}
+	c.learnWindow(ctx)
 	return float64(c.promptSize()) >= compactAt*float64(c.window())
 }
 
-// window is the model's context window in tokens.
+// window is the model's context window in tokens: the option, else what
+// a local server told (see learnWindow), else ContextWindowOf.
 func (c *Conductor) window() int64 {
 	if c.opts.ContextWindow > 0 {
 		return c.opts.ContextWindow
 	}
-	return ContextWindowOf(c.Model())
+	m := c.Model()
+	c.mu.Lock()
+	n, ok := c.windows[m]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	return ContextWindowOf(m)
+}
+
+// learnWindow asks a local server, once per model, what window it runs
+// the model with (provider.WindowTeller).
+func (c *Conductor) learnWindow(ctx context.Context) {
+	c.mu.Lock()
+	m, client := c.model, c.client
+	_, known := c.windows[m]
+	c.mu.Unlock()
+	if known || c.opts.ContextWindow > 0 || !local(m) {
+		return
+	}
+	wt, ok := client.(provider.WindowTeller)
+	if !ok {
+		return
+	}
+	n, ok := wt.ContextWindow(ctx, m.Name)
+	if !ok {
+		n = ContextWindowOf(m)
+	}
+	c.mu.Lock()
+	if c.windows == nil {
+		c.windows = map[provider.ModelID]int64{}
+	}
+	c.windows[m] = n
+	c.mu.Unlock()
 }
 
 // overflowed reports whether err is the provider refusing a request as

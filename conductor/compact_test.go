@@ -334,3 +334,24 @@ func TestCompactionThatCannotHelpIsNotRepeated(t *testing.T) {
 		t.Errorf("notices %q", notices)
 	}
 }
+
+// A local model's window is what its server runs it with: Ollama's
+// /api/show says num_ctx, and compaction comes before the conversation
+// outgrows it (128k was assumed, where Ollama cuts the prompt silently).
+func TestLocalServerTellsTheWindow(t *testing.T) {
+	dir := t.TempDir()
+	lines(t, filepath.Join(dir, "mid.txt"), 200) // 20 KB
+	srv := fakemodel.Start(t,
+		fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.ToolUse("read", `{"path":"mid.txt"}`)}, InputTokens: 12000},
+		fakemodel.Say("Summary: mid.txt holds 200 numbered lines."),
+		fakemodel.Say("200 lines."))
+	srv.SetWindow(20000)
+	c := open(t, dir, srv, conductor.Options{Model: "ollama/qwen3:8b"})
+	res, err := c.Run(context.Background(), "how long is mid.txt?")
+	if err != nil || res.IsError || res.Text != "200 lines." {
+		t.Fatalf("%+v %v; refusals %q", res, err, srv.Refusals())
+	}
+	if reqs := srv.Requests(); len(reqs) != 3 || !isSummary(reqs[1]) {
+		t.Errorf("%d requests; the second is a summary request: %v", len(reqs), len(reqs) > 1 && isSummary(reqs[1]))
+	}
+}

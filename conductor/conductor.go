@@ -47,8 +47,9 @@ type Options struct {
 	Thinking string
 	// MaxTokens bounds each answer; 0 means provider.DefaultMaxTokens.
 	MaxTokens int64
-	// ContextWindow is the model's window in tokens; 0 means what the
-	// model is known to have (see ContextWindowOf).
+	// ContextWindow is the model's window in tokens; 0 means what a
+	// local server says it runs the model with (provider.WindowTeller),
+	// else what the model is known to have (see ContextWindowOf).
 	ContextWindow int64
 	// Resume continues the conversation with this transcript id; Continue
 	// the latest one. Ephemeral keeps no transcript.
@@ -124,6 +125,8 @@ type Conductor struct {
 	pending  []string // send_message texts for the next model call
 	// briefStale says the tools changed since the briefing was composed.
 	briefStale bool
+	// windows holds the windows local servers told, by model.
+	windows map[provider.ModelID]int64
 
 	// busy names the Run or Compact using the conversation ("" when
 	// none); published is the conversation Messages returns meanwhile.

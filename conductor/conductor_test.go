@@ -72,7 +72,7 @@ func (l *eventLog) names() []string {
 }
 
 func env(srv *fakemodel.Server) func(string) string {
-	m := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL + "/v1"}
+	m := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL + "/v1", "OLLAMA_BASE_URL": srv.URL + "/v1"}
 	return func(k string) string { return m[k] }
 }
 

@@ -92,7 +92,7 @@ func (c *Conductor) Run(ctx context.Context, prompt string) (*Result, error) {
 			c.save(unsaved, nil)
 			return done(ErrorMaxTurns, fmt.Sprintf("stopped after %d turns (--max-turns)", res.Turns), nil)
 		}
-		if c.nearWindow() {
+		if c.nearWindow(ctx) {
 			err := c.compact(ctx, "the conversation is near the model's context window")
 			var te *transcriptError
 			switch {
@@ -491,7 +491,10 @@ func (c *Conductor) save(msgs []provider.Message, sz *sized) error {
 }
 
 // ContextWindowOf is the context window of a model in tokens, as its
-// provider publishes it; 128k for a model not known here.
+// provider publishes it. A model not known here gets 128k from a cloud
+// provider and localWindow from a local server (ollama, lmstudio), whose
+// window is the server's setting: a run asks the server first (see
+// provider.WindowTeller).
 func ContextWindowOf(m provider.ModelID) int64 {
 	switch {
 	case m.Provider == "anthropic":
@@ -500,6 +503,16 @@ func ContextWindowOf(m provider.ModelID) int64 {
 		return 400_000
 	case strings.HasPrefix(m.Name, "gpt-4.1"):
 		return 1_000_000
+	case local(m):
+		return localWindow
 	}
 	return 128_000
 }
+
+// localWindow is the window assumed of a local server that does not say:
+// Ollama and LM Studio load models with 4k to 8k of context unless told
+// otherwise, and cut a longer prompt silently, so the larger figure is
+// the most that is safe to assume. contextWindow in settings overrides it.
+const localWindow = 8192
+
+func local(m provider.ModelID) bool { return m.Provider == "ollama" || m.Provider == "lmstudio" }

@@ -15,6 +15,14 @@ type Client interface {
 	Stream(ctx context.Context, req Request, on func(Delta)) (*Response, error)
 }
 
+// WindowTeller is a client that can ask its server for the context
+// window a model runs with (a local server, where the window is the
+// server's setting, not the model's). A caller asks it with a type
+// assertion; ok false means the server could not tell.
+type WindowTeller interface {
+	ContextWindow(ctx context.Context, model string) (tokens int64, ok bool)
+}
+
 // Opener opens a client for a "provider/model" id (see [ParseModelID])
 // and returns the parsed id. A program passes one to whatever runs
 // conversations, so that only the program links the adapters it offers.

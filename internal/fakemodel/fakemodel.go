@@ -157,6 +157,7 @@ func Listen(script ...Reply) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, "anthropic") })
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, "openai") })
+	mux.HandleFunc("POST /api/show", s.show)
 	s.srv = &http.Server{Handler: mux}
 	go func() {
 		defer close(s.done)
@@ -174,12 +175,28 @@ func (s *Server) Respond(fn func(n int, req Request) Reply) {
 
 // SetWindow gives the model a context window of n tokens: a request whose
 // estimated size (see [Request.Tokens]) is larger is refused with the
-// API's context-overflow error, and a reply without InputTokens reports
-// the estimate. 0 removes the limit.
+// API's context-overflow error, a reply without InputTokens reports the
+// estimate, and Ollama's /api/show says the model runs with num_ctx n.
+// 0 removes the limit.
 func (s *Server) SetWindow(n int64) {
 	s.mu.Lock()
 	s.window = n
 	s.mu.Unlock()
+}
+
+// show answers Ollama's /api/show: with a window set, the model runs
+// with num_ctx of that size, as an Ollama server configured so would
+// say; without one, the model is not found.
+func (s *Server) show(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	window := s.window
+	s.mu.Unlock()
+	if window == 0 {
+		http.Error(w, `{"error":"model not found"}`, http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"parameters":"num_ctx                        %d\nstop                           \"<|im_end|>\"","model_info":{"general.architecture":"qwen3","qwen3.context_length":262144}}`, window)
 }
 
 // Refusals returns the messages of the requests refused so far.

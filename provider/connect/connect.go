@@ -106,7 +106,11 @@ func Open(id string, cfg Config) (provider.Client, provider.ModelID, error) {
 	case provider.ChatCompletions:
 		c = openai.New(e)
 	}
-	return provider.WithRetries(c, m, retries), m, nil
+	c = provider.WithRetries(c, m, retries)
+	if ask := localWindow(m.Provider, base, hc); ask != nil {
+		c = windowed{Client: c, ask: ask}
+	}
+	return c, m, nil
 }
 
 // IdleTimeoutVar names the variable that sets the stall bound of every
