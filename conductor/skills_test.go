@@ -363,3 +363,29 @@ func TestSkillsSurviveCompaction(t *testing.T) {
 		t.Errorf("the request after the compaction:\n%s", after)
 	}
 }
+
+// The user hears of skills that could not be loaded and of skills the
+// listing had no room to describe.
+func TestSkillNotices(t *testing.T) {
+	noUserSkills(t)
+	dir := t.TempDir()
+	files := map[string]string{".claude/skills/broken/SKILL.md": "---\nname: broken\n"}
+	for i := range 120 {
+		id := fmt.Sprintf("s%02d", i)
+		files[".claude/skills/"+id+"/SKILL.md"] = "---\nname: " + id + "\ndescription: " + strings.Repeat("Does many things well. ", 12) + "\n---\nbody\n"
+	}
+	testtree.Write(t, dir, files)
+	srv := fakemodel.Start(t)
+	var notices []string
+	c := open(t, dir, srv, conductor.Options{ContextWindow: 1000, OnEvent: func(e conductor.Event) {
+		if n, ok := e.(conductor.Notice); ok {
+			notices = append(notices, n.Text)
+		}
+	}})
+	c.Begin()
+	all := strings.Join(notices, "\n")
+	if !strings.Contains(all, "1 skill file(s) could not be loaded; indusr skills check says why") ||
+		!regexp.MustCompile(`\d+ skills are named but not described to the model, for lack of room in the context window: .*s99$`).MatchString(all) {
+		t.Errorf("notices:\n%s", all)
+	}
+}
