@@ -160,5 +160,12 @@ func TestHTTPStatelessIDsComeBackAsWritten(t *testing.T) {
 				t.Errorf("sse %v: tools/list with id %s: %d %.300s", sse, id, resp.StatusCode, body)
 			}
 		}
+		// A progress token comes back on the call's own stream as written.
+		meta := strings.Replace(newMeta, `"_meta":{`, `"_meta":{"progressToken":18446744073709551616,`, 1)
+		resp, body := send(t, http.MethodPost, url, `{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{`+meta+`,"name":"bash","arguments":{"command":"sleep 1.4; echo done"}}}`,
+			map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "bash"})
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"progressToken":18446744073709551616,`) || !strings.Contains(body, `"id":1.5,`) {
+			t.Errorf("sse %v: a stateless call with a progress token: %d %.1500s", sse, resp.StatusCode, body)
+		}
 	}
 }
