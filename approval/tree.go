@@ -61,6 +61,20 @@ func (t *Tree) Inside(path string) error {
 	return nil
 }
 
+// MaxCovered bounds the files an approval reads to hash: far above any
+// script or config a person writes and reviews, far below a planted sparse
+// file of gigabytes that every check would read again.
+const MaxCovered = 16 << 20
+
+// TooLarge begins the hash of a file over MaxCovered: its content is not
+// read, so an approval cannot vouch for it, and code covering it never
+// counts as approved (see [Item.Unverifiable]).
+const TooLarge = "too large to cover"
+
+// Unverifiable reports whether the item stands for a file whose content
+// could not be read to hash (too large), which no approval can cover.
+func (it Item) Unverifiable() bool { return strings.Contains(it.Hash, TooLarge) }
+
 // FileID names the item of a workspace file.
 func FileID(rel string) string { return "file " + filepath.ToSlash(rel) }
 
@@ -102,6 +116,8 @@ func (t *Tree) hash(rel string) string {
 		return prefix + "folder"
 	case !fi.Mode().IsRegular():
 		return prefix + "special file " + fi.Mode().Type().String()
+	case fi.Size() > MaxCovered:
+		return prefix + TooLarge + fmt.Sprintf(" (%d bytes)", fi.Size())
 	}
 	f, err := t.root.Open(rel)
 	if err != nil {

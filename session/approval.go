@@ -176,12 +176,12 @@ func (g *Group) judge(store approval.Store, root string) error {
 	}
 	g.Recorded = ok
 	for _, u := range g.Units {
-		u.Approved = ok && rec.Covers(u.items)
+		u.Approved = ok && rec.Covers(u.items) && len(unverifiable(u.items)) == 0
 	}
 	if !ok {
 		return nil
 	}
-	g.Changes = approval.Diff(rec.Items, g.items)
+	g.Changes = append(approval.Diff(rec.Items, g.items), unverifiable(g.items)...)
 	g.Approved = len(g.Changes) == 0
 	// A guard approved before and not there now as approved (removed, or
 	// changed in its matcher, command or files) still holds its calls.
@@ -194,6 +194,19 @@ func (g *Group) judge(store approval.Store, root string) error {
 		}
 	}
 	return nil
+}
+
+// unverifiable are the changes that no approval can cover: files too
+// large to read and hash (a planted sparse file of gigabytes), which keep
+// the units that cover them from running.
+func unverifiable(items []approval.Item) []approval.Change {
+	var out []approval.Change
+	for _, it := range items {
+		if it.Unverifiable() {
+			out = append(out, approval.Change{Kind: fmt.Sprintf("over %d MiB, never covered", approval.MaxCovered>>20), ID: it.ID})
+		}
+	}
+	return out
 }
 
 // Group returns the group named name, nil when it was not read.
@@ -230,9 +243,10 @@ func Approve(opts Options, groups ...string) (*Approvals, error) {
 		if err := store.Approve(a.Root, g.Name, g.items); err != nil {
 			return a, fmt.Errorf("recording the approval in %s: %w", store.Path(), err)
 		}
-		g.Recorded, g.Approved, g.Changes, g.gone = true, true, nil, nil
+		g.Changes, g.gone = unverifiable(g.items), nil
+		g.Recorded, g.Approved = true, len(g.Changes) == 0
 		for _, u := range g.Units {
-			u.Approved = true
+			u.Approved = len(unverifiable(u.items)) == 0
 		}
 	}
 	return a, nil

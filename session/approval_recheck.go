@@ -85,7 +85,7 @@ func (a *Approvals) recheck(u *Unit) error {
 			}
 		}
 	}
-	changes := approval.Diff(then, now)
+	changes := append(approval.Diff(then, now), unverifiable(now)...)
 	if len(changes) == 0 {
 		return nil
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/indusagi/induscode/internal/testtree"
 )
 
 // A hook's code is checked against its approval before every run, not
@@ -74,5 +76,41 @@ func TestHookCodeCheckedAtEveryRun(t *testing.T) {
 				t.Error("a hook ran code changed since its approval")
 			}
 		})
+	}
+}
+
+// A planted sparse file of gigabytes under .claude/ is never read to hash
+// (which every check before a hook's run would do again): it is named as
+// too large, and no approval covers it, so the hooks it could reach do not
+// run.
+func TestHugeFileIsNeverCovered(t *testing.T) {
+	t.Parallel()
+	dir, store := hookWorkspace(t, map[string]string{
+		".claude/settings.json": `{"hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"touch ran"}]}]}}`,
+	})
+	big := filepath.Join(dir, ".claude/hooks/big.sh")
+	for _, h := range testtree.Hostiles(true) {
+		if h.Name == "huge sparse file" {
+			h.Plant(t, big, "", "touch pwned\n")
+		}
+	}
+	opts := Options{Dir: dir, Approvals: store, ClaudeHooks: true, NoMCP: true}
+	var a *Approvals
+	var err error
+	testtree.NoHang(t, "approve", func() { a, err = Approve(opts, ClaudeHooks) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := a.Group(ClaudeHooks)
+	if g.Approved || g.Units[0].Approved || !strings.Contains(g.Why(), "never covered: file .claude/hooks/big.sh") {
+		t.Errorf("approved %v, why %q: want the huge file named and nothing approved", g.Approved, g.Why())
+	}
+	testtree.NoHang(t, "run", func() {
+		if out, isErr, _ := runBash(t, opts, "true"); isErr {
+			t.Errorf("bash: %s", out)
+		}
+	})
+	if fileExists(dir, "ran") {
+		t.Error("a hook ran although its approval cannot cover a file it may reach")
 	}
 }
