@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -110,16 +109,16 @@ func runAgent(cmd *cobra.Command, prog Program, opts *options, p *PrintFlags, ar
 	})
 }
 
-// execAgent replaces this process with indusr-agent and the same
-// arguments; it returns only when that cannot be done.
+// execAgent runs indusr-agent with the same arguments in this process's
+// place (see exec_unix.go, exec_other.go); it returns only when that
+// cannot be done, or where a process cannot be replaced, with the agent's
+// exit status.
 func execAgent(args []string) error {
 	path, err := findAgent()
 	if err != nil {
 		return &failure{err}
 	}
-	argv := append([]string{path}, args...)
-	err = syscall.Exec(path, argv, os.Environ())
-	return &failure{fmt.Errorf("running the agent %s: %w", path, err)}
+	return replaceWith(path, args)
 }
 
 // findAgent returns indusr-agent beside this program, else on PATH.
