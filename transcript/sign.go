@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 )
 
 // KeyFile is the file, in the user's config folder
@@ -75,9 +74,9 @@ func userKey() ([]byte, error) {
 // readKey reads the key file: a regular file of the user's, not a link,
 // holding exactly the key.
 func readKey(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := openKeyFile(path)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
+		if isLinkRefusal(err) {
 			return nil, fmt.Errorf("transcript key %s is a symbolic link; it must be a file of yours", path)
 		}
 		return nil, err
@@ -90,8 +89,8 @@ func readKey(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() || fi.Size() != keyHexLen {
 		return nil, fmt.Errorf("transcript key %s is not a %d-byte file; remove it and a new one is made (conversations signed with it can then no longer be resumed)", path, keyHexLen)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return nil, fmt.Errorf("transcript key %s belongs to uid %d, not to you", path, st.Uid)
+	if uid, ok := fileOwner(fi); ok && uid != os.Geteuid() {
+		return nil, fmt.Errorf("transcript key %s belongs to uid %d, not to you", path, uid)
 	}
 	b := make([]byte, keyHexLen)
 	if _, err := io.ReadFull(f, b); err != nil {
