@@ -77,3 +77,21 @@ func TestPauseTurnCarriesOn(t *testing.T) {
 		t.Errorf("the second call does not end with the paused message: %+v", last)
 	}
 }
+
+// With thinking on, the thinking of the message whose tool calls were
+// answered goes back as it came (the fake model checks its signature
+// and that it leads the message, as the API does), across turns.
+func TestThinkingGoesBackUnchangedInAToolLoop(t *testing.T) {
+	srv := fakemodel.Start(t,
+		fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Thinking("I should list the folder first."), fakemodel.ToolUse("ls", `{}`)}},
+		fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Thinking("Now the tree."), fakemodel.Text("Listing again."), fakemodel.ToolUse("ls", `{}`)}},
+		fakemodel.Say("listed twice"))
+	c := open(t, t.TempDir(), srv, conductor.Options{Thinking: "medium"})
+	res, err := c.Run(context.Background(), "list")
+	if err != nil || res.IsError || res.Text != "listed twice" {
+		t.Fatalf("%+v %v; refusals %q", res, err, srv.Refusals())
+	}
+	if r := srv.Refusals(); len(r) != 0 {
+		t.Errorf("refusals %q", r)
+	}
+}

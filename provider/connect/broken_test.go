@@ -103,7 +103,7 @@ func TestStalledStreamEnds(t *testing.T) {
 				fakemodel.Say("second try"),
 				fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("partial"), fakemodel.Text("never")}, Stall: true})
 			env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL + "/v1",
-				connect.IdleTimeoutVar: "300ms"}
+				connect.IdleTimeoutVar: "1s"}
 			id := "anthropic/claude-sonnet-4-5"
 			if api == "openai" {
 				id = "openai/gpt-5"
