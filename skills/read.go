@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/indusagi/induscode/workspace"
 )
@@ -94,7 +93,7 @@ func (r *reader) stat(path string) (fs.FileInfo, error) {
 }
 
 func (r *reader) readDir(path string) ([]fs.DirEntry, error) {
-	f, err := r.open(path, os.O_RDONLY|syscall.O_DIRECTORY)
+	f, err := r.open(path, os.O_RDONLY|openDirectory)
 	if err != nil {
 		return nil, err
 	}
