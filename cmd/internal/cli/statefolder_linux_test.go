@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/indusagi/induscode/cmd/internal/agent"
 	"github.com/indusagi/induscode/cmd/internal/cli"
 	"github.com/indusagi/induscode/internal/fakemodel"
 )
@@ -88,7 +89,13 @@ func FuzzStateFolderPlants(f *testing.F) {
 			var stderr bytes.Buffer
 			go func() {
 				defer close(done)
-				cli.Main(append([]string{"-C", ws, "--no-addons"}, args...), strings.NewReader(""), io.Discard, &stderr)
+				// -p runs in process through the agent's own Main: indusr's
+				// would exec indusr-agent in place of the test binary.
+				run := cli.Main
+				if args[0] == "-p" {
+					run = agent.Main
+				}
+				run(append([]string{"-C", ws, "--no-addons"}, args...), strings.NewReader(""), io.Discard, &stderr)
 			}()
 			select {
 			case <-done:
