@@ -44,6 +44,9 @@ func TestPrintAgainstAimock(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, ".indusvx", "settings.json"), []byte(`{"contextWindow": 20000}`), 0o644)
 			logger := filepath.Join(dir, ".indus", "addons", "eventlog")
 			os.MkdirAll(logger, 0o755)
+			// The addon's grant (write = ["events-log"]) names a folder
+			// that must exist for the sandbox to grant it.
+			os.MkdirAll(filepath.Join(dir, "events-log"), 0o755)
 			for _, f := range []string{"manifest.toml", "eventlog.py"} {
 				b, err := os.ReadFile(filepath.Join("testdata", "eventlog", f))
 				if err != nil {
@@ -83,9 +86,10 @@ func TestPrintAgainstAimock(t *testing.T) {
 			if b, _ := os.ReadFile(filepath.Join(dir, "greet.txt")); string(b) != "hello there\n" {
 				t.Errorf("greet.txt is %q", b)
 			}
-			b, err := os.ReadFile(filepath.Join(logger, "events.log"))
+			b, err := os.ReadFile(filepath.Join(dir, "events-log", "events.log"))
 			if err != nil {
-				t.Fatalf("the event log addon wrote nothing: %v", err)
+				logs, _ := exec.Command("sh", "-c", "cat "+dir+"/.indusvx/addon-logs/* 2>&1").CombinedOutput()
+				t.Fatalf("the event log addon wrote nothing: %v\n%s", err, logs)
 			}
 			seen := strings.Fields(string(b))
 			for _, e := range addons.Events() {
