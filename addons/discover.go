@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/indusagi/induscode/addons/policy"
+	"github.com/indusagi/induscode/workspace"
 )
 
 // Dir is where a workspace keeps its addons, relative to its root.
@@ -86,7 +87,7 @@ func folderEntry(dir string) (string, bool) {
 	if fi, err := os.Stat(filepath.Join(dir, ManifestFile)); err == nil && !fi.IsDir() {
 		return dir, true
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err == nil {
+	if b, err := workspace.ReadRepoFile("", filepath.Join(dir, "package.json"), workspace.MaxConfigFile); err == nil {
 		var pkg map[string]json.RawMessage
 		var entry string
 		if json.Unmarshal(b, &pkg) == nil && json.Unmarshal(pkg[PackageField], &entry) == nil && entry != "" {

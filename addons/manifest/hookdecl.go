@@ -177,7 +177,7 @@ func read(path string) (file string, desc *Descriptor) {
 	if !ok {
 		return file, nil
 	}
-	data, err := os.ReadFile(file)
+	data, err := ReadFile(file)
 	if err != nil {
 		return file, nil
 	}

@@ -306,7 +306,7 @@ func (l Loader) Load(_ context.Context, path string) (*addons.Addon, error) {
 	} else if filepath.Base(path) != addons.ManifestFile {
 		return nil, &addons.Fault{Kind: addons.LoadFault, File: path, Msg: fmt.Sprintf("not an addon: expected a folder holding %s", addons.ManifestFile)}
 	}
-	data, err := os.ReadFile(file)
+	data, err := ReadFile(file)
 	if err != nil {
 		return nil, &addons.Fault{Kind: addons.LoadFault, File: file, Msg: "cannot read the manifest", Err: err}
 	}

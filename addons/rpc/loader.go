@@ -124,7 +124,7 @@ func (l *Loader) Load(ctx context.Context, path string) (*addons.Addon, error) {
 	if !ok {
 		return l.o.Fallback.Load(ctx, path)
 	}
-	data, err := os.ReadFile(file)
+	data, err := manifest.ReadFile(file)
 	if err != nil {
 		return l.o.Fallback.Load(ctx, path)
 	}
