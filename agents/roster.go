@@ -30,16 +30,24 @@ func Roster(profiles []Profile, argv []string) []cards.CommandAgent {
 	return out
 }
 
+// Describe is the roster's line for p: its description (else the
+// first line of its prompt), its model and its tools.
+func Describe(p Profile) string { return describe(p) }
+
 func describe(p Profile) string {
 	var parts []string
-	if p.Prompt != "" {
+	if d := strings.TrimSpace(p.Description); d != "" {
+		parts = append(parts, strings.Join(strings.Fields(d), " "))
+	} else if p.Prompt != "" {
 		first, _, _ := strings.Cut(p.Prompt, "\n")
 		parts = append(parts, first)
 	}
 	if p.Model != "" {
 		parts = append(parts, "model "+p.Model)
 	}
-	if p.ToolCollection != "" {
+	if tools := p.ToolNames(); len(tools) > 0 {
+		parts = append(parts, "tools "+strings.Join(tools, ", "))
+	} else if p.ToolCollection != "" {
 		parts = append(parts, "tools "+p.ToolCollection)
 	}
 	if len(parts) == 0 {
