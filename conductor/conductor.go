@@ -139,6 +139,9 @@ type Conductor struct {
 	asks  *askOrder
 
 	messages []provider.Message
+	// planning says plan mode holds the agent to read-only tools; it and
+	// perm.mode and perm.allow change from a UI's goroutine (SetMode,
+	// AllowRule), so they are read and written under mu (see control.go).
 	planning bool
 	// lastSize is the prompt and answer of the last model call in tokens,
 	// as the provider counted them, and sizedAt the number of messages
@@ -267,7 +270,7 @@ func (c *Conductor) Child(ctx context.Context, o Options) (*Conductor, error) {
 		o.Model, o.Client = c.Model().String(), c.sharedClient()
 	}
 	if o.Mode == "" {
-		o.Mode = c.perm.mode
+		o.Mode = c.Mode()
 	}
 	if o.Allowed == nil && o.Disallowed == nil {
 		o.Allowed, o.Disallowed = p.Allowed, p.Disallowed
@@ -313,7 +316,11 @@ func (c *Conductor) Model() provider.ModelID {
 }
 
 // Mode is the permission mode.
-func (c *Conductor) Mode() PermissionMode { return c.perm.mode }
+func (c *Conductor) Mode() PermissionMode {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.perm.mode
+}
 
 // Tools returns the specs offered to the model, in order: the session's
 // tools less those a deny rule removes.
@@ -387,7 +394,7 @@ func (c *Conductor) Begin() {
 	for _, d := range c.Tools() {
 		names = append(names, d.Name)
 	}
-	c.emit(Started{SessionID: c.SessionID(), Model: c.Model().String(), Dir: c.sess.Dir(), Tools: names, Mode: c.perm.mode,
+	c.emit(Started{SessionID: c.SessionID(), Model: c.Model().String(), Dir: c.sess.Dir(), Tools: names, Mode: c.Mode(),
 		Skills: c.skills.UserInvocable()})
 	c.skillNotices()
 }

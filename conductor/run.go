@@ -156,7 +156,7 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 		c.asks = newAskOrder(uses)
 		c.mu.Unlock()
 		results := toolrun.Run(ctx, permitted{c}, uses, toolrun.Options{Check: c.check})
-		c.afterTools(uses, results)
+		c.afterTools(ctx, uses, results)
 		c.noteSkillUses(uses, results)
 		tm := provider.Message{Role: provider.User, Blocks: results}
 		c.messages = append(c.messages, tm)
@@ -337,7 +337,8 @@ func (c *Conductor) open(id string) (provider.Client, provider.ModelID, error) {
 // check is asked before each known tool runs: a deny rule or plan mode
 // refuses the call here; the permission a call needs is for [permitted].
 func (c *Conductor) check(call toolrun.Call) string {
-	refuse, _ := c.perm.refusal(call.Use.Name, call.Tool.Spec().ReadOnly, call.Use.Input, c.planning)
+	perm, planning := c.permState()
+	refuse, _ := perm.refusal(call.Use.Name, call.Tool.Spec().ReadOnly, call.Use.Input, planning)
 	return refuse
 }
 
@@ -385,7 +386,8 @@ func (p permitted) Run(ctx context.Context, name string, input json.RawMessage) 
 	if !ok {
 		return box.Run(ctx, name, input)
 	}
-	_, why := p.c.perm.refusal(name, t.Spec().ReadOnly, input, p.c.planning)
+	perm, planning := p.c.permState()
+	_, why := perm.refusal(name, t.Spec().ReadOnly, input, planning)
 	if why == "" {
 		return box.Run(ctx, name, input)
 	}
@@ -420,9 +422,10 @@ func (c *Conductor) ask(ctx context.Context, q Question) string {
 }
 
 // afterTools follows plan mode: a successful enter_plan_mode starts it;
-// a successful exit_plan_mode saves the plan and, when the permission
-// mode approves plans (acceptEdits, bypassPermissions), ends it.
-func (c *Conductor) afterTools(uses, results []provider.Block) {
+// a successful exit_plan_mode saves the plan and ends it when the plan is
+// approved: by the permission mode (acceptEdits, bypassPermissions) or by
+// the user, when one can be asked (see approvePlan).
+func (c *Conductor) afterTools(ctx context.Context, uses, results []provider.Block) {
 	for i, u := range uses {
 		r := &results[i]
 		if r.IsError {
@@ -433,7 +436,7 @@ func (c *Conductor) afterTools(uses, results []provider.Block) {
 		}
 		switch u.Name {
 		case "enter_plan_mode":
-			c.planning = true
+			c.setPlanning(true)
 		case "exit_plan_mode":
 			var in struct{ Plan string }
 			json.Unmarshal(u.Input, &in)
@@ -443,13 +446,7 @@ func (c *Conductor) afterTools(uses, results []provider.Block) {
 			} else {
 				c.emit(Notice{Text: "plan saved to " + path})
 			}
-			if c.perm.mode == AcceptEdits || c.perm.mode == BypassPermissions {
-				c.planning = false
-				r.Text = "The plan is approved (saved to " + path + "). Carry it out now."
-			} else {
-				r.Text = "The plan was saved to " + path + " but not approved: in permission mode " + string(c.perm.mode) +
-					" nothing may change in this run. Stop here and give the plan as your answer."
-			}
+			r.Text = c.approvePlan(ctx, u.Input, path)
 		}
 	}
 }
