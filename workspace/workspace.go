@@ -1,7 +1,7 @@
 // Package workspace is the one place that spells where induscode keeps
 // project-local state: every path under <workspace>/.indusvx/ (MCP config,
 // ledger log, tool-list cache, checkpoints, sessions, background-process
-// logs, MCP server logs, plans, memory, locks, temp files).
+// logs, MCP server logs, plans, memory, prompt history, locks, temp files).
 //
 // It is also the one funnel through which those paths are opened: a clone
 // may hold a .indusvx that is a symlink, or links, named pipes and files of
@@ -127,6 +127,9 @@ func (l Layout) Procs() string { return l.in("procs") }
 
 // Locks holds advisory lock files (one per target, never on the target).
 func (l Layout) Locks() string { return l.in("locks") }
+
+// History is the file of the prompts typed in the terminal UI, newest last.
+func (l Layout) History() string { return l.in("history.jsonl") }
 
 // Transcripts holds the conductor's conversations, one JSONL file each.
 func (l Layout) Transcripts() string { return l.in("transcripts") }

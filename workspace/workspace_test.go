@@ -76,6 +76,7 @@ func TestEveryPathIsUnderTheStateFolder(t *testing.T) {
 		"Session": l.Session("s"), "Background": l.Background(), "Logs": l.Logs(),
 		"Plans": l.Plans(), "Memory": l.Memory(), "Downloads": l.Downloads(),
 		"Locks": l.Locks(), "Temp": l.Temp(), "AddonLogs": l.AddonLogs(), "AddonState": l.AddonState(),
+		"History": l.History(),
 	} {
 		if !strings.HasPrefix(p, "/w/.indusvx/") {
 			t.Errorf("%s = %s, not under /w/.indusvx/", name, p)
