@@ -46,6 +46,15 @@ func TestModelSDKBoundary(t *testing.T) {
 			}
 		}
 	}
+	// The model catalog's embedded data (provider/facts) is the agent's
+	// too: a megabyte indusr would carry and never read.
+	for _, pkg := range []string{"./cmd/indusr", "./cmd/indusagir", "./provider", "./transcript"} {
+		for _, dep := range goList(t, "-deps", pkg) {
+			if strings.HasPrefix(dep, "charm.land/catwalk") {
+				t.Errorf("%s depends on %s; only the agent's side (provider/facts) may", pkg, dep)
+			}
+		}
+	}
 	sdks := 0
 	for _, dep := range goList(t, "-deps", "./cmd/indusr-agent") {
 		if isModelSDK(dep) {

@@ -264,7 +264,7 @@ func (c *Conductor) nearWindow(ctx context.Context) bool {
 }
 
 // window is the model's context window in tokens: the option, else what
-// a local server told (see learnWindow), else ContextWindowOf.
+// a local server told (see learnWindow), else the catalog's.
 func (c *Conductor) window() int64 {
 	if c.opts.ContextWindow > 0 {
 		return c.opts.ContextWindow
@@ -276,7 +276,7 @@ func (c *Conductor) window() int64 {
 	if ok {
 		return n
 	}
-	return ContextWindowOf(m)
+	return contextWindowOf(c.opts.Catalog, m)
 }
 
 // learnWindow asks a local server, once per model, what window it runs
@@ -289,13 +289,16 @@ func (c *Conductor) learnWindow(ctx context.Context) {
 	if known || c.opts.ContextWindow > 0 || !local(m) {
 		return
 	}
+	if o, ok := c.opts.Catalog.Override(m); ok && o.ContextWindow > 0 {
+		return // the user's word wins over the server's
+	}
 	wt, ok := client.(provider.WindowTeller)
 	if !ok {
 		return
 	}
 	n, ok := wt.ContextWindow(ctx, m.Name)
 	if !ok {
-		n = ContextWindowOf(m)
+		n = contextWindowOf(c.opts.Catalog, m)
 	}
 	c.mu.Lock()
 	if c.windows == nil {

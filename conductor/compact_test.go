@@ -14,6 +14,7 @@ import (
 	"github.com/indusagi/induscode/conductor"
 	"github.com/indusagi/induscode/internal/fakemodel"
 	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/provider/facts"
 	"github.com/indusagi/induscode/transcript"
 	"github.com/indusagi/induscode/workspace"
 )
@@ -353,5 +354,35 @@ func TestLocalServerTellsTheWindow(t *testing.T) {
 	}
 	if reqs := srv.Requests(); len(reqs) != 3 || !isSummary(reqs[1]) {
 		t.Errorf("%d requests; the second is a summary request: %v", len(reqs), len(reqs) > 1 && isSummary(reqs[1]))
+	}
+}
+
+// A window the user gives a model in settings (the "models" override of
+// the catalog) is the one compaction keeps to, for a cloud model the
+// catalog lists (Sonnet's 200k corrected down) and for a local model
+// over what its server says.
+func TestSettingsWindowOverride(t *testing.T) {
+	for _, model := range []string{"anthropic/claude-sonnet-4-5", "ollama/qwen3:8b"} {
+		t.Run(model, func(t *testing.T) {
+			dir := t.TempDir()
+			lines(t, filepath.Join(dir, "mid.txt"), 200)
+			srv := fakemodel.Start(t,
+				fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.ToolUse("read", `{"path":"mid.txt"}`)}, InputTokens: 12000},
+				fakemodel.Say("Summary: mid.txt holds 200 numbered lines."),
+				fakemodel.Say("200 lines."))
+			srv.SetWindow(1_000_000) // the server would allow far more
+			cat, err := facts.New(map[string]facts.Override{model: {ContextWindow: 20000}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := open(t, dir, srv, conductor.Options{Model: model, Catalog: cat})
+			res, err := c.Run(context.Background(), "how long is mid.txt?")
+			if err != nil || res.IsError || res.Text != "200 lines." {
+				t.Fatalf("%+v %v; refusals %q", res, err, srv.Refusals())
+			}
+			if reqs := srv.Requests(); len(reqs) != 3 || !isSummary(reqs[1]) {
+				t.Errorf("%d requests; the second is a summary request: %v", len(reqs), len(reqs) > 1 && isSummary(reqs[1]))
+			}
+		})
 	}
 }

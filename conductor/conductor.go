@@ -12,6 +12,7 @@ import (
 	"github.com/indusagi/induscode/addons"
 	"github.com/indusagi/induscode/conductor/toolrun"
 	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/provider/facts"
 	"github.com/indusagi/induscode/session"
 	"github.com/indusagi/induscode/skills"
 	"github.com/indusagi/induscode/transcript"
@@ -49,8 +50,11 @@ type Options struct {
 	MaxTokens int64
 	// ContextWindow is the model's window in tokens; 0 means what a
 	// local server says it runs the model with (provider.WindowTeller),
-	// else what the model is known to have (see ContextWindowOf).
+	// else what Catalog knows of the model.
 	ContextWindow int64
+	// Catalog is what is known of models (windows, with the user's
+	// overrides); nil means catwalk's data alone.
+	Catalog *facts.Catalog
 	// Resume continues the conversation with this transcript id; Continue
 	// the latest one. Ephemeral keeps no transcript.
 	Resume    string

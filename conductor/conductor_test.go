@@ -324,6 +324,28 @@ func TestWorkspaceSettingsCannotLoosenTheMode(t *testing.T) {
 	}
 }
 
+// The user's settings correct models' facts per model id, the
+// workspace's entry for a model replacing the user's; an entry that
+// names no provider is an error saying how to name it.
+func TestSettingsModels(t *testing.T) {
+	dir := t.TempDir()
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	os.MkdirAll(filepath.Join(cfg, "indusvx"), 0o755)
+	os.WriteFile(filepath.Join(cfg, "indusvx", "settings.json"),
+		[]byte(`{"models":{"ollama/qwen3":{"contextWindow":32768},"openai/gpt-5":{"price":{"input":1}}}}`), 0o644)
+	os.MkdirAll(filepath.Join(dir, ".indusvx"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".indusvx", "settings.json"), []byte(`{"models":{"ollama/qwen3":{"contextWindow":65536}}}`), 0o644)
+	s, err := conductor.LoadSettings(dir)
+	if err != nil || s.Models["ollama/qwen3"].ContextWindow != 65536 || s.Models["openai/gpt-5"].Price == nil {
+		t.Fatalf("%+v %v", s, err)
+	}
+	os.WriteFile(filepath.Join(dir, ".indusvx", "settings.json"), []byte(`{"models":{"qwen3":{"contextWindow":65536}}}`), 0o644)
+	if _, err := conductor.LoadSettings(dir); err == nil || !strings.Contains(err.Error(), "settings.json") || !strings.Contains(err.Error(), "ollama/qwen3") {
+		t.Fatalf("a bare model name in settings: %v", err)
+	}
+}
+
 // Everything one prompt writes, over several turns, is one checkpoint
 // node: a rewind of "last" undoes the prompt as a whole.
 func TestOnePromptIsOneCheckpointNode(t *testing.T) {

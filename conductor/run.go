@@ -13,6 +13,7 @@ import (
 	"github.com/indusagi/induscode/deck/cards"
 	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/provider/facts"
 	"github.com/indusagi/induscode/tool"
 	"github.com/indusagi/induscode/transcript"
 )
@@ -487,29 +488,27 @@ func (c *Conductor) save(msgs []provider.Message, sz *sized) error {
 	return nil
 }
 
-// ContextWindowOf is the context window of a model in tokens, as its
-// provider publishes it. A model not known here gets 128k from a cloud
-// provider and localWindow from a local server (ollama, lmstudio), whose
-// window is the server's setting: a run asks the server first (see
-// provider.WindowTeller).
-func ContextWindowOf(m provider.ModelID) int64 {
-	switch {
-	case m.Provider == "anthropic":
-		return 200_000
-	case strings.HasPrefix(m.Name, "gpt-5"):
-		return 400_000
-	case strings.HasPrefix(m.Name, "gpt-4.1"):
-		return 1_000_000
-	case local(m):
-		return localWindow
-	}
-	return 128_000
-}
+// Windows assumed of a model that neither the catalog (provider/facts),
+// the settings nor its server know. A local server (Ollama, LM Studio)
+// loads models with 4k to 8k of context unless told otherwise and cuts a
+// longer prompt silently, so the larger figure is the most that is safe
+// to assume there; a cloud provider's unlisted model is most likely a new
+// one, and 128k is the least of today's cloud models' windows.
+const (
+	unknownLocalWindow = 8192
+	unknownCloudWindow = 128_000
+)
 
-// localWindow is the window assumed of a local server that does not say:
-// Ollama and LM Studio load models with 4k to 8k of context unless told
-// otherwise, and cut a longer prompt silently, so the larger figure is
-// the most that is safe to assume. contextWindow in settings overrides it.
-const localWindow = 8192
+// contextWindowOf is m's window as the catalog (with the user's
+// overrides) knows it, else the assumption above.
+func contextWindowOf(cat *facts.Catalog, m provider.ModelID) int64 {
+	if known, ok := cat.Lookup(m); ok && known.ContextWindow > 0 {
+		return known.ContextWindow
+	}
+	if local(m) {
+		return unknownLocalWindow
+	}
+	return unknownCloudWindow
+}
 
 func local(m provider.ModelID) bool { return m.Provider == "ollama" || m.Provider == "lmstudio" }

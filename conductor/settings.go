@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/indusagi/induscode/provider/facts"
 	"github.com/indusagi/induscode/workspace"
 )
 
@@ -18,6 +19,10 @@ type Settings struct {
 	// ContextWindow overrides the model's context window in tokens (a
 	// local model served with a smaller one).
 	ContextWindow int64 `json:"contextWindow,omitempty"`
+	// Models corrects what the catalog knows of models (window, output
+	// limit, price), by model id: {"ollama/qwen3": {"contextWindow":
+	// 32768}}. A later file's entry for a model replaces an earlier one's.
+	Models map[string]facts.Override `json:"models,omitempty"`
 }
 
 // SettingsFiles are the files [LoadSettings] reads, in order: the user's
@@ -69,6 +74,15 @@ func LoadSettings(dir string) (Settings, error) {
 		}
 		if one.ContextWindow != 0 {
 			s.ContextWindow = one.ContextWindow
+		}
+		if _, err := facts.New(one.Models); err != nil {
+			return s, fmt.Errorf("%s: %v", f, err)
+		}
+		for k, v := range one.Models {
+			if s.Models == nil {
+				s.Models = map[string]facts.Override{}
+			}
+			s.Models[k] = v
 		}
 	}
 	return s, nil

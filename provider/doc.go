@@ -2,8 +2,10 @@
 // the conversation's form ([Message] of [Block]s: text, thinking,
 // tool_use, tool_result), a [Request] and its streamed [Response], the
 // [Client] every adapter implements, "provider/model" ids, and the facts
-// about models that do not depend on an SDK: list prices ([PriceOf]) and
-// the providers' key and base-URL variables ([Providers]).
+// about providers that do not depend on an SDK: their APIs and their key
+// and base-URL variables ([Providers]). What is known of each model
+// (window, prices) is package provider/facts, which the agent's side
+// imports.
 //
 // Retries are here too ([WithRetries]): backoff that honours retry-after,
 // decided from a [StatusError], which each adapter makes of its SDK's

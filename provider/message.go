@@ -227,8 +227,8 @@ type Response struct {
 	Usage   Usage      `json:"usage"`
 	// Model is the model that answered, as the server named it.
 	Model string `json:"model"`
-	// Cost is the call's price in US dollars by the list prices of
-	// [PriceOf]; zero for a model without a known price.
+	// Cost is the call's price in US dollars at the model's list price
+	// (see [WithRetries]); zero for a model without a known price.
 	Cost float64 `json:"cost_usd"`
 	// Retries is how many failed attempts came before this one.
 	Retries int `json:"retries,omitempty"`

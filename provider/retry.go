@@ -15,9 +15,10 @@ import (
 )
 
 // WithRetries returns a client that tries a failed call of c again up to
-// max times (none when max <= 0) and prices each answer as model's.
-func WithRetries(c Client, model ModelID, max int) Client {
-	return &retrying{inner: c, max: max, model: model}
+// max times (none when max <= 0) and prices each answer at price (the
+// model's list price; the zero Price for a model without one).
+func WithRetries(c Client, model ModelID, max int, price Price) Client {
+	return &retrying{inner: c, max: max, model: model, price: price}
 }
 
 // retrying retries a client's failed calls: rate limits (429), overload
@@ -29,6 +30,7 @@ type retrying struct {
 	inner Client
 	max   int
 	model ModelID
+	price Price
 	// sleep waits d or until ctx ends; tests replace it.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -52,7 +54,7 @@ func (r *retrying) Stream(ctx context.Context, req Request, on func(Delta)) (*Re
 		resp, err := r.inner.Stream(ctx, req, relay)
 		if err == nil {
 			resp.Retries = attempt
-			resp.Cost = PriceOf(r.model).Cost(resp.Usage)
+			resp.Cost = r.price.Cost(resp.Usage)
 			return resp, nil
 		}
 		if ctx.Err() != nil {

@@ -54,7 +54,7 @@ func TestRetriesReadTheNeutralStatusError(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			inner := &script{errs: []error{tc.err}}
-			r := WithRetries(inner, ModelID{"anthropic", "claude-sonnet-4-5"}, 2).(*retrying)
+			r := WithRetries(inner, ModelID{"anthropic", "claude-sonnet-4-5"}, 2, Price{}).(*retrying)
 			var waited []time.Duration
 			r.sleep = func(_ context.Context, d time.Duration) error { waited = append(waited, d); return nil }
 			resp, err := r.Stream(context.Background(), Request{}, nil)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/indusagi/induscode/provider"
 	"github.com/indusagi/induscode/provider/anthropic"
+	"github.com/indusagi/induscode/provider/facts"
 	"github.com/indusagi/induscode/provider/openai"
 )
 
@@ -26,6 +27,9 @@ type Config struct {
 	APIKey, BaseURL string
 	// HTTPClient carries the requests; nil means the SDK's default.
 	HTTPClient *http.Client
+	// Catalog prices each answer (facts.Model.Price); nil means the
+	// catalog without the user's overrides.
+	Catalog *facts.Catalog
 	// MaxRetries is how many times a failed call is tried again (429,
 	// 529, 5xx, a dropped connection); 0 means DefaultMaxRetries and a
 	// negative value none.
@@ -106,7 +110,12 @@ func Open(id string, cfg Config) (provider.Client, provider.ModelID, error) {
 	case provider.ChatCompletions:
 		c = openai.New(e)
 	}
-	c = provider.WithRetries(c, m, retries)
+	cat := cfg.Catalog
+	if cat == nil {
+		cat = facts.Default()
+	}
+	known, _ := cat.Lookup(m)
+	c = provider.WithRetries(c, m, retries, known.Price)
 	if ask := localWindow(m.Provider, base, hc); ask != nil {
 		c = windowed{Client: c, ask: ask}
 	}

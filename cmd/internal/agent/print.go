@@ -11,6 +11,7 @@ import (
 	"github.com/indusagi/induscode/cmd/internal/cli"
 	"github.com/indusagi/induscode/conductor"
 	"github.com/indusagi/induscode/provider/connect"
+	"github.com/indusagi/induscode/provider/facts"
 )
 
 // ExitInterrupted is the exit code of a -p run ended by Ctrl-C (128 +
@@ -55,10 +56,15 @@ func runPrint(ctx context.Context, r cli.AgentRun) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
+	catalog, err := facts.New(settings.Models)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
 	co := conductor.Options{
 		Session:       r.Session(),
 		Model:         firstOf(p.Model, settings.Model, os.Getenv("INDUSR_MODEL"), defaultModel),
-		Open:          connect.Opener(connect.Config{}),
+		Open:          connect.Opener(connect.Config{Catalog: catalog}),
+		Catalog:       catalog,
 		Mode:          conductor.PermissionMode(firstOf(p.Mode, string(settings.PermissionMode))),
 		Allowed:       p.Allowed,
 		Disallowed:    p.Disallowed,
