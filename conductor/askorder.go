@@ -49,6 +49,14 @@ func (o *askOrder) claim(name string, input json.RawMessage) int {
 	return -1
 }
 
+// id returns the tool use id of call i ("" when i is not a call).
+func (o *askOrder) id(i int) string {
+	if o == nil || i < 0 || i >= len(o.uses) {
+		return ""
+	}
+	return o.uses[i].ID
+}
+
 // wait returns once every call before i has asked or ended.
 func (o *askOrder) wait(ctx context.Context, i int) error {
 	for j := 0; j < i; j++ {

@@ -43,6 +43,10 @@ type Options struct {
 	MaxTurns int
 	// AppendSystem is added to the end of the briefing.
 	AppendSystem string
+	// System, when set, replaces the briefing's own text (the caller's
+	// system prompt, such as the Agent SDK's); AppendSystem and the
+	// skills listing still follow it.
+	System string
 	// Thinking is the starting thinking level ("off", "low", "medium",
 	// "high").
 	Thinking string
@@ -88,6 +92,9 @@ type Question struct {
 	// Why is the permission mode's reason, as the model would read it if
 	// the call were refused.
 	Why string
+	// ToolUseID is the id of the model's tool use ("" when the call is
+	// not one of the message's, as for a subagent's own call).
+	ToolUseID string
 }
 
 // Answer is the user's answer to a [Question].
@@ -95,6 +102,11 @@ type Answer struct {
 	Allow bool
 	// Reason, for a refusal, is told to the model.
 	Reason string
+	// Input, for an allowed call, is the input it runs with instead of
+	// the model's (the user edited the call); nil keeps the model's. A
+	// call that tool:before gates see runs with the model's input, which
+	// is what the gates judged.
+	Input json.RawMessage
 }
 
 // OptionError is an option the caller must fix: a mode, a rule, a model

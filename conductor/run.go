@@ -368,7 +368,9 @@ func (p permitted) Run(ctx context.Context, name string, input json.RawMessage) 
 		defer order.pass(turn)
 	}
 	// ask puts a question of this call to the user, after those of the
-	// calls before it.
+	// calls before it; an answer that edits the call leaves its input in
+	// edited.
+	var edited json.RawMessage
 	ask := func(ctx context.Context, why string) string {
 		if turn >= 0 {
 			if err := order.wait(ctx, turn); err != nil {
@@ -376,7 +378,9 @@ func (p permitted) Run(ctx context.Context, name string, input json.RawMessage) 
 			}
 			defer order.pass(turn)
 		}
-		return p.c.ask(ctx, Question{Tool: name, Input: input, Why: why})
+		refuse, in := p.c.ask(ctx, Question{Tool: name, Input: input, Why: why, ToolUseID: order.id(turn)})
+		edited = in
+		return refuse
 	}
 	if p.c.opts.Ask != nil {
 		// A gate that asks for the user's confirmation (a PreToolUse
@@ -401,25 +405,29 @@ func (p permitted) Run(ctx context.Context, name string, input json.RawMessage) 
 	if refuse := decide(ctx); refuse != "" {
 		return addons.PermissionRefusal(name, refuse)
 	}
+	if edited != nil {
+		input = edited
+	}
 	return box.Run(ctx, name, input)
 }
 
-// ask puts q to the user, when one can be asked: the refusal, or "".
+// ask puts q to the user, when one can be asked: the refusal, or ""
+// and the input the user gave the call (nil: the model's).
 // Questions go one at a time, whichever goroutine asks.
-func (c *Conductor) ask(ctx context.Context, q Question) string {
+func (c *Conductor) ask(ctx context.Context, q Question) (refuse string, input json.RawMessage) {
 	if c.opts.Ask == nil {
-		return q.Why
+		return q.Why, nil
 	}
 	c.askMu.Lock()
 	a := c.opts.Ask(ctx, q)
 	c.askMu.Unlock()
 	switch {
 	case a.Allow:
-		return ""
+		return "", a.Input
 	case a.Reason != "":
-		return "The user refused the call: " + a.Reason
+		return "The user refused the call: " + a.Reason, nil
 	}
-	return "The user refused the call of " + q.Tool + "; do not retry it unchanged."
+	return "The user refused the call of " + q.Tool + "; do not retry it unchanged.", nil
 }
 
 // afterTools follows plan mode: a successful enter_plan_mode starts it;

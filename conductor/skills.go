@@ -33,6 +33,9 @@ func (c *Conductor) openSkills(so *session.Options) {
 // a share of the context window; and the briefing's warnings.
 func (c *Conductor) compose() (string, []string) {
 	b, warnings := briefing(c.sess.Dir(), c.sess.Box().Specs(), c.opts.AppendSystem)
+	if c.opts.System != "" {
+		b, warnings = ownBriefing(c.opts.System, c.opts.AppendSystem), nil
+	}
 	if listing, _ := c.skillListing(); listing != "" {
 		b += "\n# Skills\n\n" + listing
 	}

@@ -37,6 +37,9 @@ func runPrint(ctx context.Context, r cli.AgentRun) error {
 	default:
 		return cli.Usagef("--output-format %q: use text, json or stream-json", p.Format)
 	}
+	if p.SDK.InputFormat != "text" {
+		return runStream(ctx, r)
+	}
 	prompt := strings.Join(r.Args, " ")
 	if strings.TrimSpace(prompt) == "" {
 		b, err := io.ReadAll(r.Stdin)
@@ -52,41 +55,15 @@ func runPrint(ctx context.Context, r cli.AgentRun) error {
 	if err != nil {
 		return err
 	}
-	settings, err := conductor.LoadSettings(dir)
+	co, err := baseOptions(r, dir)
 	if err != nil {
-		return cli.Usagef("%v", err)
-	}
-	catalog, err := facts.New(settings.Models)
-	if err != nil {
-		return cli.Usagef("%v", err)
-	}
-	co := conductor.Options{
-		Session:       r.Session(),
-		Model:         firstOf(p.Model, settings.Model, os.Getenv("INDUSR_MODEL"), defaultModel),
-		Open:          connect.Opener(connect.Config{Catalog: catalog}),
-		Catalog:       catalog,
-		Mode:          conductor.PermissionMode(firstOf(p.Mode, string(settings.PermissionMode))),
-		Allowed:       p.Allowed,
-		Disallowed:    p.Disallowed,
-		MaxTurns:      p.MaxTurns,
-		AppendSystem:  p.AppendSystem,
-		Thinking:      p.Thinking,
-		ContextWindow: settings.ContextWindow,
-		Resume:        p.Resume,
-		Continue:      p.Continue,
-	}
-	if co.MaxTurns == 0 {
-		co.MaxTurns = settings.MaxTurns
+		return err
 	}
 	out := NewPrinter(r.Stdout, r.Stderr, p.Format, p.Verbose)
 	co.OnEvent = out.Event
 	c, err := conductor.Open(ctx, co)
 	if err != nil {
-		var oe *conductor.OptionError
-		if errors.As(err, &oe) {
-			return cli.Usagef("%w", err)
-		}
-		return cli.BootError(err)
+		return openError(err)
 	}
 	out.SetSession(c.SessionID())
 	c.Begin()
@@ -109,6 +86,49 @@ func runPrint(ctx context.Context, r cli.AgentRun) error {
 		return cli.Exit(cli.ExitToolError)
 	}
 	return nil
+}
+
+// openError classes an error of opening the conversation: options to fix
+// exit 2, the rest 1.
+func openError(err error) error {
+	var oe *conductor.OptionError
+	if errors.As(err, &oe) {
+		return cli.Usagef("%w", err)
+	}
+	return cli.BootError(err)
+}
+
+// baseOptions are the conversation's options from the flags and the
+// workspace's settings.
+func baseOptions(r cli.AgentRun, dir string) (conductor.Options, error) {
+	p := r.Flags
+	settings, err := conductor.LoadSettings(dir)
+	if err != nil {
+		return conductor.Options{}, cli.Usagef("%v", err)
+	}
+	catalog, err := facts.New(settings.Models)
+	if err != nil {
+		return conductor.Options{}, cli.Usagef("%v", err)
+	}
+	co := conductor.Options{
+		Session:       r.Session(),
+		Model:         firstOf(p.Model, settings.Model, os.Getenv("INDUSR_MODEL"), defaultModel),
+		Open:          connect.Opener(connect.Config{Catalog: catalog}),
+		Catalog:       catalog,
+		Mode:          conductor.PermissionMode(firstOf(p.Mode, string(settings.PermissionMode))),
+		Allowed:       p.Allowed,
+		Disallowed:    p.Disallowed,
+		MaxTurns:      p.MaxTurns,
+		AppendSystem:  p.AppendSystem,
+		Thinking:      p.Thinking,
+		ContextWindow: settings.ContextWindow,
+		Resume:        p.Resume,
+		Continue:      p.Continue,
+	}
+	if co.MaxTurns == 0 {
+		co.MaxTurns = settings.MaxTurns
+	}
+	return co, sdkOptions(p.SDK, &co)
 }
 
 func firstOf(vals ...string) string {

@@ -66,6 +66,8 @@ type PrintFlags struct {
 	Allowed      []string
 	Disallowed   []string
 	Thinking     string
+	// SDK are the flags of the Claude Agent SDK's command line.
+	SDK SDKFlags
 }
 
 func bindPrintFlags(fs *pflag.FlagSet, p *PrintFlags) {
@@ -81,6 +83,7 @@ func bindPrintFlags(fs *pflag.FlagSet, p *PrintFlags) {
 	fs.StringSliceVar(&p.Allowed, "allowed-tools", nil, `calls that run without asking, in Claude Code's syntax: "Bash(git diff:*)", Edit, mcp__server__tool`)
 	fs.StringSliceVar(&p.Disallowed, "disallowed-tools", nil, "calls that never run, same syntax; a bare tool name also hides the tool")
 	fs.StringVar(&p.Thinking, "thinking", "", "thinking level: off, low, medium or high")
+	bindSDKFlags(fs, &p.SDK)
 	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		switch name { // Claude Code's camelCase spellings
 		case "allowedTools":

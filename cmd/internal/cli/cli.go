@@ -129,7 +129,9 @@ func newRoot(prog Program, all []string, stdin io.Reader, stdout, stderr io.Writ
 	root.Args = cobra.ArbitraryArgs // -p's prompt; anything else is a mistyped command
 	root.SuggestionsMinimumDistance = suggestDistance
 	root.RunE = func(cmd *cobra.Command, args []string) error {
-		if !popts.Print {
+		// The Agent SDK runs its executable without -p: stream-json input
+		// is an agent run too.
+		if !popts.Print && popts.SDK.InputFormat != "stream-json" {
 			if len(args) > 0 {
 				hint := ""
 				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {

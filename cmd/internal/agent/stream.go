@@ -1,0 +1,85 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/indusagi/induscode/cmd/internal/agent/streamhost"
+	"github.com/indusagi/induscode/cmd/internal/cli"
+	"github.com/indusagi/induscode/conductor"
+)
+
+// runStream is --input-format stream-json: the session of an app built
+// on the Claude Agent SDK (see package streamhost).
+func runStream(ctx context.Context, r cli.AgentRun) error {
+	p := r.Flags
+	if p.SDK.InputFormat != "stream-json" {
+		return cli.Usagef("--input-format %q: use text or stream-json", p.SDK.InputFormat)
+	}
+	if p.Format != "stream-json" {
+		return cli.Usagef("--input-format stream-json needs --output-format stream-json")
+	}
+	if len(r.Args) > 0 {
+		return cli.Usagef("--input-format stream-json reads the prompts from standard input; the arguments %q are not one", strings.Join(r.Args, " "))
+	}
+	if pt := p.SDK.PermissionPromptTool; pt != "" && pt != "stdio" {
+		return cli.Usagef("--permission-prompt-tool %q: indusr asks the app over stdio only (--permission-prompt-tool=stdio)", pt)
+	}
+	dir, err := r.WorkDir()
+	if err != nil {
+		return err
+	}
+	co, err := baseOptions(r, dir)
+	if err != nil {
+		return err
+	}
+	co.Session.Dir = dir
+	err = streamhost.Serve(ctx, streamhost.Config{
+		Options: co,
+		Stdin:   r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr,
+		NewPrinter: func(out io.Writer) streamhost.Printer {
+			return NewPrinter(out, r.Stderr, "stream-json", p.Verbose)
+		},
+		AskApp:     p.SDK.PermissionPromptTool == "stdio",
+		JSONSchema: p.SDK.JSONSchema,
+		Replay:     p.SDK.ReplayUserMessages,
+		MCPConfig:  p.SDK.MCPConfig,
+	})
+	if err != nil {
+		return openError(err)
+	}
+	return nil
+}
+
+// sdkOptions applies the Agent SDK's flags that shape the conversation,
+// in any input format.
+func sdkOptions(f cli.SDKFlags, co *conductor.Options) error {
+	switch co.Thinking {
+	case "disabled":
+		co.Thinking = "off"
+	case "adaptive", "enabled":
+		co.Thinking = "medium"
+	}
+	if f.MaxThinkingTokens >= 0 {
+		co.Thinking = streamhost.ThinkingLevel(f.MaxThinkingTokens)
+	}
+	co.System = f.SystemPrompt
+	if f.SystemPromptFile != "" {
+		b, err := os.ReadFile(f.SystemPromptFile)
+		if err != nil {
+			return cli.Usagef("--system-prompt-file: %v", err)
+		}
+		co.System = string(b)
+	}
+	co.Ephemeral = f.NoPersistence
+	if f.ForkSession && co.Resume == "" && !co.Continue {
+		return cli.Usagef("--fork-session goes with --resume or --continue")
+	}
+	if f.ForkSession {
+		return cli.Usagef("%v", fmt.Errorf("--fork-session is not supported yet"))
+	}
+	return nil
+}
