@@ -3,7 +3,6 @@ package streamhost
 import (
 	"context"
 	"encoding/json"
-	"slices"
 
 	"github.com/indusagi/induscode/addons/hooks"
 	"github.com/indusagi/induscode/conductor"
@@ -24,19 +23,11 @@ type permissionUpdate struct {
 // askApp puts a call that needs permission to the app (can_use_tool) in
 // Claude Code's words: its tool names and argument names. The app's
 // answer may edit the call (updatedInput) and change the permissions for
-// the rest of the session (updatedPermissions): a rule that allows a
-// whole tool, which this host then applies without asking again, and a
-// change of permission mode, made before the next turn. A denial's
-// message is what the model reads; its interrupt flag also ends the
+// the rest of the session (updatedPermissions, see applyUpdates). A
+// denial's message is what the model reads; its interrupt flag also ends the
 // turn.
 func (h *host) askApp(ctx context.Context, q conductor.Question) conductor.Answer {
 	name := hooks.ClaudeToolName(q.Tool)
-	h.mu.Lock()
-	allowed := slices.Contains(h.allowedTools, name)
-	h.mu.Unlock()
-	if allowed {
-		return conductor.Answer{Allow: true}
-	}
 	req := map[string]any{
 		"subtype":   "can_use_tool",
 		"tool_name": name,
@@ -86,7 +77,11 @@ func (h *host) askApp(ctx context.Context, q conductor.Question) conductor.Answe
 	return conductor.Answer{Reason: "the app answered with behavior " + a.Behavior + ", neither allow nor deny"}
 }
 
-// applyUpdates keeps the permission changes of an answer for the session.
+// applyUpdates makes the permission changes of an answer for the rest
+// of the session: allow rules (in Claude Code's rule syntax, which the
+// conductor's rules share) and a permission mode. Deny and ask rules,
+// directories and the destination (which settings file Claude Code would
+// write) are not kept: indusr writes no settings for the app.
 func (h *host) applyUpdates(ups []permissionUpdate) {
 	for _, u := range ups {
 		switch u.Type {
@@ -94,18 +89,18 @@ func (h *host) applyUpdates(ups []permissionUpdate) {
 			if u.Behavior != "allow" {
 				continue
 			}
-			h.mu.Lock()
 			for _, r := range u.Rules {
-				if r.RuleContent == "" && !slices.Contains(h.allowedTools, r.ToolName) {
-					h.allowedTools = append(h.allowedTools, r.ToolName)
+				rule := r.ToolName
+				if r.RuleContent != "" {
+					rule += "(" + r.RuleContent + ")"
+				}
+				if err := h.c.AllowRule(rule); err != nil {
+					h.warn("the app's rule %s is not used: %v", rule, err)
 				}
 			}
-			h.mu.Unlock()
 		case "setMode":
-			if m, err := conductor.ParsePermissionMode(u.Mode); err == nil {
-				h.mu.Lock()
-				h.mode = m
-				h.mu.Unlock()
+			if err := h.setMode(u.Mode); err != nil {
+				h.warn("the app's permission mode %q is not used: %v", u.Mode, err)
 			}
 		}
 	}

@@ -179,20 +179,14 @@ func (h *host) interrupt(cancelQueued bool) map[string]any {
 	return map[string]any{"still_queued": ids(h.queue)}
 }
 
-// setMode changes the permission mode now, or before the next turn when
-// one is running.
+// setMode changes the permission mode; the running turn's later calls
+// are decided by it too, as in Claude Code.
 func (h *host) setMode(mode string) error {
 	m, err := conductor.ParsePermissionMode(mode)
 	if err != nil {
 		return err
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.cancel == nil && h.c.SetMode(m) == nil {
-		return nil
-	}
-	h.mode = m
-	return nil
+	return h.c.SetMode(m)
 }
 
 // ThinkingLevel is the thinking level of a budget in tokens, as the

@@ -73,12 +73,6 @@ type host struct {
 	wake  chan struct{}
 	// cancel interrupts the running turn (nil between turns).
 	cancel context.CancelFunc
-	// mode is a permission mode asked for while a turn ran, set before
-	// the next ("" when none).
-	mode conductor.PermissionMode
-	// allowedTools are the tools (Claude Code's names) the app allowed
-	// for the rest of the session in an answer to can_use_tool.
-	allowedTools []string
 	// servers are the app's in-process MCP servers whose tools are
 	// grafted.
 	servers []string
@@ -218,19 +212,12 @@ func (h *host) turn(ctx context.Context, u userMessage) {
 	defer cancel(nil)
 	h.mu.Lock()
 	h.cancel = func() { cancel(errInterrupted) }
-	mode := h.mode
-	h.mode = ""
 	h.mu.Unlock()
 	defer func() {
 		h.mu.Lock()
 		h.cancel = nil
 		h.mu.Unlock()
 	}()
-	if mode != "" {
-		if err := h.c.SetMode(mode); err != nil {
-			fmt.Fprintln(h.cfg.Stderr, "indusr:", err)
-		}
-	}
 	if h.cfg.Replay {
 		h.wire.send(map[string]any{"type": "user", "message": u.raw, "session_id": h.sessionID,
 			"parent_tool_use_id": nil, "uuid": u.uuid, "isReplay": true})
