@@ -12,6 +12,8 @@
 // contributes nothing and shows why in [Fleet.Status]; the others are
 // unaffected. A url row without a type is tried as Streamable HTTP, then
 // as SSE when the server refuses the POST with 400, 404 or 405.
+// [Fleet.Resources] and [Fleet.ReadResource] list and read the servers'
+// resources, for a person who names one in a prompt.
 //
 // The SDK's known traps are handled here: the protocol version is pinned so
 // a legacy server that ignores server/discover cannot hang the handshake;
