@@ -8,7 +8,7 @@ import (
 
 // modelSDKs are the import paths of the model SDKs, which only the
 // agent's program links.
-var modelSDKs = []string{"github.com/anthropics/", "github.com/openai/"}
+var modelSDKs = []string{"github.com/anthropics/", "github.com/openai/", "google.golang.org/genai"}
 
 func isModelSDK(p string) bool {
 	for _, s := range modelSDKs {
@@ -64,7 +64,8 @@ func TestModelSDKBoundary(t *testing.T) {
 	if sdks == 0 {
 		t.Error("indusr-agent links no model SDK: the agent cannot talk to a model")
 	}
-	owner := map[string]string{"github.com/anthropics/": "provider/anthropic", "github.com/openai/": "provider/openai"}
+	owner := map[string]string{"github.com/anthropics/": "provider/anthropic", "github.com/openai/": "provider/openai",
+		"google.golang.org/genai": "provider/gemini"}
 	for _, line := range goList(t, "-f", "{{.ImportPath}}|{{join .Imports \",\"}}", "./...") {
 		pkg, imports, _ := strings.Cut(line, "|")
 		rel := strings.TrimPrefix(pkg, modulePath+"/")

@@ -46,13 +46,18 @@ func strs(body []byte) string {
 func systemOf(t *testing.T, req fakemodel.Request) string {
 	t.Helper()
 	var v struct {
-		System   any `json:"system"`
-		Messages []struct {
+		System any `json:"system"`
+		// The Responses API's system prompt.
+		Instructions any `json:"instructions"`
+		Messages     []struct {
 			Role    string `json:"role"`
 			Content any    `json:"content"`
 		} `json:"messages"`
 	}
 	json.Unmarshal(req.Body, &v)
+	if v.System == nil {
+		v.System = v.Instructions
+	}
 	if v.System != nil {
 		b, _ := json.Marshal(v.System)
 		return strs(b)

@@ -43,7 +43,9 @@ type API uint8
 // The APIs.
 const (
 	Messages        API = iota + 1 // Anthropic's Messages API
-	ChatCompletions                // OpenAI's Chat Completions API
+	ChatCompletions                // OpenAI's Chat Completions API (and every compatible server)
+	Responses                      // OpenAI's Responses API
+	GenerateContent                // Google's Gemini API (generateContent)
 )
 
 // ModelID is a parsed "provider/model" id.
@@ -69,7 +71,12 @@ type ProviderInfo struct {
 func Providers() []ProviderInfo {
 	return []ProviderInfo{
 		{Name: "anthropic", API: Messages, KeyVar: "ANTHROPIC_API_KEY", BaseURLVar: "ANTHROPIC_BASE_URL"},
-		{Name: "openai", API: ChatCompletions, KeyVar: "OPENAI_API_KEY", BaseURLVar: "OPENAI_BASE_URL"},
+		{Name: "openai", API: Responses, KeyVar: "OPENAI_API_KEY", BaseURLVar: "OPENAI_BASE_URL"},
+		// OpenAI's older API, for accounts, proxies and models that
+		// speak only Chat Completions; same key and base URL.
+		{Name: "openai-chat", API: ChatCompletions, KeyVar: "OPENAI_API_KEY", BaseURLVar: "OPENAI_BASE_URL"},
+		// The Gemini SDK's own variable names.
+		{Name: "gemini", API: GenerateContent, KeyVar: "GEMINI_API_KEY", BaseURLVar: "GOOGLE_GEMINI_BASE_URL"},
 		// Local servers take any key; their usual ports are the defaults.
 		{Name: "ollama", API: ChatCompletions, BaseURLVar: "OLLAMA_BASE_URL", DefaultBase: "http://127.0.0.1:11434/v1"},
 		{Name: "lmstudio", API: ChatCompletions, BaseURLVar: "LMSTUDIO_BASE_URL", DefaultBase: "http://127.0.0.1:1234/v1"},
@@ -88,8 +95,9 @@ func Lookup(name string) (ProviderInfo, bool) {
 }
 
 // ParseModelID splits "provider/model". A bare name is taken as an
-// Anthropic model when it starts with "claude" and an OpenAI one
-// otherwise, so "--model claude-sonnet-4-5" works as users expect.
+// Anthropic model when it starts with "claude", a Gemini one when it
+// starts with "gemini" and an OpenAI one otherwise, so "--model
+// claude-sonnet-4-5" works as users expect.
 func ParseModelID(id string) (ModelID, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
@@ -99,6 +107,9 @@ func ParseModelID(id string) (ModelID, error) {
 	if !ok {
 		if strings.HasPrefix(id, "claude") {
 			return ModelID{"anthropic", id}, nil
+		}
+		if strings.HasPrefix(id, "gemini") {
+			return ModelID{"gemini", id}, nil
 		}
 		return ModelID{"openai", id}, nil
 	}

@@ -11,8 +11,9 @@
 // decided from a [StatusError], which each adapter makes of its SDK's
 // error, or from a network failure; and the stall bound of a stream
 // ([IdleTimeout], a transport any adapter's HTTP client can use). The adapters live beside this package, one per SDK
-// (provider/anthropic, provider/openai, each the only importer of its
-// SDK), and provider/connect opens the right one for a model id. This
+// (provider/anthropic, provider/openai, provider/gemini, each the only
+// importer of its SDK), and provider/connect opens the right one for a
+// model id. This
 // package imports no SDK, so a program that only stores or shows
 // conversations (a transcript, a printer) links none.
 //

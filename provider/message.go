@@ -43,6 +43,13 @@ func BlockKinds() []BlockKind {
 // thinking is the model's, needed to send it back); Data for redacted
 // thinking.
 //
+// Each provider's opaque reasoning state rides in fields whose shape
+// tells it apart, so that one provider's is never sent to another:
+// OpenAI's reasoning item is a thinking block with the item's ID ("rs_…")
+// and its encrypted content in Data (no Signature); Gemini's thought
+// signature is the Signature of the text or tool_use block it came with
+// (the only kinds where Signature means that).
+//
 // Input is a JSON object, except for arguments that arrived broken (cut
 // off at the output limit, or not JSON, as small local models send
 // them): those are kept as a JSON string holding the text as it came, so
@@ -143,17 +150,22 @@ type ToolDef struct {
 	InputSchema json.RawMessage `json:"input_schema"`
 }
 
-// Thinking asks for reasoning before the answer. Budget is Anthropic's
-// budget of thinking tokens; Effort ("low", "medium", "high") is what
-// OpenAI's reasoning models take. Zero values ask for none.
+// Thinking asks for reasoning before the answer. Budget is a budget of
+// thinking tokens: Anthropic's budget_tokens and Gemini's
+// thinkingBudget; Effort ("low", "medium", "high") is OpenAI's reasoning
+// effort. Zero values ask for nothing: Anthropic's models then do not
+// think, OpenAI's and Gemini's reasoning models think as they do by
+// default.
 type Thinking struct {
 	Budget int64  `json:"budget,omitempty"`
 	Effort string `json:"effort,omitempty"`
 }
 
 // ThinkingLevel maps a level name ("off", "low", "medium", "high") to
-// both APIs' settings: the thinking budget grows by a factor of four per
-// level from the API's minimum of 1024 tokens.
+// every API's settings: the thinking budget grows by a factor of four per
+// level from Anthropic's minimum of 1024 tokens (within what Gemini's
+// thinking models take, 128 to 24576 or more), and the effort is the
+// level's name.
 func ThinkingLevel(level string) (Thinking, error) {
 	switch level {
 	case "", "off", "none":

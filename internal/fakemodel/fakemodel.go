@@ -1,10 +1,12 @@
 // Package fakemodel is a model server for tests: on 127.0.0.1 it answers
-// Anthropic's Messages API (POST /v1/messages) and OpenAI's Chat
-// Completions API (POST /v1/chat/completions) with streams written byte
-// for byte as the real services write them (event names, a ping, tool
-// input JSON split mid-token, usage blocks, [DONE]), and with their error
-// answers (429 with retry-after, 529 overloaded, an error event in the
-// stream). What it answers is a script of [Reply] values, one per request
+// Anthropic's Messages API (POST /v1/messages), OpenAI's Chat Completions
+// API (POST /v1/chat/completions) and Responses API (POST /v1/responses),
+// and Gemini's API (POST /v1beta/models/{model}:streamGenerateContent)
+// with streams written byte for byte as the real services write them
+// (event names, a ping, tool input JSON split mid-token, usage blocks,
+// [DONE], Responses' typed events, Gemini's CRLF-separated pieces), and
+// with their error answers (429 with retry-after, 529 overloaded, an
+// error event in the stream). What it answers is a script of [Reply] values, one per request
 // in order, so a test writes a conversation and then checks the requests
 // the client sent.
 //
@@ -12,7 +14,9 @@
 // request they would refuse: tool_use or tool_result blocks without tool
 // definitions, a tool_use whose result is not in the next message (or a
 // result without its call), roles out of order, a tool loop with thinking
-// on whose thinking was not sent back unchanged, and, with
+// on whose thinking was not sent back unchanged (Anthropic's signed
+// thinking, OpenAI's encrypted reasoning items, Gemini's thought
+// signatures), and, with
 // [Server.SetWindow], a prompt over the context window. A refused request
 // takes no reply from the script. A reply can stream what a model
 // sometimes sends: tool input cut off or not JSON at all (Input is sent
@@ -95,7 +99,7 @@ func Call(nameInput ...string) Reply {
 
 // Request is a request the server received.
 type Request struct {
-	API  string // "anthropic" or "openai"
+	API  string // "anthropic", "openai" (Chat Completions), "responses" or "gemini"
 	Path string
 	// Header holds the request's headers (x-api-key, authorization).
 	Header http.Header
@@ -157,6 +161,14 @@ func Listen(script ...Reply) (*Server, error) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, "anthropic") })
 	mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, "openai") })
+	mux.HandleFunc("POST /v1/responses", func(w http.ResponseWriter, r *http.Request) { s.serve(w, r, "responses") })
+	mux.HandleFunc("POST /v1beta/models/{call}", func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.PathValue("call"), ":streamGenerateContent") || r.URL.Query().Get("alt") != "sse" {
+			writeGeminiError(w, http.StatusNotFound, "fakemodel serves only models/{model}:streamGenerateContent?alt=sse", "")
+			return
+		}
+		s.serve(w, r, "gemini")
+	})
 	mux.HandleFunc("POST /api/show", s.show)
 	s.srv = &http.Server{Handler: mux}
 	go func() {
@@ -304,9 +316,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, api string) {
 	w.WriteHeader(http.StatusOK)
 	sw := &sse{w: w, ctx: r.Context()}
 	model := modelOf(body)
-	if api == "anthropic" {
+	switch api {
+	case "anthropic":
 		writeAnthropic(sw, model, reply, n)
-	} else {
+	case "responses":
+		writeResponses(sw, body, reply, n)
+	case "gemini":
+		name, _, _ := strings.Cut(r.PathValue("call"), ":")
+		writeGemini(sw, name, reply, n)
+	default:
 		writeOpenAI(sw, model, reply, n)
 	}
 }
@@ -322,6 +340,15 @@ func (s *sse) event(name, data string) {
 		io.WriteString(s.w, "event: "+name+"\n")
 	}
 	io.WriteString(s.w, "data: "+data+"\n\n")
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// raw writes bytes as they are, for a wire whose events are not named
+// (Gemini's) and flushes them.
+func (s *sse) raw(b string) {
+	io.WriteString(s.w, b)
 	if f, ok := s.w.(http.Flusher); ok {
 		f.Flush()
 	}
@@ -350,6 +377,10 @@ func writeError(w http.ResponseWriter, api string, r Reply) {
 	if len(r.Blocks) > 0 {
 		msg = r.Blocks[0].Text
 	}
+	if api == "gemini" {
+		writeGeminiError(w, r.Status, msg, r.RetryAfter)
+		return
+	}
 	if r.RetryAfter != "" {
 		w.Header().Set("Retry-After", r.RetryAfter)
 	}
@@ -370,6 +401,10 @@ func writeError(w http.ResponseWriter, api string, r Reply) {
 }
 
 func writeRefusal(w http.ResponseWriter, api string, r *refusal) {
+	if api == "gemini" {
+		writeGeminiError(w, r.status, r.msg, "")
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(r.status)
 	// The services leave < and > as they are in their messages.

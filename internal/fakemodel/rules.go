@@ -21,17 +21,30 @@ type refusal struct {
 // in the history, the order of roles, the thinking blocks of a tool loop
 // and the context window (window tokens; 0 means no limit).
 func (s *Server) check(api string, body []byte, window int64) *refusal {
-	if api == "anthropic" {
-		if r := s.checkAnthropic(body); r != nil {
-			return r
-		}
-	} else if r := checkOpenAI(body); r != nil {
+	var r *refusal
+	switch api {
+	case "anthropic":
+		r = s.checkAnthropic(body)
+	case "responses":
+		r = checkResponses(body)
+	case "gemini":
+		r = checkGemini(body)
+	default:
+		r = checkOpenAI(body)
+	}
+	if r != nil {
 		return r
 	}
 	if n := estimate(body); window > 0 && n > window {
-		if api == "anthropic" {
+		switch api {
+		case "anthropic":
 			return &refusal{status: http.StatusBadRequest, typ: "invalid_request_error",
 				msg: fmt.Sprintf("prompt is too long: %d tokens > %d maximum", n, window)}
+		case "gemini":
+			return invalid("The input token count (%d) exceeds the maximum number of tokens allowed (%d).", n, window)
+		case "responses":
+			return &refusal{status: http.StatusBadRequest, typ: "invalid_request_error", code: "context_length_exceeded",
+				msg: "Your input exceeds the context window of this model. Please adjust your input and try again."}
 		}
 		return &refusal{status: http.StatusBadRequest, typ: "invalid_request_error", code: "context_length_exceeded",
 			msg: fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", window, n)}

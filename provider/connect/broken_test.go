@@ -17,6 +17,9 @@ import (
 // encodes for the transcript, and are told apart by BrokenInput.
 func TestBrokenToolArgumentsAreKept(t *testing.T) {
 	for _, api := range apis {
+		if api == "gemini" {
+			continue // Gemini's wire carries arguments as an object: they cannot arrive broken
+		}
 		for _, tt := range []struct {
 			name, input, stop string
 		}{
@@ -102,13 +105,9 @@ func TestStalledStreamEnds(t *testing.T) {
 				fakemodel.Reply{Stall: true},
 				fakemodel.Say("second try"),
 				fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("partial"), fakemodel.Text("never")}, Stall: true})
-			env := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL + "/v1",
-				connect.IdleTimeoutVar: "1s"}
-			id := "anthropic/claude-sonnet-4-5"
-			if api == "openai" {
-				id = "openai/gpt-5"
-			}
-			c, _, err := connect.Open(id, connect.Config{Getenv: func(k string) string { return env[k] }, MaxRetries: 1})
+			env := fakeEnv(srv)
+			env[connect.IdleTimeoutVar] = "1s"
+			c, _, err := connect.Open(modelOf(api), connect.Config{Getenv: func(k string) string { return env[k] }, MaxRetries: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

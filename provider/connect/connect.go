@@ -1,8 +1,9 @@
 // Package connect opens a model client from a "provider/model" id: it
 // finds the provider's key and base URL (in the environment unless the
 // caller gives them), makes the adapter of the provider's API
-// (provider/anthropic or provider/openai) and wraps it in the retries of
-// package provider. It is the one place that knows every adapter, so
+// (provider/anthropic; provider/openai for Responses, openai/…, and Chat
+// Completions, openai-chat/… and the local servers; provider/gemini) and
+// wraps it in the retries of package provider. It is the one place that knows every adapter, so
 // importing it links every model SDK: only the agent's program does.
 package connect
 
@@ -15,6 +16,7 @@ import (
 	"github.com/indusagi/induscode/provider"
 	"github.com/indusagi/induscode/provider/anthropic"
 	"github.com/indusagi/induscode/provider/facts"
+	"github.com/indusagi/induscode/provider/gemini"
 	"github.com/indusagi/induscode/provider/openai"
 )
 
@@ -39,7 +41,16 @@ type Config struct {
 	// INDUSR_STREAM_IDLE_TIMEOUT (a Go duration, "90s"), else
 	// provider.DefaultIdleTimeout; a negative value none.
 	IdleTimeout time.Duration
+	// OpenAIAPI chooses the API of openai/… models: "responses" (the
+	// default) or "chat" for Chat Completions, as openai-chat/… does
+	// (for a proxy or compatible server at OPENAI_BASE_URL that speaks
+	// only that). "" means the variable INDUSR_OPENAI_API.
+	OpenAIAPI string
 }
+
+// OpenAIAPIVar names the variable that sets Config.OpenAIAPI when the
+// caller does not.
+const OpenAIAPIVar = "INDUSR_OPENAI_API"
 
 // DefaultMaxRetries is how often a call is retried when Config says
 // nothing: the SDKs' own default is two, one more rides out a short
@@ -103,12 +114,24 @@ func Open(id string, cfg Config) (provider.Client, provider.ModelID, error) {
 		hc = &c
 	}
 	e := provider.Endpoint{APIKey: key, BaseURL: base, HTTPClient: hc}
+	api, err := openAIAPI(info, cfg.OpenAIAPI, getenv)
+	if err != nil {
+		return nil, m, err
+	}
 	var c provider.Client
-	switch info.API {
+	switch api {
 	case provider.Messages:
 		c = anthropic.New(e)
 	case provider.ChatCompletions:
 		c = openai.New(e)
+	case provider.Responses:
+		c = openai.NewResponses(e)
+	case provider.GenerateContent:
+		if c, err = gemini.New(e); err != nil {
+			return nil, m, err
+		}
+	default:
+		return nil, m, fmt.Errorf("provider %s: no adapter for its API", m.Provider)
 	}
 	cat := cfg.Catalog
 	if cat == nil {
@@ -142,6 +165,24 @@ func idleTimeout(d time.Duration, getenv func(string) string) (time.Duration, er
 		return -1, nil
 	}
 	return d, nil
+}
+
+// openAIAPI is the API of the provider, with the setting of openai/…
+// applied.
+func openAIAPI(info provider.ProviderInfo, set string, getenv func(string) string) (provider.API, error) {
+	if info.API != provider.Responses {
+		return info.API, nil
+	}
+	if set == "" {
+		set = getenv(OpenAIAPIVar)
+	}
+	switch set {
+	case "", "responses":
+		return provider.Responses, nil
+	case "chat", "chat-completions", "chat_completions":
+		return provider.ChatCompletions, nil
+	}
+	return 0, fmt.Errorf("OpenAI API %q is none of responses or chat (set by %s or the openaiApi setting)", set, OpenAIAPIVar)
 }
 
 // Opener returns [Open] with cfg, for a program to hand to what runs its

@@ -1,8 +1,10 @@
-// Package openai is the adapter of OpenAI's Chat Completions API, which
-// every OpenAI-compatible server speaks (Ollama, vLLM, LM Studio,
-// OpenRouter, llama.cpp's server): a provider.Client over the official
-// openai-go, and the conversions between the neutral conversation and the
-// SDK's parameters. It is the only package of the module that imports
+// Package openai holds the adapters of OpenAI's two APIs, each a
+// provider.Client over the official openai-go with the conversions
+// between the neutral conversation and the SDK's parameters: the
+// Responses API ([NewResponses]), which OpenAI's reasoning models are
+// served best through, and Chat Completions ([New]), which every
+// OpenAI-compatible server speaks (Ollama, vLLM, LM Studio, OpenRouter,
+// llama.cpp's server). It is the only package of the module that imports
 // that SDK.
 //
 // The client makes no retries of its own (the SDK's are turned off):
