@@ -33,6 +33,8 @@ const (
 	ContextBuild                   // context:build
 	CompactBuild                   // compact:build
 	CompactBefore                  // compact:before (gate-bearing)
+	SubagentStart                  // subagent:start
+	SubagentStop                   // subagent:stop
 
 	// eventEnd is one past the last Event: keep it last, so that
 	// TestEveryEventNamed, which loops up to it, sees every new one.
@@ -42,7 +44,8 @@ const (
 // Events returns every event in declaration order; each call returns a new slice.
 func Events() []Event {
 	return []Event{SessionStart, SessionEnd, TurnStart, TurnEnd, ToolBefore, ToolAfter,
-		ChatParams, ChatMessage, ShellEnv, InputSubmit, ContextBuild, CompactBuild, CompactBefore}
+		ChatParams, ChatMessage, ShellEnv, InputSubmit, ContextBuild, CompactBuild, CompactBefore,
+		SubagentStart, SubagentStop}
 }
 
 // String returns the wire name, such as "tool:before".
@@ -74,6 +77,10 @@ func (e Event) String() string {
 		return "compact:build"
 	case CompactBefore:
 		return "compact:before"
+	case SubagentStart:
+		return "subagent:start"
+	case SubagentStop:
+		return "subagent:stop"
 	}
 	return fmt.Sprintf("Event(%d)", uint8(e))
 }
@@ -158,13 +165,20 @@ type ContextPayload struct{ Messages json.RawMessage }
 // CompactPayload is the payload of compact:build and compact:before.
 type CompactPayload struct{ Reason string }
 
-// LifecyclePayload is the payload of session:* and turn:* events.
-// Stopping is set on the turn:end of a turn in which the model answered
-// without calling a tool: the agent stops there unless a handler sends a
-// message (the send_message handle), which the agent then answers.
+// LifecyclePayload is the payload of session:*, turn:* and subagent:*
+// events. Stopping is set on the turn:end of a turn in which the model
+// answered without calling a tool: the agent stops there unless a handler
+// sends a message (the send_message handle), which the agent then
+// answers. Agent names the subagent profile whose conversation it is
+// ("" for the main agent): the turn events of a subagent carry it, and
+// subagent:start and subagent:stop fire in the parent's session with the
+// subagent's transcript id (AgentID, "" when it keeps none) and file.
 type LifecyclePayload struct {
-	Session  string
-	Stopping bool
+	Session        string
+	Stopping       bool
+	Agent          string
+	AgentID        string
+	TranscriptPath string
 }
 
 func (p ToolPayload) clone() Payload {
@@ -195,7 +209,7 @@ func cloneResult(r tool.Result) tool.Result {
 // Accepts reports whether p has the payload type of e's group.
 func (e Event) Accepts(p Payload) bool {
 	switch e {
-	case SessionStart, SessionEnd, TurnStart, TurnEnd:
+	case SessionStart, SessionEnd, TurnStart, TurnEnd, SubagentStart, SubagentStop:
 		_, ok := p.(LifecyclePayload)
 		return ok
 	case ToolBefore, ToolAfter:

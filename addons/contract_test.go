@@ -8,9 +8,10 @@ import (
 
 func TestEventsWireNames(t *testing.T) {
 	want := []string{"session:start", "session:end", "turn:start", "turn:end", "tool:before", "tool:after",
-		"chat:params", "chat:message", "shell:env", "input:submit", "context:build", "compact:build", "compact:before"}
-	if len(Events()) != 13 {
-		t.Fatalf("%d events, want the 13 of the contract", len(Events()))
+		"chat:params", "chat:message", "shell:env", "input:submit", "context:build", "compact:build", "compact:before",
+		"subagent:start", "subagent:stop"}
+	if len(Events()) != 15 {
+		t.Fatalf("%d events, want the 15 of the contract", len(Events()))
 	}
 	for i, e := range Events() {
 		if e.String() != want[i] {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/indusagi/induscode/addons"
+	"github.com/indusagi/induscode/agents"
 	"github.com/indusagi/induscode/conductor/toolrun"
 	"github.com/indusagi/induscode/provider"
 	"github.com/indusagi/induscode/provider/facts"
@@ -83,6 +84,18 @@ type Options struct {
 	// from their goroutines. Nil means no one can be asked: the call is
 	// refused with a result that says how to allow it.
 	Ask func(ctx context.Context, q Question) Answer
+	// Agents are subagent profiles given in code (the Agent SDK's agents
+	// option), for the task card's roster ahead of the workspace's own
+	// (.indus/agents, .claude/agents); a name given here wins. Check each
+	// with Profile.Check first.
+	Agents []agents.Profile
+	// ParallelSubagents bounds the subagents that run at once; 0 means
+	// DefaultParallelSubagents.
+	ParallelSubagents int
+
+	// sub, set on a subagent's conversation, is what it knows of its
+	// profile (see subagent.go).
+	sub *subagentOf
 }
 
 // Question is a call that needs the user's permission.
@@ -95,6 +108,8 @@ type Question struct {
 	// ToolUseID is the id of the model's tool use ("" when the call is
 	// not one of the message's, as for a subagent's own call).
 	ToolUseID string
+	// Agent names the subagent whose call it is ("" for the main agent).
+	Agent string
 }
 
 // Answer is the user's answer to a [Question].
@@ -173,6 +188,13 @@ type Conductor struct {
 	compactOff bool
 	usage      provider.Usage
 	cost       float64
+
+	// subagents runs the task card in process (nil when the host wired
+	// another runner, and in a subagent); emitMu hands events to
+	// OnEvent one at a time, since subagents emit from their calls'
+	// goroutines.
+	subagents *subagents
+	emitMu    sync.Mutex
 }
 
 // Open opens the session and the conversation (new, resumed or
@@ -209,6 +231,12 @@ func Open(ctx context.Context, o Options) (*Conductor, error) {
 	}
 	so := o.Session
 	so.Handles = addons.Handles{SendMessage: c.SendMessage, SetModel: c.SetModel, SetThinking: c.SetThinking}
+	if so.Framework.Delegate == nil && o.sub == nil {
+		// The task card runs subagents in this process, unless the host
+		// wired a runner of its own (INDUSR_DELEGATE's command).
+		c.subagents = newSubagents(c, so.Dir, o.Agents)
+		so.Framework.Delegate = c.subagents
+	}
 	c.openSkills(&so)
 	if c.sess, err = session.Open(ctx, so); err != nil {
 		return nil, err
@@ -268,6 +296,12 @@ func (c *Conductor) openTranscript() error {
 // adds its changes to that node, so a rewind of the parent's prompt
 // undoes the child's work too. The caller closes the child.
 func (c *Conductor) Child(ctx context.Context, o Options) (*Conductor, error) {
+	return Open(ctx, c.childOptions(o))
+}
+
+// childOptions fills what o leaves unset from c, as [Conductor.Child]
+// says.
+func (c *Conductor) childOptions(o Options) Options {
 	p := c.opts
 	if o.Session.Dir == "" {
 		so := p.Session
@@ -303,7 +337,10 @@ func (c *Conductor) Child(ctx context.Context, o Options) (*Conductor, error) {
 	if o.Resume == "" {
 		o.Ephemeral = true
 	}
-	return Open(ctx, o)
+	if o.Agents == nil {
+		o.Agents = p.Agents
+	}
+	return o
 }
 
 // sharedClient is the client of c's model, for a child of the same model.
@@ -343,7 +380,7 @@ func (c *Conductor) Mode() PermissionMode {
 func (c *Conductor) Tools() []provider.ToolDef {
 	var out []provider.ToolDef
 	for _, d := range toolrun.Defs(c.sess.Box().Specs()) {
-		if !c.perm.removes(d.Name) {
+		if !c.perm.removes(d.Name) && c.offers(d.Name) {
 			out = append(out, d)
 		}
 	}
@@ -399,6 +436,8 @@ func (c *Conductor) SetThinking(_ context.Context, level string) error {
 
 func (c *Conductor) emit(e Event) {
 	if c.opts.OnEvent != nil {
+		c.emitMu.Lock()
+		defer c.emitMu.Unlock()
 		c.opts.OnEvent(e)
 	}
 }

@@ -61,8 +61,31 @@
 //     another deck (an agent profile's tool list or deck.Profile), its
 //     own briefing ([Options.AppendSystem] carries the profile's prompt)
 //     and events, sharing the parent's workspace, model client and
-//     permissions. A tool that runs one (the task card in process) calls
-//     Run on the child under its own call's context, so the child's
-//     changes join the parent prompt's checkpoint node and a cancelled
-//     parent cancels the child.
+//     permissions. A tool that runs one calls Run on the child under its
+//     own call's context, so the child's changes join the parent prompt's
+//     checkpoint node and a cancelled parent cancels the child.
+//
+// # Subagents
+//
+// Unless the host wires a delegate runner of its own (deck.Framework's
+// Delegate, such as INDUSR_DELEGATE's command), the task card runs in
+// process: each call is a child conversation of an agent profile (package
+// agents: .indus/agents, .claude/agents, and [Options.Agents] given in
+// code, with [GeneralPurpose] first). The child gets the profile's prompt
+// after its briefing, its model (else the parent's), only the tools its
+// profile names (by our name, Claude Code's, or a glob; never the task
+// card, and never a tool the parent lacks), its own files-read state and
+// checklist, the parent's approvals, addons, sandbox and rules, the
+// parent's permission mode or the profile's when stricter, and a turn
+// limit ([DefaultSubagentTurns]). The task calls of one message run
+// together, at most [Options.ParallelSubagents] at once; writes of two
+// subagents to one file keep the read-before-edit rule, since each has
+// its own files-read state. The result is the child's answer, the files
+// it changed and its transcript id; the child's transcript header names
+// the parent's conversation and call. subagent:start and subagent:stop
+// fire in the parent's session (SubagentStart and SubagentStop hooks),
+// the child's turn events carry its agent name, and its events reach
+// [Options.OnEvent] as [SubagentEvent] values marked with the parent's
+// tool use id, between [SubagentStarted] and [SubagentStopped];
+// [Result.Subagents] counts them.
 package conductor

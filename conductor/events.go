@@ -49,6 +49,30 @@ type Compacted struct {
 // conversation: a refused input, a plan saved, a model switched.
 type Notice struct{ Text string }
 
+// SubagentStarted says the task call ToolUseID started a subagent of
+// profile Agent; AgentID is its transcript id ("" when it keeps none).
+type SubagentStarted struct {
+	ToolUseID, Agent, AgentID string
+	Objective                 string
+}
+
+// SubagentEvent is an event of a subagent's conversation (its turns,
+// messages and tool results), marked with the parent's task call that
+// runs it. It comes from that call's goroutine; the conductor hands
+// events to Options.OnEvent one at a time.
+type SubagentEvent struct {
+	ToolUseID, Agent string
+	Event            Event
+}
+
+// SubagentStopped says the subagent of the task call ToolUseID ended:
+// its result, and the files it changed.
+type SubagentStopped struct {
+	ToolUseID, Agent, AgentID string
+	Result                    *Result
+	Files                     []string
+}
+
 func (Started) event()          {}
 func (TurnStarted) event()      {}
 func (Delta) event()            {}
@@ -57,3 +81,6 @@ func (ToolResults) event()      {}
 func (TurnEnded) event()        {}
 func (Compacted) event()        {}
 func (Notice) event()           {}
+func (SubagentStarted) event()  {}
+func (SubagentEvent) event()    {}
+func (SubagentStopped) event()  {}

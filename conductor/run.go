@@ -44,7 +44,10 @@ type Result struct {
 	Cost  float64
 	// Node is the checkpoint node of everything the run's tools changed.
 	Node string
-	Err  error
+	// Subagents counts the subagents the run's task calls ran; their
+	// usage and cost are not in Usage and Cost.
+	Subagents SubagentStats
+	Err       error
 }
 
 // Run takes one user prompt to its answer. The error is for the machine
@@ -63,6 +66,9 @@ func (c *Conductor) Run(ctx context.Context, prompt string) (*Result, error) {
 	}
 	done := func(sub Subtype, text string, err error) (*Result, error) {
 		res.Subtype, res.Text, res.Err = sub, text, err
+		if c.subagents != nil {
+			res.Subagents = c.subagents.take()
+		}
 		res.IsError = sub != Success
 		res.Duration = time.Since(start)
 		return res, nil
@@ -132,7 +138,7 @@ func (c *Conductor) Run(ctx context.Context, prompt string) (*Result, error) {
 // message when the model called no tool.
 func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.Message) (*provider.Message, error) {
 	n := res.Turns
-	c.dispatch(ctx, addons.TurnStart, addons.LifecyclePayload{Session: c.SessionID()})
+	c.dispatch(ctx, addons.TurnStart, addons.LifecyclePayload{Session: c.SessionID(), Agent: c.agentName()})
 	c.emit(TurnStarted{N: n})
 	c.takePending(unsaved)
 	req, model, resp, err := c.call(ctx, unsaved)
@@ -156,8 +162,9 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 		c.mu.Lock()
 		c.asks = newAskOrder(uses)
 		c.mu.Unlock()
-		results := toolrun.Run(ctx, permitted{c}, uses, toolrun.Options{Check: c.check})
+		results := toolrun.Run(ctx, permitted{c}, uses, toolrun.Options{Check: c.check, Together: c.runsTogether})
 		c.afterTools(ctx, uses, results)
+		c.noteChanges(uses, results)
 		c.noteSkillUses(uses, results)
 		tm := provider.Message{Role: provider.User, Blocks: results}
 		c.messages = append(c.messages, tm)
@@ -169,7 +176,7 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 	}
 	*unsaved = nil
 	answered := len(uses) == 0 && resp.Stop != provider.StopMaxTokens && resp.Stop != provider.StopPauseTurn
-	c.dispatch(ctx, addons.TurnEnd, addons.LifecyclePayload{Session: c.SessionID(), Stopping: answered})
+	c.dispatch(ctx, addons.TurnEnd, addons.LifecyclePayload{Session: c.SessionID(), Stopping: answered, Agent: c.agentName()})
 	c.emit(TurnEnded{N: n})
 	switch {
 	case len(uses) > 0:
@@ -338,8 +345,11 @@ func (c *Conductor) open(id string) (provider.Client, provider.ModelID, error) {
 // check is asked before each known tool runs: a deny rule or plan mode
 // refuses the call here; the permission a call needs is for [permitted].
 func (c *Conductor) check(call toolrun.Call) string {
+	if why := c.outsideDeck(call.Use.Name); why != "" {
+		return why
+	}
 	perm, planning := c.permState()
-	refuse, _ := perm.refusal(call.Use.Name, call.Tool.Spec().ReadOnly, call.Use.Input, planning)
+	refuse, _ := perm.refusal(call.Use.Name, c.needsNoPermission(call.Use.Name, call.Tool), call.Use.Input, planning)
 	return refuse
 }
 
@@ -392,7 +402,7 @@ func (p permitted) Run(ctx context.Context, name string, input json.RawMessage) 
 		return box.Run(ctx, name, input)
 	}
 	perm, planning := p.c.permState()
-	_, why := perm.refusal(name, t.Spec().ReadOnly, input, planning)
+	_, why := perm.refusal(name, p.c.needsNoPermission(name, t), input, planning)
 	if why == "" {
 		return box.Run(ctx, name, input)
 	}

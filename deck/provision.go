@@ -41,7 +41,10 @@ func Provision(p Profile, setup Setup) (*Deck, error) {
 			t = lsp.Diagnose(t)
 		}
 		t = refreshIndex(t, setup.Framework.SearchIndex)
-		d.tools = append(d.tools, watch(checkpoint.Wrap(t, setup.Framework.Checkpoints), setup.Framework.log(), c.Cancellable))
+		// A card may know at build time that it stops with its context
+		// (the task card over a runner that says so).
+		tc, stops := t.(tool.Cancellable)
+		d.tools = append(d.tools, watch(checkpoint.Wrap(t, setup.Framework.Checkpoints), setup.Framework.log(), c.Cancellable || stops && tc.Cancellable()))
 	}
 	if servers != nil {
 		lsp.Use(d.env, lsp.NewManager(setup.Dir, *servers))

@@ -130,45 +130,46 @@ func lastNewline(f *os.File, size int64) (int64, error) {
 
 // lastSigned reads only the first and the last whole line of the
 // conversation id at path and returns the last one's time when both are
-// the conversation's and signed with key.
-func lastSigned(key []byte, id, path string) (time.Time, error) {
+// the conversation's and signed with key, and whether the header links it
+// to a parent's (a subagent's conversation).
+func lastSigned(key []byte, id, path string) (last time.Time, child bool, err error) {
 	f, err := workspace.Open(path)
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, false, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, false, err
 	}
 	end, err := lastNewline(f, fi.Size())
 	if err != nil || end == 0 {
-		return time.Time{}, fmt.Errorf("%s holds no whole line", path)
+		return time.Time{}, false, fmt.Errorf("%s holds no whole line", path)
 	}
 	// A header is a few hundred bytes; one that does not fit the buffer
 	// is not one indusr wrote.
 	head, err := bufio.NewReaderSize(io.NewSectionReader(f, 0, end), 64<<10).ReadSlice('\n')
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%s: first line: %v", path, err)
+		return time.Time{}, false, fmt.Errorf("%s: first line: %v", path, err)
 	}
 	var h Line
 	if json.Unmarshal(head[:len(head)-1], &h) != nil || h.Kind != Header || h.ID != id || !verified(key, id, head[:len(head)-1]) {
-		return time.Time{}, fmt.Errorf("%s does not begin with a signed header", path)
+		return time.Time{}, false, fmt.Errorf("%s does not begin with a signed header", path)
 	}
 	start, err := lastNewline(f, end-1)
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, false, err
 	}
 	if end-1-start > maxLine {
-		return time.Time{}, fmt.Errorf("%s: the last line is too long", path)
+		return time.Time{}, false, fmt.Errorf("%s: the last line is too long", path)
 	}
-	last := make([]byte, end-1-start)
-	if _, err := f.ReadAt(last, start); err != nil {
-		return time.Time{}, err
+	tail := make([]byte, end-1-start)
+	if _, err := f.ReadAt(tail, start); err != nil {
+		return time.Time{}, false, err
 	}
 	var l Line
-	if json.Unmarshal(last, &l) != nil || !verified(key, id, last) {
-		return time.Time{}, fmt.Errorf("%s: the last line is not signed by your indusr", path)
+	if json.Unmarshal(tail, &l) != nil || !verified(key, id, tail) {
+		return time.Time{}, false, fmt.Errorf("%s: the last line is not signed by your indusr", path)
 	}
-	return l.Time, nil
+	return l.Time, h.Parent != nil, nil
 }

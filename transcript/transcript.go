@@ -58,9 +58,19 @@ type Line struct {
 	Usage   *provider.Usage   `json:"usage,omitempty"`
 	Cost    float64           `json:"cost_usd,omitempty"`
 	Text    string            `json:"text,omitempty"` // summary
+	// Parent (header) links a subagent's conversation to the call of its
+	// parent's that ran it.
+	Parent *Parent `json:"parent,omitempty"`
 	// MAC is the line's signature as read; Append writes it, whatever
 	// the caller set.
 	MAC string `json:"mac,omitempty"`
+}
+
+// Parent is the link from a subagent's conversation to its parent's.
+type Parent struct {
+	ID        string `json:"id"`          // the parent's transcript id
+	ToolUseID string `json:"tool_use_id"` // the parent's call that ran the subagent
+	Agent     string `json:"agent"`       // the subagent's profile
 }
 
 // Transcript is one conversation's file, open for appending. It is safe
@@ -157,10 +167,13 @@ func Latest(dir string) (*Transcript, []Line, error) {
 		if !ok || !ValidID(id) {
 			continue
 		}
-		last, err := lastSigned(key, id, file(dir, id))
+		last, child, err := lastSigned(key, id, file(dir, id))
 		if err != nil {
 			others++
 			continue
+		}
+		if child {
+			continue // a subagent's conversation is its parent's part
 		}
 		if c := last.Compare(bestTime); c > 0 || (c == 0 && id > best) {
 			best, bestTime = id, last
@@ -178,6 +191,20 @@ func Latest(dir string) (*Transcript, []Line, error) {
 
 // ID is the conversation's id.
 func (t *Transcript) ID() string { return t.id }
+
+// Path is the conversation's file.
+func (t *Transcript) Path() string { return t.path }
+
+// SetParent links a new conversation to its parent's: the header, written
+// with the first append, names p. The latest conversation ([Latest])
+// is never a linked one.
+func (t *Transcript) SetParent(p Parent) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.header != nil {
+		t.header.Parent = &p
+	}
+}
 
 // Append signs lines and writes them at the end of the file as one write,
 // then fsyncs it: the unit of durability. A last line cut short by a

@@ -33,6 +33,12 @@ type Input struct {
 	// StopHookActive (Stop) is true when the agent is already going on
 	// because a Stop hook asked it to, so a hook can avoid a loop.
 	StopHookActive *bool `json:"stop_hook_active,omitempty"`
+	// AgentID and AgentType (SubagentStart, SubagentStop) are the
+	// subagent's transcript id and its profile's name;
+	// AgentTranscriptPath (SubagentStop) is its transcript's file.
+	AgentID             string `json:"agent_id,omitempty"`
+	AgentType           string `json:"agent_type,omitempty"`
+	AgentTranscriptPath string `json:"agent_transcript_path,omitempty"`
 }
 
 // Output is the JSON reply a hook may print on stdout when it exits 0.

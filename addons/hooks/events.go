@@ -30,6 +30,11 @@ func (s *Set) Register(api addons.API) {
 			api.On(e, addons.Observer(s.observer(e, api.Handles())))
 		}
 	}
+	for _, e := range []addons.Event{addons.SubagentStart, addons.SubagentStop} {
+		if s.has(e) {
+			api.On(e, addons.Observer(s.atSubagent(e)))
+		}
+	}
 	if s.has(addons.TurnEnd) {
 		api.On(addons.TurnEnd, addons.Observer(s.atStop(api.Handles())))
 	}
@@ -299,6 +304,29 @@ func (s *Set) observer(e addons.Event, h *addons.Handles) func(context.Context, 
 	}
 }
 
+// atSubagent runs the SubagentStart or SubagentStop hooks with the
+// subagent's id, type and (at its stop) transcript. They observe: the
+// subagent has started, or has answered, whatever they reply.
+func (s *Set) atSubagent(e addons.Event) func(context.Context, addons.Payload) {
+	return func(ctx context.Context, p addons.Payload) {
+		lp, _ := p.(addons.LifecyclePayload)
+		in := s.input()
+		in.AgentID, in.AgentType = lp.AgentID, lp.Agent
+		if e == addons.SubagentStop {
+			inactive := false
+			in.StopHookActive, in.AgentTranscriptPath = &inactive, lp.TranscriptPath
+		}
+		for _, r := range s.runAll(ctx, s.selectHooks(e, ""), in) {
+			if s.failed(r) {
+				continue
+			}
+			if r.code == 2 {
+				s.report(r.hook, "exited 2 (a subagent hook blocks nothing): %s", blockReason(r))
+			}
+		}
+	}
+}
+
 // send hands text to the model through the send_message handle.
 func (s *Set) send(ctx context.Context, h *addons.Handles, hook *Hook, text string) {
 	if h == nil || h.SendMessage == nil {
@@ -318,7 +346,8 @@ func (s *Set) send(ctx context.Context, h *addons.Handles, hook *Hook, text stri
 func (s *Set) atStop(h *addons.Handles) func(context.Context, addons.Payload) {
 	return func(ctx context.Context, p addons.Payload) {
 		lp, ok := p.(addons.LifecyclePayload)
-		if !ok || !lp.Stopping {
+		if !ok || !lp.Stopping || lp.Agent != "" {
+			// A subagent's stop is SubagentStop's, fired in the parent.
 			return
 		}
 		in := s.input()

@@ -40,8 +40,10 @@ const MaxHookTimeout = 600
 
 // hookEvents are the events a hook may name, Claude Code's names first,
 // each with the event it runs at. Stop runs at the turn:end where the
-// agent stops (LifecyclePayload.Stopping). Claude Code's other events
-// (SubagentStop, Notification, ...) have no counterpart here yet.
+// main agent stops (LifecyclePayload.Stopping); SubagentStart and
+// SubagentStop at the start and end of a subagent (the task card run in
+// process). Claude Code's other events (Notification, ...) have no
+// counterpart here yet.
 var hookEvents = []struct {
 	claude string
 	event  addons.Event
@@ -53,6 +55,8 @@ var hookEvents = []struct {
 	{"UserPromptSubmit", addons.InputSubmit},
 	{"PreCompact", addons.CompactBefore},
 	{"Stop", addons.TurnEnd},
+	{"SubagentStart", addons.SubagentStart},
+	{"SubagentStop", addons.SubagentStop},
 }
 
 // HookEvent returns the event a hook's event name runs at and its Claude

@@ -253,8 +253,11 @@ type (
 		Result *tool.Result    `json:"result,omitempty"`
 	}
 	wireLifecycle struct {
-		Session  string `json:"session"`
-		Stopping bool   `json:"stopping,omitempty"`
+		Session        string `json:"session"`
+		Stopping       bool   `json:"stopping,omitempty"`
+		Agent          string `json:"agent,omitempty"`
+		AgentID        string `json:"agentId,omitempty"`
+		TranscriptPath string `json:"transcriptPath,omitempty"`
 	}
 	wireChat struct {
 		Params json.RawMessage `json:"params"`
@@ -296,7 +299,7 @@ func encodePayload(p addons.Payload) (json.RawMessage, error) {
 		}
 		v = wireTool{Tool: p.Name, Args: args, Result: p.Result}
 	case addons.LifecyclePayload:
-		v = wireLifecycle{Session: p.Session, Stopping: p.Stopping}
+		v = wireLifecycle{Session: p.Session, Stopping: p.Stopping, Agent: p.Agent, AgentID: p.AgentID, TranscriptPath: p.TranscriptPath}
 	case addons.ChatPayload:
 		v = wireChat{Params: nullable(p.Params)}
 	case addons.MessagePayload:
@@ -334,12 +337,12 @@ func decodePayload(e addons.Event, raw json.RawMessage) (addons.Payload, error) 
 			return bad(fmt.Errorf("args must be a JSON object"))
 		}
 		return addons.ToolPayload{Name: w.Tool, Args: w.Args, Result: w.Result}, nil
-	case addons.SessionStart, addons.SessionEnd, addons.TurnStart, addons.TurnEnd:
+	case addons.SessionStart, addons.SessionEnd, addons.TurnStart, addons.TurnEnd, addons.SubagentStart, addons.SubagentStop:
 		var w wireLifecycle
 		if err := json.Unmarshal(raw, &w); err != nil {
 			return bad(err)
 		}
-		return addons.LifecyclePayload{Session: w.Session, Stopping: w.Stopping}, nil
+		return addons.LifecyclePayload{Session: w.Session, Stopping: w.Stopping, Agent: w.Agent, AgentID: w.AgentID, TranscriptPath: w.TranscriptPath}, nil
 	case addons.ChatParams:
 		var w wireChat
 		if err := json.Unmarshal(raw, &w); err != nil {

@@ -120,19 +120,34 @@ type Options struct {
 	Check func(Call) (refuse string)
 	// Serial runs every call one after another.
 	Serial bool
+	// Together, when set, names calls that run beside the read-only
+	// ones though their tool may write: the task card run in process,
+	// whose subagent checks each of its own calls.
+	Together func(Call) bool
+}
+
+// useKey carries the id of the tool use a call answers.
+type useKey struct{}
+
+// UseID is the id of the model's tool use whose call runs under ctx
+// (the tool_use block's id), or "" outside [Run].
+func UseID(ctx context.Context) string {
+	id, _ := ctx.Value(useKey{}).(string)
+	return id
 }
 
 // Run runs the tool uses of one assistant message through run and
 // returns one tool_result block per use, in the uses' order. Read-only
-// tools next to each other run together; a tool that may write waits for
-// every call before it and holds back the ones after, so writes happen
-// in the order the model asked for them.
+// tools next to each other (and those Options.Together names) run
+// together; a tool that may write waits for every call before it and
+// holds back the ones after, so writes happen in the order the model
+// asked for them. Each call's context carries its use's id ([UseID]).
 func Run(ctx context.Context, run Runner, uses []provider.Block, o Options) []provider.Block {
 	out := make([]provider.Block, len(uses))
 	var wg sync.WaitGroup
 	for i, use := range uses {
 		t, known := run.Lookup(use.Name)
-		if !known || o.Serial || !t.Spec().ReadOnly {
+		if !known || o.Serial || !t.Spec().ReadOnly && (o.Together == nil || !o.Together(Call{Use: use, Tool: t})) {
 			wg.Wait()
 			out[i] = runOne(ctx, run, use, t, known, o)
 			continue
@@ -168,7 +183,7 @@ func runOne(ctx context.Context, run Runner, use provider.Block, t tool.Tool, kn
 			return ResultBlock(use, tool.Errorf("%s", why), Refused)
 		}
 	}
-	r := run.Run(ctx, use.Name, input)
+	r := run.Run(context.WithValue(ctx, useKey{}, use.ID), use.Name, input)
 	return ResultBlock(use, r, classify(ctx, r))
 }
 

@@ -25,11 +25,21 @@ type Delegation struct {
 
 // DelegateRunner runs delegations for the task card. Run blocks until the
 // sub-agent finishes or ctx ends, and returns what the sub-agent reported;
-// progress goes to [tool.ReportProgress] on ctx.
+// progress goes to [tool.ReportProgress] on ctx. A runner whose Run
+// returns only once its sub-agent has stopped, and at once when ctx ends,
+// may say so with a method Cancellable() bool that returns true: the
+// card is then a [tool.Cancellable], and a cancelled call returns when
+// the sub-agent has stopped rather than leaving it to stop behind it.
 type DelegateRunner interface {
 	Agents() []Agent
 	Run(ctx context.Context, d Delegation) (string, error)
 }
+
+// cancellableTask is the task card over a runner that stops with its
+// context.
+type cancellableTask struct{ tool.Tool }
+
+func (cancellableTask) Cancellable() bool { return true }
 
 type taskInput struct {
 	Objective string `json:"objective" jsonschema:"What the sub-agent must achieve, stated so that someone without your context can do it."`
@@ -56,7 +66,7 @@ func Task(runner DelegateRunner) tool.Tool {
 	} else {
 		desc += " No delegate runner is configured in this session, so calls fail until the host wires one."
 	}
-	return tool.Must(tool.New(tool.Spec{Name: "task", Label: "Delegate task", Description: desc},
+	card := tool.Must(tool.New(tool.Spec{Name: "task", Label: "Delegate task", Description: desc},
 		func(ctx context.Context, in taskInput, env *tool.Env) tool.Result {
 			if runner == nil {
 				return notConfigured("task", "delegate runner",
@@ -89,6 +99,10 @@ func Task(runner DelegateRunner) tool.Tool {
 			}
 			return tool.Text(out)
 		}))
+	if c, ok := runner.(interface{ Cancellable() bool }); ok && c.Cancellable() {
+		return cancellableTask{card}
+	}
+	return card
 }
 
 func hasAgent(roster []Agent, name string) bool {
