@@ -31,6 +31,12 @@ type Config struct {
 	// Read returns a resource's text for a prompt that names it; nil
 	// leaves @server:uri as typed.
 	Read func(ctx context.Context, server, uri string) (string, error)
+	// NoColor draws the input without colour or faint text, for NO_COLOR
+	// and dumb terminals (bold and reverse remain).
+	NoColor bool
+	// RealCursor leaves the cursor to the terminal: the program places it
+	// where Cursor says. Otherwise the input draws its own.
+	RealCursor bool
 }
 
 // SubmitMsg is a prompt the user sent. Typed is what the input showed
@@ -126,6 +132,13 @@ func New(cfg Config) Model {
 	st.Cursor.Blink = false
 	ta.SetStyles(st)
 	m := Model{Styles: DefaultStyles(), ta: ta, cfg: cfg}
+	if cfg.NoColor {
+		m.Styles = Styles{Selected: lipgloss.NewStyle().Bold(true)}
+		var plain textarea.StyleState
+		st.Focused, st.Blurred = plain, plain
+		m.ta.SetStyles(st)
+	}
+	m.ta.SetVirtualCursor(!cfg.RealCursor)
 	m.ta.SetPromptFunc(2, func(info textarea.PromptInfo) string {
 		if info.LineNumber == 0 {
 			return m.Styles.Prompt.Render("> ")
@@ -178,6 +191,16 @@ func (m *Model) Blur() { m.ta.Blur() }
 
 // Focused says whether the input takes keys.
 func (m Model) Focused() bool { return m.ta.Focused() }
+
+// Cursor is where the terminal's cursor goes, relative to the top left
+// of View, when Config.RealCursor is set; nil when the input does not
+// have the keys or shows the history search.
+func (m Model) Cursor() *tea.Cursor {
+	if !m.ta.Focused() || m.search != nil || m.pendingTyped != "" {
+		return nil
+	}
+	return m.ta.Cursor()
+}
 
 // Capturing says that a key the program would otherwise take itself (Esc,
 // Enter, Up, Down) belongs to the input now: a completion menu or the

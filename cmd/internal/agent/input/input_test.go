@@ -349,3 +349,22 @@ func TestNarrowWidthKeepsEveryLineInside(t *testing.T) {
 		}
 	}
 }
+
+func TestNoColorAndTheTerminalsCursor(t *testing.T) {
+	cmds := []Command{{"help", "list the commands"}, {"hooks", "the hooks that run"}}
+	d := drive(t, New(Config{Commands: cmds, NoColor: true, RealCursor: true}))
+	d.typ("/h")
+	view := d.m.View()
+	for _, sgr := range []string{"\x1b[3", "\x1b[9", "\x1b[2m", ";3", "38;"} {
+		if strings.Contains(view, sgr) {
+			t.Errorf("NO_COLOR view holds a colour or faint sequence %q: %q", sgr, view)
+		}
+	}
+	if c := d.m.Cursor(); c == nil || c.Position.X != 4 || c.Position.Y != 0 {
+		t.Errorf("cursor %+v, want column 4 of row 0 (after \"> /h\")", c)
+	}
+	d.m.Blur()
+	if d.m.Cursor() != nil {
+		t.Error("a blurred input places the cursor")
+	}
+}
