@@ -248,7 +248,7 @@ var errInterrupted = errors.New("interrupted by the app")
 func (h *host) open(ctx context.Context, init *initRequest) error {
 	o := h.cfg.Options
 	h.initialModel = o.Model
-	lw := &lineWriter{w: h.wire}
+	lw := &lineWriter{w: h.wire, patch: h.patchResult}
 	h.out = h.cfg.NewPrinter(lw)
 	if init != nil {
 		if err := h.applyInit(ctx, init, &o); err != nil {
@@ -264,7 +264,6 @@ func (h *host) open(ctx context.Context, init *initRequest) error {
 			return err
 		}
 		h.structured = t
-		lw.patch = t.patch
 		o.Session.Extra = append(o.Session.Extra, t)
 		o.AppendSystem = strings.TrimSpace(o.AppendSystem + "\n\n" + structuredBrief)
 	}

@@ -89,27 +89,12 @@ func (t *structuredTool) answer() json.RawMessage {
 	return t.value
 }
 
-// patch adds the structured answer to the printer's result line as
-// structured_output.
-func (t *structuredTool) patch(line []byte) []byte {
-	v := t.answer()
-	if v == nil {
-		return line
+// answerJSON is the structured answer of the running turn, nil when none.
+func (t *structuredTool) answerJSON() json.RawMessage {
+	if t == nil {
+		return nil
 	}
-	var head struct{ Type string }
-	if json.Unmarshal(line, &head) != nil || head.Type != "result" {
-		return line
-	}
-	end := bytes.LastIndexByte(line, '}')
-	if end < 0 {
-		return line
-	}
-	var b bytes.Buffer
-	b.Write(line[:end])
-	b.WriteString(`,"structured_output":`)
-	json.Compact(&b, v)
-	b.Write(line[end:])
-	return b.Bytes()
+	return t.answer()
 }
 
 // requireStructured asks the model for the structured answer when its

@@ -1,0 +1,203 @@
+package streamhost_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/indusagi/induscode/internal/fakemodel"
+)
+
+const model = "anthropic/claude-test"
+
+// Two user messages streamed over one process, the first with an edit:
+// the file changes, each message gets its own result in order, and the
+// second model call sees the whole conversation. The SDK closes stdin as
+// soon as its iterable ends, before either turn ran: indusr finishes both.
+func TestStreamedTurnsWithEdit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "add.sh"), []byte("echo $((1+1))\n"), 0o644)
+	srv := fakemodel.Start(t,
+		fakemodel.Call("read", `{"path":"add.sh"}`),
+		fakemodel.Call("edit", `{"path":"add.sh","old_string":"1+1","new_string":"2+2"}`),
+		fakemodel.Say("add.sh now adds 2+2."),
+		fakemodel.Say("It prints 4."))
+	run := runSDK(t, dir, srv, model, `
+async function* messages() {
+  yield { type: 'user', session_id: '', parent_tool_use_id: null, message: { role: 'user', content: 'make add.sh add 2+2' } };
+  yield { type: 'user', session_id: '', parent_tool_use_id: null, message: { role: 'user', content: [{ type: 'text', text: 'what does it print now?' }] } };
+}
+for await (const m of query({ prompt: messages(), options: { pathToClaudeCodeExecutable: exe, permissionMode: 'acceptEdits' } })) log(m)`)
+	results := run.byType("result")
+	if len(results) != 2 || results[0]["result"] != "add.sh now adds 2+2." || results[1]["result"] != "It prints 4." {
+		t.Fatalf("results = %v", results)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "add.sh")); string(b) != "echo $((2+2))\n" {
+		t.Errorf("add.sh = %q", b)
+	}
+	if !requestHas(srv, 3, "make add.sh add 2+2") || !requestHas(srv, 3, "what does it print now?") {
+		t.Errorf("the second turn's model call does not carry the conversation")
+	}
+	if results[0]["session_id"] != results[1]["session_id"] {
+		t.Errorf("the turns have different sessions: %v, %v", results[0]["session_id"], results[1]["session_id"])
+	}
+}
+
+// canUseTool refuses a bash call: the command does not run, the app saw
+// Claude Code's tool name and arguments, and the model reads the app's
+// message as the call's result.
+func TestCanUseToolDenies(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakemodel.Start(t,
+		fakemodel.Call("bash", `{"command":"touch made.txt"}`),
+		fakemodel.Say("I could not run it."))
+	run := runSDK(t, dir, srv, model, `
+const canUseTool = async (toolName, input) => {
+  log({ asked: toolName, command: input.command });
+  if (toolName === 'Bash') return { behavior: 'deny', message: 'no shell today' };
+  return { behavior: 'allow', updatedInput: input };
+};
+for await (const m of query({ prompt: 'make a file', options: { pathToClaudeCodeExecutable: exe, canUseTool } })) log(m)`)
+	if _, err := os.Stat(filepath.Join(dir, "made.txt")); err == nil {
+		t.Errorf("the refused command ran")
+	}
+	var asked bool
+	for _, l := range run.lines {
+		if l["asked"] == "Bash" && l["command"] == "touch made.txt" {
+			asked = true
+		}
+	}
+	if !asked {
+		t.Errorf("the app was not asked about Bash: %v", run.lines)
+	}
+	if !requestHas(srv, 1, "no shell today") {
+		t.Errorf("the model did not see the refusal: %s", srv.Requests()[1].Body)
+	}
+	if r := run.byType("result"); len(r) != 1 || r[0]["result"] != "I could not run it." {
+		t.Errorf("results = %v", r)
+	}
+}
+
+// canUseTool allows a call with an edited input: the edited command runs.
+func TestCanUseToolEditsInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakemodel.Start(t,
+		fakemodel.Call("bash", `{"command":"touch asked.txt"}`),
+		fakemodel.Say("done"))
+	runSDK(t, dir, srv, model, `
+const canUseTool = async (toolName, input) => ({ behavior: 'allow', updatedInput: { ...input, command: 'touch edited.txt' } });
+for await (const m of query({ prompt: 'make a file', options: { pathToClaudeCodeExecutable: exe, canUseTool } })) log(m)`)
+	if _, err := os.Stat(filepath.Join(dir, "edited.txt")); err != nil {
+		t.Errorf("the edited command did not run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "asked.txt")); err == nil {
+		t.Errorf("the model's command ran instead of the edited one")
+	}
+}
+
+// A PreToolUse hook callback that denies: the call does not run, the hook
+// saw Claude Code's input, and the model reads the hook's reason.
+func TestPreToolUseHookBlocks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakemodel.Start(t,
+		fakemodel.Call("bash", `{"command":"touch made.txt"}`),
+		fakemodel.Say("blocked, as you wish"))
+	run := runSDK(t, dir, srv, model, `
+const block = async (input) => {
+  log({ hook: input.hook_event_name, tool: input.tool_name, command: input.tool_input.command, session: input.session_id });
+  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'the hook says no' } };
+};
+for await (const m of query({ prompt: 'make a file', options: { pathToClaudeCodeExecutable: exe, permissionMode: 'bypassPermissions',
+  hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [block] }] } } })) log(m)`)
+	if _, err := os.Stat(filepath.Join(dir, "made.txt")); err == nil {
+		t.Errorf("the blocked command ran")
+	}
+	results := run.byType("result")
+	var hooked bool
+	for _, l := range run.lines {
+		if l["hook"] == "PreToolUse" && l["tool"] == "Bash" && l["command"] == "touch made.txt" && len(results) == 1 && l["session"] == results[0]["session_id"] {
+			hooked = true
+		}
+	}
+	if !hooked {
+		t.Errorf("the hook did not see the call as Claude Code shows it: %v", run.lines)
+	}
+	if !requestHas(srv, 1, "the hook says no") {
+		t.Errorf("the model did not see the hook's reason: %s", srv.Requests()[1].Body)
+	}
+}
+
+// A tool of an in-process server of the app (createSdkMcpServer) is
+// offered as mcp__NAME__TOOL; the model's call runs in the app and its
+// result reaches the model.
+func TestAppMCPTool(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakemodel.Start(t,
+		fakemodel.Call("mcp__mytools__echo", `{"text":"hi"}`),
+		fakemodel.Say("the tool said ECHO:hi"))
+	run := runSDK(t, dir, srv, model, `
+const echo = tool('echo', 'Echo text back', { text: z.string() }, async ({ text }) => ({ content: [{ type: 'text', text: 'ECHO:' + text }] }));
+const mytools = createSdkMcpServer({ name: 'mytools', version: '1.0.0', tools: [echo] });
+for await (const m of query({ prompt: 'echo hi', options: { pathToClaudeCodeExecutable: exe, mcpServers: { mytools },
+  allowedTools: ['mcp__mytools__echo'] } })) log(m)`)
+	if !strings.Contains(string(srv.Requests()[0].Body), `"mcp__mytools__echo"`) {
+		t.Errorf("the model was not offered mcp__mytools__echo")
+	}
+	if !requestHas(srv, 1, "ECHO:hi") {
+		t.Errorf("the tool's result did not reach the model: %s", srv.Requests()[1].Body)
+	}
+	if r := run.byType("result"); len(r) != 1 || r[0]["subtype"] != "success" {
+		t.Errorf("results = %v", r)
+	}
+}
+
+// resume by session id: a second process continues the first's
+// conversation under the same id.
+func TestResumeBySessionID(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakemodel.Start(t, fakemodel.Say("noted: the word is tangerine"), fakemodel.Say("It was tangerine."))
+	first := runSDK(t, dir, srv, model, `
+for await (const m of query({ prompt: 'remember the word tangerine', options: { pathToClaudeCodeExecutable: exe } })) log(m)`)
+	r := first.byType("result")
+	if len(r) != 1 {
+		t.Fatalf("first results = %v", r)
+	}
+	id, _ := r[0]["session_id"].(string)
+	second := runSDK(t, dir, srv, model, `
+for await (const m of query({ prompt: 'what was the word?', options: { pathToClaudeCodeExecutable: exe, resume: `+jsString(id)+` } })) log(m)`)
+	r2 := second.byType("result")
+	if len(r2) != 1 || r2[0]["session_id"] != id || r2[0]["result"] != "It was tangerine." {
+		t.Fatalf("resumed results = %v (first session %s)", r2, id)
+	}
+	if !requestHas(srv, 1, "remember the word tangerine") {
+		t.Errorf("the resumed conversation lost the first prompt: %s", srv.Requests()[1].Body)
+	}
+}
+
+// outputFormat with a JSON schema: the model answers through the
+// StructuredOutput tool and the result carries structured_output.
+func TestOutputFormatSchema(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakemodel.Start(t,
+		fakemodel.Call("StructuredOutput", `{"answer":4,"unit":"apples"}`),
+		fakemodel.Say("Given."))
+	run := runSDK(t, dir, srv, model, `
+const schema = { type: 'object', properties: { answer: { type: 'number' }, unit: { type: 'string' } }, required: ['answer', 'unit'] };
+for await (const m of query({ prompt: 'two plus two apples?', options: { pathToClaudeCodeExecutable: exe, outputFormat: { type: 'json_schema', schema } } })) log(m)`)
+	r := run.byType("result")
+	if len(r) != 1 {
+		t.Fatalf("results = %v", r)
+	}
+	so, _ := r[0]["structured_output"].(map[string]any)
+	if so["answer"] != 4.0 || so["unit"] != "apples" {
+		t.Errorf("structured_output = %v in %v", r[0]["structured_output"], r[0])
+	}
+}
