@@ -111,3 +111,7 @@ func (c *Conductor) approvePlan(ctx context.Context, input json.RawMessage, path
 	c.mu.Unlock()
 	return approved
 }
+
+// ContextWindow is the window of the model of the next call, in tokens,
+// as compaction counts it (0 when unknown).
+func (c *Conductor) ContextWindow() int64 { return c.window() }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -30,6 +31,11 @@ type Program struct {
 	// arguments, so the process keeps its pid, standard streams and exit
 	// status, and a script sees no difference.
 	Agent Agent
+	// Interactive holds a conversation in the terminal: indusr with no
+	// command and no -p, when standard input and output are a terminal.
+	// Nil (indusr) means exec indusr-agent, as for -p. Its AgentRun has
+	// no Args.
+	Interactive Agent
 }
 
 // Agent runs the agent on a prompt: the program indusr-agent supplies
@@ -110,6 +116,28 @@ func runAgent(cmd *cobra.Command, prog Program, opts *options, p *PrintFlags, ar
 		WorkDir: func() (string, error) { return workDir(opts) },
 		Session: func() session.Options { return sessionOptions(opts, stderr) },
 	})
+}
+
+// runInteractive is indusr alone in a terminal: the program's
+// conversation, or an exec of indusr-agent with the whole command line.
+func runInteractive(cmd *cobra.Command, prog Program, opts *options, p *PrintFlags, all []string) error {
+	if prog.Interactive == nil {
+		return execAgent(all)
+	}
+	stderr := cmd.ErrOrStderr()
+	return prog.Interactive(cmd.Context(), AgentRun{
+		Flags: *p,
+		Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: stderr,
+		WorkDir: func() (string, error) { return workDir(opts) },
+		Session: func() session.Options { return sessionOptions(opts, stderr) },
+	})
+}
+
+// interactive reports whether in and out are a terminal.
+func interactive(in io.Reader, out io.Writer) bool {
+	fi, ok := in.(*os.File)
+	fo, ok2 := out.(*os.File)
+	return ok && ok2 && term.IsTerminal(fi.Fd()) && term.IsTerminal(fo.Fd())
 }
 
 // execAgent runs indusr-agent with the same arguments in this process's

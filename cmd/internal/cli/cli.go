@@ -139,6 +139,9 @@ func newRoot(prog Program, all []string, stdin io.Reader, stdout, stderr io.Writ
 				}
 				return usagef("unknown command %q for \"indusr\" (to give the agent a prompt: indusr -p %q)%s", args[0], strings.Join(args, " "), hint)
 			}
+			if interactive(cmd.InOrStdin(), cmd.OutOrStdout()) {
+				return runInteractive(cmd, prog, &opts, &popts, all)
+			}
 			return cmd.Help()
 		}
 		return runAgent(cmd, prog, &opts, &popts, args, all)

@@ -5,7 +5,10 @@
 // cmd/indusr and cmd/indusagir are thin mains over [Main], which keeps the
 // whole CLI testable in-process. The agent is not here: -p is run by the
 // program's [Agent] (indusr-agent's, through [MainWith]), and in indusr
-// by an exec of indusr-agent, so this package links no model SDK.
+// by an exec of indusr-agent, so this package links no model SDK. So is
+// indusr with no command in a terminal: the program's Interactive agent
+// (indusr-agent's terminal UI) or, in indusr, the same exec; outside a
+// terminal it prints the help.
 //
 // The subcommands (a test keeps this list equal to the command tree):
 //
