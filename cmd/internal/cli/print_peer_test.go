@@ -17,10 +17,10 @@ import (
 // The acceptance run against a model server that is not ours: aimock,
 // an npm mock of the model APIs, replays testdata/aimock-edit-task.json
 // (read, edit, a compaction its usage provokes, bash, answer) over its
-// own Anthropic Messages and OpenAI Chat Completions streams. indusr -p
-// reaches it by ANTHROPIC_BASE_URL and OPENAI_BASE_URL alone, finishes
-// the task, and a process addon that logs every event it hears sees all
-// 13, in the order of the loop.
+// own streams of Anthropic's Messages, OpenAI's Responses and Chat
+// Completions, and Gemini's API. indusr -p reaches it by each provider's
+// base URL variable alone, finishes the task, and a process addon that
+// logs every event it hears sees all 13, in the order of the loop.
 func TestPrintAgainstAimock(t *testing.T) {
 	t.Parallel()
 	node := testpeer.Node22(t)
@@ -31,7 +31,7 @@ func TestPrintAgainstAimock(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := testpeer.Listen(t, exec.Command(node, "-r", testpeer.Loopback(t), server, "-p", "0", "-h", "127.0.0.1", "-f", fixtures))
-	for _, model := range []string{"anthropic/claude-sonnet-4-5", "openai/gpt-5"} {
+	for _, model := range []string{"anthropic/claude-sonnet-4-5", "openai/gpt-5", "openai-chat/gpt-5", "gemini/gemini-2.5-flash"} {
 		t.Run(model, func(t *testing.T) {
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, "greet.txt"), []byte("hello world\n"), 0o644)
@@ -57,7 +57,8 @@ func TestPrintAgainstAimock(t *testing.T) {
 			cmd := exec.Command("indusr", "-C", dir, "--no-mcp", "-p", "change world to there in greet.txt", "--model", model,
 				"--permission-mode", "acceptEdits", "--allowed-tools", "Bash(cat greet.txt)", "--output-format", "stream-json")
 			cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, ".xdg"), "INDUSR_TRUST_HOOKS=1",
-				"ANTHROPIC_BASE_URL=http://"+addr, "ANTHROPIC_API_KEY=x", "OPENAI_BASE_URL=http://"+addr+"/v1", "OPENAI_API_KEY=x")
+				"ANTHROPIC_BASE_URL=http://"+addr, "ANTHROPIC_API_KEY=x", "OPENAI_BASE_URL=http://"+addr+"/v1", "OPENAI_API_KEY=x",
+				"GOOGLE_GEMINI_BASE_URL=http://"+addr, "GEMINI_API_KEY=x")
 			out, err := cmd.Output()
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out)

@@ -23,7 +23,8 @@ func indusrP(t *testing.T, dir string, srv *fakemodel.Server, args ...string) *e
 	cmd.Env = append(os.Environ(),
 		"XDG_CONFIG_HOME="+filepath.Join(dir, ".xdg"),
 		"ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL="+srv.URL,
-		"OPENAI_API_KEY=test", "OPENAI_BASE_URL="+srv.URL+"/v1")
+		"OPENAI_API_KEY=test", "OPENAI_BASE_URL="+srv.URL+"/v1",
+		"GEMINI_API_KEY=test", "GOOGLE_GEMINI_BASE_URL="+srv.URL)
 	return cmd
 }
 
@@ -43,9 +44,11 @@ func listTranscripts(t *testing.T, dir string, srv *fakemodel.Server) []transcri
 }
 
 // A multi-turn edit task (read, edit, bash, answer) through -p against
-// both APIs; stream-json lines carry Claude Code's shapes.
+// every API (Messages, Responses, Chat Completions, Gemini's); stream-json
+// lines carry Claude Code's shapes, and the run's cost is counted from
+// each turn's usage at the catalog's price.
 func TestPrintEditTaskStreamJSON(t *testing.T) {
-	for _, model := range []string{"anthropic/claude-sonnet-4-5", "openai/gpt-5"} {
+	for _, model := range []string{"anthropic/claude-sonnet-4-5", "openai/gpt-5", "openai-chat/gpt-5", "gemini/gemini-2.5-flash"} {
 		t.Run(model, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
@@ -91,6 +94,10 @@ func TestPrintEditTaskStreamJSON(t *testing.T) {
 			}
 			if result["subtype"] != "success" || result["is_error"] != false || result["num_turns"] != float64(4) || result["result"] != "add.sh now prints 4." {
 				t.Errorf("result %v", result)
+			}
+			// Four turns of the fake's default usage (42 in, 17 out).
+			if cost, _ := result["total_cost_usd"].(float64); cost <= 0 {
+				t.Errorf("no cost counted for a priced model: %v", result["total_cost_usd"])
 			}
 			if !strings.Contains(string(srv.Requests()[3].Body), "4") {
 				t.Errorf("bash output missing from the last request")
