@@ -61,6 +61,10 @@ type Reply struct {
 	// message's start when there is none) with the connection left open,
 	// until the client goes away: a server that hangs mid-answer.
 	Stall bool
+	// Cut drops the connection after the first block, as a network
+	// failure or a crashed server does: no closing event, the chunked
+	// body ended short.
+	Cut bool
 }
 
 // Block is one block of a reply.
@@ -354,6 +358,10 @@ func (s *sse) raw(b string) {
 	}
 }
 
+// cut drops the connection mid-answer: the server closes it without
+// ending the chunked body.
+func (s *sse) cut() { panic(http.ErrAbortHandler) }
+
 func (s *sse) hold(ch <-chan struct{}) bool {
 	if ch == nil {
 		return true
@@ -417,7 +425,11 @@ func writeRefusal(w http.ResponseWriter, api string, r *refusal) {
 		fmt.Fprintf(w, `{"type":"error","error":{"type":%q,"message":%s},"request_id":"req_fake"}`, r.typ, m)
 		return
 	}
-	fmt.Fprintf(w, `{"error":{"message":%s,"type":%q,"param":"messages","code":%s}}`, m, r.typ, jsonOrNull(r.code))
+	param := "messages"
+	if api == "responses" {
+		param = "input"
+	}
+	fmt.Fprintf(w, `{"error":{"message":%s,"type":%q,"param":%q,"code":%s}}`, m, r.typ, param, jsonOrNull(r.code))
 }
 
 func jsonOrNull(s string) string {

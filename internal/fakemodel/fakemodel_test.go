@@ -13,10 +13,8 @@ import (
 
 func post(t *testing.T, s *Server, api, body string) (int, string) {
 	t.Helper()
-	path := "/v1/messages"
-	if api == "openai" {
-		path = "/v1/chat/completions"
-	}
+	path := map[string]string{"anthropic": "/v1/messages", "openai": "/v1/chat/completions", "responses": "/v1/responses",
+		"gemini": "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"}[api]
 	resp, err := http.Post(s.URL+path, "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -50,12 +48,25 @@ func TestRefusesWhatTheAPIsRefuse(t *testing.T) {
 		{"thinking changed", "anthropic", `{` + tools + `,"thinking":{"type":"enabled","budget_tokens":1024},"messages":[` + hi + `,{"role":"assistant","content":[{"type":"thinking","thinking":"plan B","signature":"` + sig + `"},{"type":"tool_use","id":"toolu_1","name":"read","input":{}}]},` + result + `]}`, "Invalid `signature`"},
 		{"tool call without its answer", "openai", `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","tool_calls":[{"id":"call_1","type":"function","function":{"name":"read","arguments":"{}"}}]},{"role":"user","content":"go on"}]}`, "did not have response messages: call_1"},
 		{"tool answer without its call", "openai", `{"messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"call_9","content":"x"}]}`, "must be a response to a preceeding message with 'tool_calls'"},
+		{"function call without its output", "responses", `{"input":[{"role":"user","content":"hi"},{"type":"function_call","call_id":"call_1","name":"read","arguments":"{}"},{"role":"user","content":"go on"}]}`, "No tool output found for function call call_1."},
+		{"output without its call", "responses", `{"input":[{"role":"user","content":"hi"},{"type":"function_call_output","call_id":"call_9","output":"x"}]}`, "No tool call found for function call output with call_id call_9."},
+		{"reasoning without its content", "responses", `{"store":false,"input":[{"role":"user","content":"hi"},{"type":"reasoning","id":"rs_1","summary":[]},{"role":"assistant","content":"ok"}]}`, "Items are not persisted when `store` is set to false"},
+		{"reasoning content forged", "responses", `{"input":[{"role":"user","content":"hi"},{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"gAAAAforged"},{"role":"assistant","content":"ok"}]}`, "could not be verified"},
+		{"reasoning last", "responses", `{"input":[{"role":"user","content":"hi"},{"type":"reasoning","id":"rs_1","summary":[],"encrypted_content":"` + encrypted("rs_1") + `"}]}`, "without its required following item"},
+		{"function call unsigned", "gemini", `{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"functionCall":{"name":"read","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"read","response":{"output":"x"}}}]}]}`, "Function call is missing a thought_signature"},
+		{"function responses short", "gemini", `{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"functionCall":{"name":"read","args":{}},"thoughtSignature":"` + thoughtSignature("read") + `"},{"functionCall":{"name":"ls","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"read","response":{"output":"x"}}}]}]}`, "number of function response parts is equal to the number of function call parts"},
+		{"function call after the model", "gemini", `{"contents":[{"role":"user","parts":[{"text":"hi"}]},{"role":"model","parts":[{"text":"ok"}]},{"role":"model","parts":[{"functionCall":{"name":"read","args":{}}}]}]}`, "function call turn comes immediately after a user turn"},
+		{"unknown role", "gemini", `{"contents":[{"role":"assistant","parts":[{"text":"hi"}]}]}`, "Please use a valid role: user, model."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := Start(t, Say("never"))
 			code, body := post(t, s, tt.api, tt.body)
-			if code != 400 || !strings.Contains(body, tt.want) {
-				t.Fatalf("status %d, body %s; want 400 with %q", code, body, tt.want)
+			want := 400
+			if strings.Contains(tt.want, "not persisted") {
+				want = 404 // the service did not find the item
+			}
+			if code != want || !strings.Contains(body, tt.want) {
+				t.Fatalf("status %d, body %s; want %d with %q", code, body, want, tt.want)
 			}
 			if r := s.Refusals(); len(r) != 1 || !strings.Contains(r[0], tt.want) {
 				t.Errorf("refusals %q", r)

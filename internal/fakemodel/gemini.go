@@ -128,12 +128,15 @@ func writeGemini(s *sse, model string, r Reply, n int) {
 			firstEnd = len(events) - 1
 		}
 	}
-	pause := r.StreamError != "" || r.Hold != nil
+	pause := r.StreamError != "" || r.Hold != nil || r.Cut
 	for j, ev := range events {
 		last := j == len(events)-1 && !(pause && j == firstEnd)
 		chunk(ev, last)
 		if j != firstEnd {
 			continue
+		}
+		if r.Cut {
+			s.cut()
 		}
 		if r.StreamError != "" {
 			s.raw(`data: {"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}` + "\r\n\r\n")

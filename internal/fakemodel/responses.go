@@ -111,6 +111,9 @@ func writeResponses(s *sse, body []byte, r Reply, n int) {
 		done = append(done, item)
 		out++
 		if i == 0 {
+			if r.Cut {
+				s.cut()
+			}
 			if r.StreamError != "" {
 				ev.send("error", `"code":"server_error","message":"The server had an error while processing your request. Sorry about that!","param":null`)
 				return

@@ -50,6 +50,9 @@ func writeAnthropic(s *sse, model string, r Reply, n int) {
 		}
 		s.event("content_block_stop", fmt.Sprintf(`{"type":"content_block_stop","index":%d}`, i))
 		if i == 0 {
+			if r.Cut {
+				s.cut()
+			}
 			if r.StreamError != "" {
 				s.event("error", fmt.Sprintf(`{"type":"error","error":{"details":null,"type":%q,"message":"Overloaded"},"request_id":"req_fake"}`, r.StreamError))
 				return
@@ -99,6 +102,9 @@ func writeOpenAI(s *sse, model string, r Reply, n int) {
 			for _, part := range split(b.Text, 16) {
 				chunk(fmt.Sprintf(`{"content":%s}`, js(part)), "null")
 			}
+		}
+		if i == 0 && r.Cut {
+			s.cut()
 		}
 		if i == 0 && !s.hold(r.Hold) {
 			return
