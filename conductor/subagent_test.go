@@ -137,6 +137,8 @@ func TestTaskRunsProfileInProcess(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(got) != "alpha\n" {
 		t.Errorf("a.txt is %q: the reviewer's edit ran", got)
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	if len(childReqs) != 2 {
 		t.Fatalf("the reviewer made %d model calls, want 2", len(childReqs))
 	}
@@ -234,4 +236,60 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Two subagents that read one file and then both edit it keep the
+// read-before-edit rule between them: each has its own files-read state,
+// so the second edit is refused as changed since it was read, and the
+// file holds the first one's change.
+func TestParallelSubagentsKeepReadBeforeEdit(t *testing.T) {
+	dir := t.TempDir()
+	testtree.Write(t, dir, map[string]string{"f.txt": "one\n"})
+	srv := fakemodel.Start(t)
+	firstEdited := make(chan struct{})
+	var once sync.Once
+	var sawMu sync.Mutex
+	var secondSaw string
+	srv.Respond(func(n int, r fakemodel.Request) fakemodel.Reply {
+		w := readWire(t, r)
+		if w.parent() {
+			if w.msgs == 1 {
+				return fakemodel.Call("task", `{"objective":"You are first."}`, "task", `{"objective":"You are second."}`)
+			}
+			return fakemodel.Say("both ran")
+		}
+		first := strings.Contains(w.body, "You are first.")
+		switch w.msgs {
+		case 1:
+			return fakemodel.Call("read", `{"path":"f.txt"}`)
+		case 3:
+			if first {
+				return fakemodel.Call("edit", `{"path":"f.txt","old_string":"one","new_string":"first"}`)
+			}
+			// The second edits only once the first has, having read the
+			// file before.
+			return fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.ToolUse("edit", `{"path":"f.txt","old_string":"one","new_string":"second"}`)}, Hold: firstEdited}
+		}
+		if first {
+			once.Do(func() { close(firstEdited) })
+		} else {
+			sawMu.Lock()
+			secondSaw = w.body
+			sawMu.Unlock()
+		}
+		return fakemodel.Say("done")
+	})
+	c := open(t, dir, srv, conductor.Options{Mode: conductor.AcceptEdits})
+	res, err := c.Run(context.Background(), "two editors")
+	if err != nil || res.IsError {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "f.txt")); string(got) != "first\n" {
+		t.Errorf("f.txt = %q, want the first subagent's change only", got)
+	}
+	sawMu.Lock()
+	defer sawMu.Unlock()
+	if !strings.Contains(secondSaw, "changed since it was read") {
+		t.Errorf("the second subagent's edit was not refused as changed since it was read: %s", secondSaw)
+	}
 }
