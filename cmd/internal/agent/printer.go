@@ -42,8 +42,18 @@ func (p *Printer) line(v any) {
 }
 
 // Event shows one event of the run as it happens.
-func (p *Printer) Event(e conductor.Event) {
+func (p *Printer) Event(e conductor.Event) { p.event(e, nil, "") }
+
+// event shows e; a subagent's messages carry the parent's tool use id
+// (parent, nil for the main agent's) and, in verbose text, its name.
+func (p *Printer) event(e conductor.Event, parent any, agent string) {
+	who := ""
+	if agent != "" {
+		who = "[" + agent + "] "
+	}
 	switch e := e.(type) {
+	case conductor.SubagentEvent:
+		p.event(e.Event, e.ToolUseID, e.Agent)
 	case conductor.Started:
 		p.session = e.SessionID
 		if p.format == "stream-json" {
@@ -56,17 +66,17 @@ func (p *Printer) Event(e conductor.Event) {
 		}
 	case conductor.AssistantMessage:
 		if p.format == "stream-json" {
-			p.line(map[string]any{"type": "assistant", "session_id": p.session, "message": map[string]any{
+			p.line(map[string]any{"type": "assistant", "session_id": p.session, "parent_tool_use_id": parent, "message": map[string]any{
 				"type": "message", "role": "assistant", "model": e.Model, "content": claudeBlocks(e.Message.Blocks),
 				"stop_reason": e.Stop, "usage": e.Usage}})
 		} else if p.verbose {
 			for _, b := range e.Message.ToolUses() {
-				fmt.Fprintf(p.stderr, "→ %s %s\n", b.Name, clip(string(b.Input), 200))
+				fmt.Fprintf(p.stderr, "%s→ %s %s\n", who, b.Name, clip(string(b.Input), 200))
 			}
 		}
 	case conductor.ToolResults:
 		if p.format == "stream-json" {
-			p.line(map[string]any{"type": "user", "session_id": p.session, "message": map[string]any{
+			p.line(map[string]any{"type": "user", "session_id": p.session, "parent_tool_use_id": parent, "message": map[string]any{
 				"role": "user", "content": claudeBlocks(e.Message.Blocks)}})
 		} else if p.verbose {
 			for _, b := range e.Message.Blocks {
@@ -74,7 +84,7 @@ func (p *Printer) Event(e conductor.Event) {
 				if b.IsError {
 					mark = "← error:"
 				}
-				fmt.Fprintf(p.stderr, "%s %s\n", mark, clip(b.Text, 200))
+				fmt.Fprintf(p.stderr, "%s%s %s\n", who, mark, clip(b.Text, 200))
 			}
 		}
 	case conductor.Notice:
@@ -102,6 +112,8 @@ func (p *Printer) Result(r *conductor.Result) {
 		"type": "result", "subtype": r.Subtype, "is_error": r.IsError,
 		"duration_ms": r.Duration.Milliseconds(), "num_turns": r.Turns,
 		"result": r.Text, "session_id": p.session, "total_cost_usd": r.Cost, "usage": r.Usage,
+		"subagent_stats": map[string]any{"runs": r.Subagents.Runs, "failed": r.Subagents.Failed,
+			"num_turns": r.Subagents.Turns, "total_cost_usd": r.Subagents.Cost, "usage": r.Subagents.Usage},
 	})
 }
 
