@@ -65,6 +65,10 @@ type Options struct {
 	Resume    string
 	Continue  bool
 	Ephemeral bool
+	// Fork, with Resume or Continue, goes on in a new transcript that
+	// starts with the old one's conversation, which is left as it was
+	// (the Agent SDK's forkSession).
+	Fork bool
 	// OnEvent receives the run's events on the goroutine of Run; nil
 	// drops them.
 	OnEvent func(Event)
@@ -277,6 +281,9 @@ func (c *Conductor) openTranscript() error {
 		c.tr, lines, err = transcript.Latest(dir)
 	default:
 		c.tr, err = transcript.New(dir, c.model.String())
+	}
+	if err == nil && o.Fork && (o.Resume != "" || o.Continue) {
+		c.tr, err = fork(dir, c.model.String(), lines)
 	}
 	if err != nil {
 		return err

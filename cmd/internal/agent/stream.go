@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -78,8 +77,10 @@ func sdkOptions(f cli.SDKFlags, co *conductor.Options) error {
 	if f.ForkSession && co.Resume == "" && !co.Continue {
 		return cli.Usagef("--fork-session goes with --resume or --continue")
 	}
-	if f.ForkSession {
-		return cli.Usagef("%v", fmt.Errorf("--fork-session is not supported yet"))
+	co.Fork = f.ForkSession
+	if f.FallbackModel != "" && f.FallbackModel == co.Model {
+		return cli.Usagef("--fallback-model %s is the model itself; name another", f.FallbackModel)
 	}
+	co.Open = withFallback(co.Open, f.FallbackModel)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/indusagi/induscode/agents"
 	"github.com/indusagi/induscode/conductor"
 )
 
@@ -25,12 +26,16 @@ type initRequest struct {
 	Skills             []string            `json:"skills"`
 }
 
-// agentDef is one of the app's agents (the SDK's AgentDefinition).
+// agentDef is one of the app's agents (the SDK's AgentDefinition): a
+// subagent profile the task card may delegate to. Tools may be Claude
+// Code's names; Model an alias (sonnet, opus, haiku) or inherit.
 type agentDef struct {
-	Description string   `json:"description"`
-	Prompt      string   `json:"prompt"`
-	Tools       []string `json:"tools"`
-	Model       string   `json:"model"`
+	Description    string   `json:"description"`
+	Prompt         string   `json:"prompt"`
+	Tools          []string `json:"tools"`
+	Model          string   `json:"model"`
+	MaxTurns       int      `json:"maxTurns"`
+	PermissionMode string   `json:"permissionMode"`
 }
 
 // systemText returns the system prompt the app gave, "" for none: an
@@ -60,9 +65,14 @@ func (h *host) applyInit(ctx context.Context, r *initRequest, o *conductor.Optio
 	if len(r.JSONSchema) > 0 && string(r.JSONSchema) != "null" && h.schema == "" {
 		h.schema = string(r.JSONSchema)
 	}
-	if len(r.Agents) > 0 {
-		h.warn("the app's agents (%s) are listed but cannot be delegated to yet: indusr's subagents take their profiles from .indus/agents",
-			strings.Join(sortedKeys(r.Agents), ", "))
+	for _, name := range sortedKeys(r.Agents) {
+		a := r.Agents[name]
+		p := agents.Profile{Name: name, Description: a.Description, Prompt: a.Prompt, Tools: a.Tools,
+			Model: agents.ClaudeModel(a.Model), MaxTurns: a.MaxTurns, PermissionMode: a.PermissionMode}
+		if err := p.Check(); err != nil {
+			return fmt.Errorf("the app's agent %q: %w", name, err)
+		}
+		o.Agents = append(o.Agents, p)
 	}
 	return h.applyHooks(r.Hooks, o)
 }

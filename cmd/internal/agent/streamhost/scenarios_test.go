@@ -162,7 +162,7 @@ for await (const m of query({ prompt: 'echo hi', options: { pathToClaudeCodeExec
 func TestResumeBySessionID(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	srv := fakemodel.Start(t, fakemodel.Say("noted: the word is tangerine"), fakemodel.Say("It was tangerine."))
+	srv := fakemodel.Start(t, fakemodel.Say("noted: the word is tangerine"), fakemodel.Say("It was tangerine."), fakemodel.Say("Still tangerine."))
 	first := runSDK(t, dir, srv, model, `
 for await (const m of query({ prompt: 'remember the word tangerine', options: { pathToClaudeCodeExecutable: exe } })) log(m)`)
 	r := first.byType("result")
@@ -178,6 +178,23 @@ for await (const m of query({ prompt: 'what was the word?', options: { pathToCla
 	}
 	if !requestHas(srv, 1, "remember the word tangerine") {
 		t.Errorf("the resumed conversation lost the first prompt: %s", srv.Requests()[1].Body)
+	}
+
+	// forkSession: the conversation goes on under a new id; the old one
+	// is left as it was.
+	before, _ := os.ReadFile(filepath.Join(dir, ".indusvx", "transcripts", id+".jsonl"))
+	third := runSDK(t, dir, srv, model, `
+for await (const m of query({ prompt: 'and now?', options: { pathToClaudeCodeExecutable: exe, resume: `+jsString(id)+`, forkSession: true } })) log(m)`)
+	r3 := third.byType("result")
+	if len(r3) != 1 || r3[0]["session_id"] == id || r3[0]["result"] != "Still tangerine." {
+		t.Fatalf("forked results = %v (first session %s)", r3, id)
+	}
+	if !requestHas(srv, 2, "remember the word tangerine") || !requestHas(srv, 2, "what was the word?") {
+		t.Errorf("the fork lost the conversation: %s", srv.Requests()[2].Body)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, ".indusvx", "transcripts", id+".jsonl"))
+	if len(before) == 0 || string(before) != string(after) {
+		t.Errorf("the forked-from transcript changed (%d bytes before, %d after)", len(before), len(after))
 	}
 }
 
@@ -199,5 +216,57 @@ for await (const m of query({ prompt: 'two plus two apples?', options: { pathToC
 	so, _ := r[0]["structured_output"].(map[string]any)
 	if so["answer"] != 4.0 || so["unit"] != "apples" {
 		t.Errorf("structured_output = %v in %v", r[0]["structured_output"], r[0])
+	}
+}
+
+// The app's agents option becomes subagent profiles: the model's task
+// call delegates to the app's agent, whose prompt briefs the child, and
+// the child's answer reaches the parent.
+func TestAppAgents(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakemodel.Start(t)
+	srv.Respond(func(n int, r fakemodel.Request) fakemodel.Reply {
+		body := string(r.Body)
+		switch {
+		case strings.Contains(body, "REVIEWER-BRIEF"):
+			return fakemodel.Say("REVIEW: all good")
+		case strings.Contains(body, "REVIEW: all good"):
+			return fakemodel.Say("The reviewer says all good.")
+		}
+		return fakemodel.Call("task", `{"objective":"Review the tree","agent":"reviewer"}`)
+	})
+	run := runSDK(t, dir, srv, model, `
+const agents = { reviewer: { description: 'Reviews code', prompt: 'You are the reviewer. REVIEWER-BRIEF', tools: ['Read', 'Grep'] } };
+for await (const m of query({ prompt: 'get a review', options: { pathToClaudeCodeExecutable: exe, agents, permissionMode: 'bypassPermissions' } })) log(m)`)
+	r := run.byType("result")
+	if len(r) != 1 || r[0]["result"] != "The reviewer says all good." {
+		t.Fatalf("results = %v", r)
+	}
+	if !strings.Contains(string(srv.Requests()[0].Body), "reviewer") {
+		t.Errorf("the task card does not offer the app's agent")
+	}
+}
+
+// fallbackModel answers when the main model is overloaded.
+func TestFallbackModel(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakemodel.Start(t)
+	srv.Respond(func(n int, r fakemodel.Request) fakemodel.Reply {
+		if r.Model() == "claude-main" {
+			return fakemodel.Reply{Status: 529, RetryAfter: "0.001"}
+		}
+		return fakemodel.Say("the spare model answers")
+	})
+	run := runSDK(t, dir, srv, model, `
+for await (const m of query({ prompt: 'hello', options: { pathToClaudeCodeExecutable: exe, model: 'anthropic/claude-main', fallbackModel: 'anthropic/claude-spare' } })) log(m)`)
+	r := run.byType("result")
+	if len(r) != 1 || r[0]["result"] != "the spare model answers" {
+		t.Fatalf("results = %v", r)
+	}
+	last := srv.Requests()[len(srv.Requests())-1]
+	if last.Model() != "claude-spare" {
+		t.Errorf("the last call went to %s", last.Model())
 	}
 }
