@@ -310,8 +310,9 @@ func (c *Conductor) learnWindow(ctx context.Context) {
 
 // overflowed reports whether err is the provider refusing a request as
 // longer than the model's context window (Anthropic's "prompt is too
-// long", OpenAI's context_length_exceeded and the wording of compatible
-// servers), or as too large a request (413).
+// long", OpenAI's context_length_exceeded, Gemini's input token count
+// that "exceeds the maximum number of tokens" and the wording of
+// compatible servers), or as too large a request (413).
 func overflowed(err error) bool {
 	var se *provider.StatusError
 	if !errors.As(err, &se) {
@@ -326,7 +327,7 @@ func overflowed(err error) bool {
 		}
 		msg := strings.ToLower(se.Error())
 		for _, s := range []string{"prompt is too long", "context_length_exceeded", "maximum context length",
-			"context window", "context length", "too many tokens", "input is too long"} {
+			"context window", "context length", "too many tokens", "input is too long", "exceeds the maximum number of tokens"} {
 			if strings.Contains(msg, s) {
 				return true
 			}

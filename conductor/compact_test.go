@@ -120,7 +120,7 @@ func TestPendingToolResultsTriggerCompaction(t *testing.T) {
 // made again; the summary request itself, over the window too, is asked
 // with long tool results shortened.
 func TestContextOverflowCompactsAndRetries(t *testing.T) {
-	for _, api := range []string{"anthropic", "openai"} {
+	for _, api := range []string{"anthropic", "openai", "openai-chat", "gemini"} {
 		t.Run(api, func(t *testing.T) {
 			dir := t.TempDir()
 			lines(t, filepath.Join(dir, "big.txt"), 300)

@@ -76,13 +76,19 @@ func (l *eventLog) names() []string {
 }
 
 func env(srv *fakemodel.Server) func(string) string {
-	m := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL + "/v1", "OLLAMA_BASE_URL": srv.URL + "/v1"}
+	m := map[string]string{"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": srv.URL, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": srv.URL + "/v1", "OLLAMA_BASE_URL": srv.URL + "/v1",
+		"GEMINI_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": srv.URL}
 	return func(k string) string { return m[k] }
 }
 
 func modelOf(api string) string {
-	if api == "openai" {
+	switch api {
+	case "openai":
 		return "openai/gpt-5"
+	case "openai-chat":
+		return "openai-chat/gpt-5"
+	case "gemini":
+		return "gemini/gemini-2.5-flash"
 	}
 	return "anthropic/claude-sonnet-4-5"
 }
@@ -107,7 +113,7 @@ func open(t *testing.T, dir string, srv *fakemodel.Server, o conductor.Options, 
 // compacting once on the way: every addon event fires, in order, and the
 // file is changed.
 func TestEditTaskFiresEveryEvent(t *testing.T) {
-	for _, api := range []string{"anthropic", "openai"} {
+	for _, api := range []string{"anthropic", "openai", "openai-chat", "gemini"} {
 		t.Run(api, func(t *testing.T) {
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, "greet.txt"), []byte("hello world\n"), 0o644)

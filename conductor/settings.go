@@ -23,6 +23,10 @@ type Settings struct {
 	// limit, price), by model id: {"ollama/qwen3": {"contextWindow":
 	// 32768}}. A later file's entry for a model replaces an earlier one's.
 	Models map[string]facts.Override `json:"models,omitempty"`
+	// OpenAIAPI is the API openai/… models are reached by: "responses"
+	// (the default) or "chat" (Chat Completions, for a proxy or server at
+	// OPENAI_BASE_URL that speaks only that).
+	OpenAIAPI string `json:"openaiApi,omitempty"`
 }
 
 // SettingsFiles are the files [LoadSettings] reads, in order: the user's
@@ -74,6 +78,13 @@ func LoadSettings(dir string) (Settings, error) {
 		}
 		if one.ContextWindow != 0 {
 			s.ContextWindow = one.ContextWindow
+		}
+		switch one.OpenAIAPI {
+		case "":
+		case "responses", "chat":
+			s.OpenAIAPI = one.OpenAIAPI
+		default:
+			return s, fmt.Errorf("%s: openaiApi %q is none of responses or chat", f, one.OpenAIAPI)
 		}
 		if _, err := facts.New(one.Models); err != nil {
 			return s, fmt.Errorf("%s: %v", f, err)

@@ -47,9 +47,10 @@ func systemOf(t *testing.T, req fakemodel.Request) string {
 	t.Helper()
 	var v struct {
 		System any `json:"system"`
-		// The Responses API's system prompt.
-		Instructions any `json:"instructions"`
-		Messages     []struct {
+		// The Responses API's system prompt, and Gemini's.
+		Instructions      any `json:"instructions"`
+		SystemInstruction any `json:"systemInstruction"`
+		Messages          []struct {
 			Role    string `json:"role"`
 			Content any    `json:"content"`
 		} `json:"messages"`
@@ -57,6 +58,9 @@ func systemOf(t *testing.T, req fakemodel.Request) string {
 	json.Unmarshal(req.Body, &v)
 	if v.System == nil {
 		v.System = v.Instructions
+	}
+	if v.System == nil {
+		v.System = v.SystemInstruction
 	}
 	if v.System != nil {
 		b, _ := json.Marshal(v.System)
@@ -113,7 +117,7 @@ var baseDir = regexp.MustCompile(`Base directory for this skill: (\S+)`)
 // changed.
 func TestSkillChosenByModelRunsItsScript(t *testing.T) {
 	noUserSkills(t)
-	for _, api := range []string{"anthropic", "openai"} {
+	for _, api := range []string{"anthropic", "openai", "openai-chat", "gemini"} {
 		t.Run(api, func(t *testing.T) {
 			dir := t.TempDir()
 			skill := filepath.Join(dir, ".claude", "skills", "csv-stats")
@@ -301,7 +305,7 @@ func TestSkillFilter(t *testing.T) {
 // tool's definition), and every one of them is named.
 func TestHundredSkillsBudget(t *testing.T) {
 	noUserSkills(t)
-	for _, api := range []string{"anthropic", "openai"} {
+	for _, api := range []string{"anthropic", "openai", "openai-chat", "gemini"} {
 		t.Run(api, func(t *testing.T) {
 			bare, dir := t.TempDir(), t.TempDir()
 			files := map[string]string{}

@@ -113,7 +113,7 @@ func baseOptions(r cli.AgentRun, dir string) (conductor.Options, error) {
 	co := conductor.Options{
 		Session:       r.Session(),
 		Model:         firstOf(p.Model, settings.Model, os.Getenv("INDUSR_MODEL"), defaultModel),
-		Open:          connect.Opener(connect.Config{Catalog: catalog}),
+		Open:          connect.Opener(connect.Config{Catalog: catalog, OpenAIAPI: settings.OpenAIAPI}),
 		Catalog:       catalog,
 		Mode:          conductor.PermissionMode(firstOf(p.Mode, string(settings.PermissionMode))),
 		Allowed:       p.Allowed,

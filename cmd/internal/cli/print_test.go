@@ -239,3 +239,33 @@ func BenchmarkPrintFirstRequest(b *testing.B) {
 		b.ReportMetric(float64(total[j].Microseconds())/1000/float64(b.N), unit)
 	}
 }
+
+// openai/ speaks the Responses API unless the settings' openaiApi says
+// chat (a proxy that speaks only Chat Completions); a value that is
+// neither is refused, naming the file.
+func TestPrintOpenAIAPISetting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakemodel.Start(t, fakemodel.Say("by responses"), fakemodel.Say("by chat"))
+	run := func() (string, error) {
+		out, err := indusrP(t, dir, srv, "-p", "hi", "--model", "openai/gpt-5", "--no-tools").Output()
+		return strings.TrimSpace(string(out)), err
+	}
+	if out, err := run(); err != nil || out != "by responses" {
+		t.Fatalf("%q %v", out, err)
+	}
+	os.MkdirAll(filepath.Join(dir, ".indusvx"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".indusvx", "settings.json"), []byte(`{"openaiApi":"chat"}`), 0o644)
+	if out, err := run(); err != nil || out != "by chat" {
+		t.Fatalf("%q %v", out, err)
+	}
+	if reqs := srv.Requests(); len(reqs) != 2 || reqs[0].API != "responses" || reqs[1].API != "openai" {
+		t.Errorf("requests went to %v", reqs)
+	}
+	os.WriteFile(filepath.Join(dir, ".indusvx", "settings.json"), []byte(`{"openaiApi":"completions"}`), 0o644)
+	cmd := indusrP(t, dir, srv, "-p", "hi", "--model", "openai/gpt-5", "--no-tools")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), `openaiApi "completions" is none of responses or chat`) {
+		t.Errorf("a bad setting: %v\n%s", err, out)
+	}
+}
