@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -36,6 +38,12 @@ func runStream(ctx context.Context, r cli.AgentRun) error {
 		return err
 	}
 	co.Session.Dir = dir
+	files, cleanup, err := mcpConfigFiles(p.SDK.MCPConfig)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	co.Session.MCP = append(co.Session.MCP, files...)
 	err = streamhost.Serve(ctx, streamhost.Config{
 		Options: co,
 		Stdin:   r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr,
@@ -83,4 +91,54 @@ func sdkOptions(f cli.SDKFlags, co *conductor.Options) error {
 	}
 	co.Open = withFallback(co.Open, f.FallbackModel)
 	return nil
+}
+
+// mcpConfigFiles turns --mcp-config values into files the session mounts:
+// a path as it is, JSON text ({"mcpServers": {...}}) as a temporary file
+// holding its servers but the "sdk" ones, which are the app's own (see
+// package streamhost). cleanup removes the temporary files.
+func mcpConfigFiles(values []string) (files []string, cleanup func(), err error) {
+	var temps []string
+	cleanup = func() {
+		for _, f := range temps {
+			os.Remove(f)
+		}
+	}
+	for _, v := range values {
+		if !strings.HasPrefix(strings.TrimSpace(v), "{") {
+			files = append(files, v)
+			continue
+		}
+		var cfg struct {
+			MCPServers map[string]json.RawMessage `json:"mcpServers"`
+		}
+		if err := json.Unmarshal([]byte(v), &cfg); err != nil {
+			cleanup()
+			return nil, func() {}, cli.Usagef("--mcp-config: not JSON of the form {\"mcpServers\": {...}}: %v", err)
+		}
+		for name, raw := range cfg.MCPServers {
+			var kind struct{ Type string }
+			if json.Unmarshal(raw, &kind) == nil && kind.Type == "sdk" {
+				delete(cfg.MCPServers, name)
+			}
+		}
+		if len(cfg.MCPServers) == 0 {
+			continue
+		}
+		b, _ := json.Marshal(map[string]any{"mcpServers": cfg.MCPServers})
+		f, err := os.CreateTemp("", "indusr-mcp-config-*.json")
+		if err == nil {
+			temps = append(temps, f.Name())
+			_, err = f.Write(b)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			cleanup()
+			return nil, func() {}, cli.Failure(fmt.Errorf("--mcp-config: writing its servers to a file: %w", err))
+		}
+		files = append(files, f.Name())
+	}
+	return files, cleanup, nil
 }

@@ -270,3 +270,23 @@ for await (const m of query({ prompt: 'hello', options: { pathToClaudeCodeExecut
 		t.Errorf("the last call went to %s", last.Model())
 	}
 }
+
+// The app's other MCP servers (a command) are mounted as indusr mounts
+// its own: their tools are grafted as SERVER__TOOL.
+func TestAppCommandMCPServer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "note.txt"), []byte("the note says plum\n"), 0o644)
+	srv := fakemodel.Start(t,
+		fakemodel.Call("ext__read", `{"path":"note.txt"}`),
+		fakemodel.Say("plum"))
+	run := runSDK(t, dir, srv, model, `
+for await (const m of query({ prompt: 'read the note through ext', options: { pathToClaudeCodeExecutable: exe,
+  mcpServers: { ext: { command: exe, args: ['serve', '--no-mcp', '--no-addons', '--tools', 'read'] } } } })) log(m)`)
+	if !strings.Contains(string(srv.Requests()[0].Body), `"ext__read"`) {
+		t.Fatalf("the model was not offered ext__read: %v", run.lines)
+	}
+	if !requestHas(srv, 1, "the note says plum") {
+		t.Errorf("the server's read did not reach the model: %s", srv.Requests()[1].Body)
+	}
+}
