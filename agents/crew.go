@@ -26,10 +26,10 @@ const MaxRounds = 64
 
 // Task is one unit of work posted to a crew's board.
 type Task struct {
-	ID     string   `json:"id"`
-	Prompt string   `json:"prompt"`
-	Deps   []string `json:"deps,omitempty"`   // ids that must complete first
-	Assign string   `json:"assign,omitempty"` // a profile name; "" lets any teammate claim it
+	ID     string   `json:"id" toml:"id"`
+	Prompt string   `json:"prompt" toml:"prompt"`
+	Deps   []string `json:"deps,omitempty" toml:"deps"`     // ids that must complete first
+	Assign string   `json:"assign,omitempty" toml:"assign"` // a profile name; "" lets any teammate claim it
 }
 
 // TaskState is where a task stands on the board.
@@ -98,6 +98,22 @@ type Report struct {
 	Failed    []string          `json:"failed"` // failed or blocked by a failed dependency
 	Rounds    int               `json:"rounds"`
 	Worktrees map[string]string `json:"worktrees"` // profile name -> worktree
+	// Branches are the teammates' branches (profile name -> branch):
+	// each completed task that changed files is one commit on its
+	// teammate's branch, for the user to inspect and merge.
+	Branches map[string]string `json:"branches"`
+	// Tasks are the board's entries as the run left them, in order.
+	Tasks []TaskOutcome `json:"tasks"`
+}
+
+// TaskOutcome is one task as a crew run left it.
+type TaskOutcome struct {
+	ID     string    `json:"id"`
+	State  TaskState `json:"state"`
+	By     string    `json:"by,omitempty"`
+	Output string    `json:"output,omitempty"`
+	Error  string    `json:"error,omitempty"`
+	Commit string    `json:"commit,omitempty"`
 }
 
 // boardEntry is one task on the board with its state.
@@ -108,6 +124,7 @@ type boardEntry struct {
 	Output string    `json:"output,omitempty"`
 	Error  string    `json:"error,omitempty"`
 	Round  int       `json:"round,omitempty"`
+	Commit string    `json:"commit,omitempty"`
 }
 
 // Run enrolls the profiles, posts tasks and runs rounds: in each round
@@ -138,13 +155,14 @@ func (c *Crew) Run(ctx context.Context, tasks []Task) (*Report, error) {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return nil, fmt.Errorf("crew: %w", err)
 	}
-	rep := &Report{CrewID: id, Completed: []string{}, Failed: []string{}, Worktrees: map[string]string{}}
+	rep := &Report{CrewID: id, Completed: []string{}, Failed: []string{}, Worktrees: map[string]string{}, Branches: map[string]string{}}
 	for _, p := range c.Profiles {
 		wt := filepath.Join(home, p.Name)
-		if err := git(ctx, c.Repo, "worktree", "add", "--quiet", "-b", "crew/"+id+"/"+p.Name, wt, "HEAD"); err != nil {
+		branch := "crew/" + id + "/" + p.Name
+		if err := git(ctx, c.Repo, "worktree", "add", "--quiet", "-b", branch, wt, "HEAD"); err != nil {
 			return nil, fmt.Errorf("crew: worktree for %s: %w", p.Name, err)
 		}
-		rep.Worktrees[p.Name] = wt
+		rep.Worktrees[p.Name], rep.Branches[p.Name] = wt, branch
 	}
 	limit := c.MaxRounds
 	if limit <= 0 {
@@ -161,8 +179,15 @@ func (c *Crew) Run(ctx context.Context, tasks []Task) (*Report, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				out, err := runSafely(ctx, c.Runner, cl.p, cl.e.Task, rep.Worktrees[cl.p.Name])
-				board.finish(cl.e, cl.p.Name, rep.Rounds, out, err)
+				wt := rep.Worktrees[cl.p.Name]
+				out, err := runSafely(ctx, c.Runner, cl.p, cl.e.Task, wt)
+				commit := ""
+				if err == nil {
+					// The teammate's work is a commit on its branch; a
+					// commit git refuses fails the task.
+					commit, err = commitTask(ctx, wt, cl.p.Name, cl.e.Task)
+				}
+				board.finish(cl.e, cl.p.Name, rep.Rounds, out, commit, err)
 			}()
 		}
 		wg.Wait()
@@ -172,6 +197,7 @@ func (c *Crew) Run(ctx context.Context, tasks []Task) (*Report, error) {
 		}
 	}
 	for _, e := range board.entries {
+		rep.Tasks = append(rep.Tasks, TaskOutcome{ID: e.ID, State: e.State, By: e.By, Output: e.Output, Error: e.Error, Commit: e.Commit})
 		switch e.State {
 		case TaskDone:
 			rep.Completed = append(rep.Completed, e.ID)
@@ -195,13 +221,46 @@ func runSafely(ctx context.Context, r TeammateRunner, p Profile, t Task, dir str
 const gitTimeout = time.Minute
 
 func git(ctx context.Context, repo string, args ...string) error {
+	_, err := gitOut(ctx, repo, nil, args...)
+	return err
+}
+
+func gitOut(ctx context.Context, repo string, env []string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", repo}, args...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}
-	return nil
+	return strings.TrimSpace(string(out)), nil
+}
+
+// commitTask commits what the teammate changed in its worktree for t, and
+// returns the commit ("" when nothing changed). Where git knows no
+// author, the crew signs as itself.
+func commitTask(ctx context.Context, wt, teammate string, t Task) (string, error) {
+	if err := git(ctx, wt, "add", "-A"); err != nil {
+		return "", err
+	}
+	if _, err := gitOut(ctx, wt, nil, "diff", "--cached", "--quiet"); err == nil {
+		return "", nil // nothing staged
+	}
+	var env []string
+	if who, _ := gitOut(ctx, wt, nil, "config", "user.email"); who == "" {
+		env = []string{"GIT_AUTHOR_NAME=indusr crew", "GIT_AUTHOR_EMAIL=crew@indusr.invalid",
+			"GIT_COMMITTER_NAME=indusr crew", "GIT_COMMITTER_EMAIL=crew@indusr.invalid"}
+	}
+	title, _, _ := strings.Cut(strings.TrimSpace(t.Prompt), "\n")
+	if len(title) > 60 {
+		title = title[:60] + "…"
+	}
+	msg := fmt.Sprintf("crew task %s (%s): %s", t.ID, teammate, title)
+	if _, err := gitOut(ctx, wt, env, "commit", "-q", "--no-verify", "-m", msg); err != nil {
+		return "", err
+	}
+	return gitOut(ctx, wt, nil, "rev-parse", "HEAD")
 }
 
 type board struct {
@@ -267,10 +326,10 @@ func (b *board) ready(e *boardEntry) bool {
 	return true
 }
 
-func (b *board) finish(e *boardEntry, by string, round int, out string, err error) {
+func (b *board) finish(e *boardEntry, by string, round int, out, commit string, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	e.By, e.Round, e.Output, e.State = by, round, out, TaskDone
+	e.By, e.Round, e.Output, e.State, e.Commit = by, round, out, TaskDone, commit
 	if err != nil {
 		e.State, e.Error = TaskFailed, err.Error()
 	}

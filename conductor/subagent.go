@@ -126,24 +126,47 @@ func (s *subagents) Run(ctx context.Context, d cards.Delegation) (string, error)
 	case <-ctx.Done():
 		return "", fmt.Errorf("agent %s was cancelled before it started", p.Name)
 	}
-	useID := toolrun.UseID(ctx)
-	child, err := s.c.openSubagent(ctx, p, useID)
-	if err != nil {
-		return "", fmt.Errorf("agent %s could not start: %w", p.Name, err)
-	}
-	defer child.Close()
-	c := s.c
-	path := ""
-	if child.tr != nil {
-		path = child.tr.Path()
-	}
-	life := addons.LifecyclePayload{Session: c.SessionID(), Agent: p.Name, AgentID: child.SessionID(), TranscriptPath: path}
-	c.dispatch(ctx, addons.SubagentStart, life)
-	c.emit(SubagentStarted{ToolUseID: useID, Agent: p.Name, AgentID: child.SessionID(), Objective: d.Objective})
 	prompt := d.Objective
 	if strings.TrimSpace(d.Context) != "" {
 		prompt += "\n\nContext:\n" + d.Context
 	}
+	res, files, id, err := s.c.runSubagent(ctx, p, toolrun.UseID(ctx), "", prompt)
+	if err != nil {
+		return "", err
+	}
+	out := res.Text
+	if len(files) > 0 {
+		out += "\n\nFiles changed: " + strings.Join(files, ", ")
+	}
+	if id != "" {
+		out += "\n\nagent_id: " + id + " (the subagent's transcript)"
+	}
+	if res.IsError {
+		return out, fmt.Errorf("agent %s stopped (%s)", p.Name, res.Subtype)
+	}
+	return out, nil
+}
+
+// runSubagent runs prompt as a subagent of profile p for the parent's
+// call useID, in dir ("" for c's workspace): the child conversation is
+// opened, subagent:start fired in c's session, the prompt run to its
+// answer, subagent:stop fired and the child closed. It returns the
+// child's result, the files it changed and its transcript id; the error
+// is for a child that could not start.
+func (c *Conductor) runSubagent(ctx context.Context, p agents.Profile, useID, dir, prompt string) (*Result, []string, string, error) {
+	child, err := c.openSubagent(ctx, p, useID, dir)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("agent %s could not start: %w", p.Name, err)
+	}
+	defer child.Close()
+	path := ""
+	if child.tr != nil {
+		path = child.tr.Path()
+	}
+	id := child.SessionID()
+	life := addons.LifecyclePayload{Session: c.SessionID(), Agent: p.Name, AgentID: id, TranscriptPath: path}
+	c.dispatch(ctx, addons.SubagentStart, life)
+	c.emit(SubagentStarted{ToolUseID: useID, Agent: p.Name, AgentID: id, Objective: prompt})
 	child.Begin()
 	res, err := child.Run(ctx, prompt)
 	if err != nil {
@@ -152,27 +175,19 @@ func (s *subagents) Run(ctx context.Context, d cards.Delegation) (string, error)
 	life.Stopping = true
 	c.dispatch(context.WithoutCancel(ctx), addons.SubagentStop, life)
 	files := child.changed()
-	c.emit(SubagentStopped{ToolUseID: useID, Agent: p.Name, AgentID: child.SessionID(), Result: res, Files: files})
-	s.mu.Lock()
-	s.stats.Runs++
-	s.stats.Turns += res.Turns
-	s.stats.Usage = s.stats.Usage.Add(res.Usage)
-	s.stats.Cost += res.Cost
-	if res.IsError {
-		s.stats.Failed++
+	c.emit(SubagentStopped{ToolUseID: useID, Agent: p.Name, AgentID: id, Result: res, Files: files})
+	if s := c.subagents; s != nil {
+		s.mu.Lock()
+		s.stats.Runs++
+		s.stats.Turns += res.Turns
+		s.stats.Usage = s.stats.Usage.Add(res.Usage)
+		s.stats.Cost += res.Cost
+		if res.IsError {
+			s.stats.Failed++
+		}
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
-	out := res.Text
-	if len(files) > 0 {
-		out += "\n\nFiles changed: " + strings.Join(files, ", ")
-	}
-	if id := child.SessionID(); id != "" {
-		out += "\n\nagent_id: " + id + " (the subagent's transcript)"
-	}
-	if res.IsError {
-		return out, fmt.Errorf("agent %s stopped (%s)", p.Name, res.Subtype)
-	}
-	return out, nil
+	return res, files, id, nil
 }
 
 // subagentOf is what a child conversation knows of the subagent it is.
@@ -191,7 +206,7 @@ type subagentOf struct {
 // c's permission mode or the profile's when that is stricter (plan mode
 // while c plans); c's rules; its own files-read state and checklist; a
 // transcript linked to c's when c keeps one.
-func (c *Conductor) openSubagent(ctx context.Context, p agents.Profile, useID string) (*Conductor, error) {
+func (c *Conductor) openSubagent(ctx context.Context, p agents.Profile, useID, dir string) (*Conductor, error) {
 	o := Options{AppendSystem: p.Prompt, MaxTurns: cmp.Or(p.MaxTurns, DefaultSubagentTurns)}
 	// The parent's deck profile and --tools, narrowed by the profile's:
 	// a subagent never has a tool its parent lacks.
@@ -241,6 +256,9 @@ func (c *Conductor) openSubagent(ctx context.Context, p agents.Profile, useID st
 	o.OnEvent = func(e Event) { c.emit(SubagentEvent{ToolUseID: useID, Agent: p.Name, Event: e}) }
 	o = c.childOptions(o)
 	o.Ephemeral = c.tr == nil
+	if dir != "" {
+		o.Session.Dir = dir // a teammate's worktree
+	}
 	child, err := Open(ctx, o)
 	if err != nil {
 		return nil, err
