@@ -126,6 +126,14 @@ func (tm *Term) Screen() string {
 	return tm.run("capture-pane", "-p", "-t", tm.target)
 }
 
+// Lines are the visible rows with each row the terminal wrapped joined
+// back to the line the program wrote: a line wider than the pane shows as
+// one line longer than the width.
+func (tm *Term) Lines() []string {
+	tm.t.Helper()
+	return strings.Split(strings.TrimRight(tm.run("capture-pane", "-p", "-J", "-t", tm.target), "\n"), "\n")
+}
+
 // ScreenANSI is the visible pane with its colours and attributes as
 // escape sequences (for a screenshot).
 func (tm *Term) ScreenANSI() string {

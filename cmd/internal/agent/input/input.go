@@ -121,7 +121,7 @@ func New(cfg Config) Model {
 	ta.MinHeight = 1
 	ta.MaxHeight = MaxRows
 	ta.MaxContentHeight = MaxContentRows
-	ta.Placeholder = "Ask, or / for commands, @ for files"
+	ta.Placeholder = "Ask for a change, or /help"
 	ta.KeyMap.InsertNewline.SetKeys("ctrl+j", "shift+enter", "alt+enter")
 	st := ta.Styles()
 	st.Focused.CursorLine = lipgloss.NewStyle()

@@ -1,79 +1,109 @@
 package tui
 
 import (
-	"strings"
+	"cmp"
+	"context"
+	"errors"
 
-	"charm.land/bubbles/v2/key"
-	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/indusagi/induscode/cmd/internal/agent/input"
 )
 
 // command is a slash command offered to the input.
 type command struct{ Name, Summary string }
 
-// inputBox is the prompt input: a bubbles text area where Enter sends
-// and Ctrl-J (or Shift-Enter, Alt-Enter) adds a line.
+// inputBox is the prompt input (package input: history, Ctrl-R, pastes,
+// @ and / completion) with the program's messages: what it sends arrives
+// as a submitMsg.
 type inputBox struct {
-	ta   textarea.Model
-	cmds []command
+	m input.Model
 }
 
-// inputRows bounds the input's height; it scrolls past it.
-const inputRows = 6
+// resourceSource is a backend whose session mounts MCP servers: their
+// resources complete after @ and join the prompts that name them.
+type resourceSource interface {
+	Resources(ctx context.Context) ([]input.Resource, error)
+	ReadResource(ctx context.Context, server, uri string) (string, error)
+}
 
-func newInputBox(cmds []command, color bool) inputBox {
-	ta := textarea.New()
-	ta.Prompt = "> "
-	ta.Placeholder = "Ask for a change, or /help"
-	ta.ShowLineNumbers = false
-	ta.DynamicHeight = true
-	ta.MinHeight = 1
-	ta.MaxHeight = inputRows
-	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "shift+enter", "alt+enter"))
-	s := ta.Styles()
-	s.Focused.CursorLine = s.Focused.Text
-	if !color {
-		var plain textarea.StyleState
-		s.Focused, s.Blurred = plain, plain
-		s.Cursor.Blink = false
+func newInputBox(dir string, cmds []command, color bool, res resourceSource) inputBox {
+	cfg := input.Config{Root: dir, Commands: inputCommands(cmds), NoColor: !color, RealCursor: true}
+	if res != nil {
+		cfg.Resources, cfg.Read = res.Resources, res.ReadResource
 	}
-	ta.SetStyles(s)
-	ta.SetVirtualCursor(false) // the terminal's own cursor (see Model.View)
-	return inputBox{ta: ta, cmds: cmds}
+	return inputBox{m: input.New(cfg)}
 }
 
-func (b *inputBox) SetWidth(w int)          { b.ta.SetWidth(w) }
-func (b *inputBox) Focus() tea.Cmd          { return b.ta.Focus() }
-func (b *inputBox) Blur()                   { b.ta.Blur() }
-func (b *inputBox) Value() string           { return b.ta.Value() }
-func (b *inputBox) SetValue(s string)       { b.ta.SetValue(s) }
-func (b *inputBox) Capturing() bool         { return false }
-func (b *inputBox) SetCommands(c []command) { b.cmds = c }
-func (b inputBox) View() string             { return b.ta.View() }
+func inputCommands(cmds []command) []input.Command {
+	out := make([]input.Command, len(cmds))
+	for i, c := range cmds {
+		out[i] = input.Command{Name: c.Name, Summary: c.Summary}
+	}
+	return out
+}
+
+func (b *inputBox) SetWidth(w int)          { b.m.SetWidth(w) }
+func (b *inputBox) Focus() tea.Cmd          { return b.m.Focus() }
+func (b *inputBox) Blur()                   { b.m.Blur() }
+func (b *inputBox) Value() string           { return b.m.Value() }
+func (b *inputBox) SetValue(s string)       { b.m.SetValue(s) }
+func (b *inputBox) Capturing() bool         { return b.m.Capturing() }
+func (b *inputBox) SetCommands(c []command) { b.m.SetCommands(inputCommands(c)) }
+func (b inputBox) View() string             { return b.m.View() }
 
 // Cursor is where the terminal's cursor goes, relative to the input's
 // top left; nil when the input does not have the keys.
-func (b inputBox) Cursor() *tea.Cursor {
-	if !b.ta.Focused() {
-		return nil
-	}
-	return b.ta.Cursor()
-}
+func (b inputBox) Cursor() *tea.Cursor { return b.m.Cursor() }
 
 func (b inputBox) Update(msg tea.Msg) (inputBox, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == "enter" && b.ta.Focused() {
-		text := b.ta.Value()
-		if strings.HasSuffix(text, "\\") { // a trailing backslash continues the line
-			b.ta.SetValue(strings.TrimSuffix(text, "\\") + "\n")
-			return b, nil
-		}
-		if strings.TrimSpace(text) == "" {
-			return b, nil
-		}
-		b.ta.Reset()
-		return b, func() tea.Msg { return submitMsg{typed: text, prompt: text} }
-	}
 	var cmd tea.Cmd
-	b.ta, cmd = b.ta.Update(msg)
-	return b, cmd
+	b.m, cmd = b.m.Update(msg)
+	return b, asSubmit(cmd)
+}
+
+// asSubmit turns the input's SubmitMsg into the program's submitMsg,
+// within batches too; the input's other messages come back to it.
+func asSubmit(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		switch msg := cmd().(type) {
+		case input.SubmitMsg:
+			return submitMsg{typed: msg.Typed, prompt: msg.Prompt}
+		case tea.BatchMsg:
+			for i, c := range msg {
+				msg[i] = asSubmit(c)
+			}
+			return msg
+		default:
+			return msg
+		}
+	}
+}
+
+var errNoMCP = errors.New("no MCP server is mounted in this session")
+
+// Resources lists the MCP resources of the session's servers.
+func (c Conductor) Resources(ctx context.Context) ([]input.Resource, error) {
+	f := c.Session().Fleet()
+	if f == nil {
+		return nil, nil
+	}
+	res, err := f.Resources(ctx)
+	out := make([]input.Resource, len(res))
+	for i, r := range res {
+		out[i] = input.Resource{Server: r.Server, URI: r.URI, Name: cmp.Or(r.Title, r.Name)}
+	}
+	return out, err
+}
+
+// ReadResource reads one MCP resource as text.
+func (c Conductor) ReadResource(ctx context.Context, server, uri string) (string, error) {
+	f := c.Session().Fleet()
+	if f == nil {
+		return "", errNoMCP
+	}
+	return f.ReadResource(ctx, server, uri)
 }

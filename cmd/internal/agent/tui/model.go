@@ -84,7 +84,8 @@ func New(b Backend, cfg Config) Model {
 	s.session = b.SessionID()
 	s.window = b.ContextWindow()
 	s.conv.s = s
-	s.in = newInputBox(s.commandList(), color)
+	res, _ := b.(resourceSource)
+	s.in = newInputBox(b.Dir(), s.commandList(), color, res)
 	s.in.SetWidth(s.width)
 	s.in.Focus()
 	return Model{s}
