@@ -1,3 +1,5 @@
+//go:build unix
+
 package e2e
 
 import (
@@ -176,7 +178,6 @@ func TestResizeTo60Columns(t *testing.T) {
 	s.WaitText("name.go", wait)
 	check("with the file menu open")
 }
-
 
 // A large paste shows as a marker and reaches the model whole; Up brings
 // the sent prompt back from the workspace's history.
