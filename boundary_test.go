@@ -8,7 +8,9 @@ import (
 
 // modelSDKs are the import paths of the model SDKs, which only the
 // agent's program links.
-var modelSDKs = []string{"github.com/anthropics/", "github.com/openai/", "google.golang.org/genai"}
+// The clouds' libraries come with the Bedrock and Vertex adapters.
+var modelSDKs = []string{"github.com/anthropics/", "github.com/openai/", "google.golang.org/genai",
+	"github.com/aws/aws-sdk-go-v2/config", "golang.org/x/oauth2/google", "google.golang.org/api/"}
 
 func isModelSDK(p string) bool {
 	for _, s := range modelSDKs {

@@ -46,6 +46,11 @@ const (
 	ChatCompletions                // OpenAI's Chat Completions API (and every compatible server)
 	Responses                      // OpenAI's Responses API
 	GenerateContent                // Google's Gemini API (generateContent)
+	// BedrockMessages and VertexMessages are Anthropic's Messages API
+	// reached through Amazon Bedrock and Google Vertex AI: the same
+	// messages, the cloud's paths and credentials.
+	BedrockMessages
+	VertexMessages
 )
 
 // ModelID is a parsed "provider/model" id.
@@ -77,6 +82,10 @@ func Providers() []ProviderInfo {
 		{Name: "openai-chat", API: ChatCompletions, KeyVar: "OPENAI_API_KEY", BaseURLVar: "OPENAI_BASE_URL"},
 		// The Gemini SDK's own variable names.
 		{Name: "gemini", API: GenerateContent, KeyVar: "GEMINI_API_KEY", BaseURLVar: "GOOGLE_GEMINI_BASE_URL"},
+		// The clouds' credentials are their own (AWS's and Google's
+		// chains), not one key; the base URL variables are Claude Code's.
+		{Name: "bedrock", API: BedrockMessages, BaseURLVar: "ANTHROPIC_BEDROCK_BASE_URL"},
+		{Name: "vertex", API: VertexMessages, BaseURLVar: "ANTHROPIC_VERTEX_BASE_URL"},
 		// Local servers take any key; their usual ports are the defaults.
 		{Name: "ollama", API: ChatCompletions, BaseURLVar: "OLLAMA_BASE_URL", DefaultBase: "http://127.0.0.1:11434/v1"},
 		{Name: "lmstudio", API: ChatCompletions, BaseURLVar: "LMSTUDIO_BASE_URL", DefaultBase: "http://127.0.0.1:1234/v1"},

@@ -1,12 +1,15 @@
 // Package fakemodel is a model server for tests: on 127.0.0.1 it answers
-// Anthropic's Messages API (POST /v1/messages), OpenAI's Chat Completions
-// API (POST /v1/chat/completions) and Responses API (POST /v1/responses),
-// and Gemini's API (POST /v1beta/models/{model}:streamGenerateContent)
-// with streams written byte for byte as the real services write them
-// (event names, a ping, tool input JSON split mid-token, usage blocks,
-// [DONE], Responses' typed events, Gemini's CRLF-separated pieces), and
-// with their error answers (429 with retry-after, 529 overloaded, an
-// error event in the stream). What it answers is a script of [Reply] values, one per request
+// Anthropic's Messages API (POST /v1/messages), the same API behind
+// Amazon Bedrock (AWS's binary event stream, SigV4 or a Bedrock API key)
+// and Google Vertex AI (its paths, OAuth tokens from its own token
+// endpoint), OpenAI's Chat Completions API (POST /v1/chat/completions)
+// and Responses API (POST /v1/responses), and Gemini's API (POST
+// /v1beta/models/{model}:streamGenerateContent) with streams written byte
+// for byte as the real services write them (event names, a ping, tool
+// input JSON split mid-token, usage blocks, [DONE], Responses' typed
+// events, Gemini's CRLF-separated pieces, Bedrock's frames), and with
+// their error answers (429 with retry-after, 529 overloaded, an error
+// event in the stream). What it answers is a script of [Reply] values, one per request
 // in order, so a test writes a conversation and then checks the requests
 // the client sent.
 //
@@ -33,6 +36,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 )
 
 // Reply is the server's answer to one request: a message of blocks, or a
@@ -103,7 +108,7 @@ func Call(nameInput ...string) Reply {
 
 // Request is a request the server received.
 type Request struct {
-	API  string // "anthropic", "openai" (Chat Completions), "responses" or "gemini"
+	API  string // "anthropic", "openai" (Chat Completions), "responses", "gemini", "bedrock" or "vertex"
 	Path string
 	// Header holds the request's headers (x-api-key, authorization).
 	Header http.Header
@@ -116,10 +121,15 @@ type Request struct {
 	// the body's bytes); it is the input_tokens reported when a window
 	// is set and the reply names none.
 	Tokens int64
+	// model is the model a cloud's path named (its body names none).
+	model string
 }
 
 // Model returns the model the request named.
 func (r Request) Model() string {
+	if r.model != "" {
+		return r.model
+	}
 	var v struct{ Model string }
 	json.Unmarshal(r.Body, &v)
 	return v.Model
@@ -141,7 +151,8 @@ type Server struct {
 	respond func(n int, req Request) Reply
 	waiters []chan struct{} // closed by serve once waitN[i] requests arrived
 	waitN   []int
-	window  int64 // the context window in tokens; 0: none
+	window  int64    // the context window in tokens; 0: none
+	tokens  []string // the OAuth access tokens minted (clouds.go)
 }
 
 // Start serves script on a free port of 127.0.0.1 until t ends.
@@ -174,6 +185,7 @@ func Listen(script ...Reply) (*Server, error) {
 		s.serve(w, r, "gemini")
 	})
 	mux.HandleFunc("POST /api/show", s.show)
+	s.cloudRoutes(mux)
 	s.srv = &http.Server{Handler: mux}
 	go func() {
 		defer close(s.done)
@@ -272,7 +284,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, api string) {
 	s.mu.Lock()
 	window := s.window
 	s.mu.Unlock()
-	refused := s.check(api, body, window)
+	var refused *refusal
+	rules, model := api, modelOf(body)
+	if api == "bedrock" || api == "vertex" {
+		refused = s.checkCloud(api, r, body)
+		rules, model = "anthropic", cloudModel(api, r)
+		req.model = model
+	}
+	if refused == nil {
+		refused = s.check(rules, body, window)
+	}
 	if refused != nil {
 		req.Refused = refused.msg
 	}
@@ -315,13 +336,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, api string) {
 	if reply.Stall {
 		reply.Hold = make(chan struct{}) // never closed: held until the client leaves
 	}
-	w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
 	sw := &sse{w: w, ctx: r.Context()}
-	model := modelOf(body)
+	if api == "bedrock" {
+		sw.frames = &bedrockFrames{enc: eventstream.NewEncoder()}
+		w.Header().Set("Content-Type", "application/vnd.amazon.eventstream")
+		w.Header().Set("X-Amzn-Bedrock-Content-Type", "application/json")
+	} else {
+		w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-cache")
+	}
+	w.WriteHeader(http.StatusOK)
 	switch api {
-	case "anthropic":
+	case "anthropic", "bedrock", "vertex":
 		writeAnthropic(sw, model, reply, n)
 	case "responses":
 		writeResponses(sw, body, reply, n)
@@ -337,9 +363,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, api string) {
 type sse struct {
 	w   http.ResponseWriter
 	ctx context.Context
+	// frames, when set, writes each event as Bedrock's event stream.
+	frames *bedrockFrames
 }
 
 func (s *sse) event(name, data string) {
+	if s.frames != nil {
+		s.frames.frame(s, name, data)
+		return
+	}
 	if name != "" {
 		io.WriteString(s.w, "event: "+name+"\n")
 	}
@@ -385,8 +417,12 @@ func writeError(w http.ResponseWriter, api string, r Reply) {
 	if len(r.Blocks) > 0 {
 		msg = r.Blocks[0].Text
 	}
-	if api == "gemini" {
+	switch api {
+	case "gemini":
 		writeGeminiError(w, r.Status, msg, r.RetryAfter)
+		return
+	case "bedrock", "vertex":
+		writeCloudError(w, api, r.Status, anthropicErrorType(r.Status), msg, r.RetryAfter)
 		return
 	}
 	if r.RetryAfter != "" {
@@ -395,11 +431,7 @@ func writeError(w http.ResponseWriter, api string, r Reply) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(r.Status)
 	if api == "anthropic" {
-		typ := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-			404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}[r.Status]
-		if typ == "" {
-			typ = "api_error"
-		}
+		typ := anthropicErrorType(r.Status)
 		fmt.Fprintf(w, `{"type":"error","error":{"type":%q,"message":%q},"request_id":"req_fake"}`, typ, msg)
 		return
 	}
@@ -408,9 +440,23 @@ func writeError(w http.ResponseWriter, api string, r Reply) {
 	fmt.Fprintf(w, `{"error":{"message":%q,"type":%q,"param":null,"code":%s}}`, msg, typ, jsonOrNull(code))
 }
 
+// anthropicErrorType is the Messages API's error type of a status.
+func anthropicErrorType(status int) string {
+	typ := map[int]string{400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+		404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error", 500: "api_error", 529: "overloaded_error"}[status]
+	if typ == "" {
+		typ = "api_error"
+	}
+	return typ
+}
+
 func writeRefusal(w http.ResponseWriter, api string, r *refusal) {
-	if api == "gemini" {
+	switch api {
+	case "gemini":
 		writeGeminiError(w, r.status, r.msg, "")
+		return
+	case "bedrock", "vertex":
+		writeCloudError(w, api, r.status, r.typ, r.msg, "")
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

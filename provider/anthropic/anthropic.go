@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -98,11 +99,20 @@ func statusError(err error) error {
 	}
 	var body struct {
 		Error struct{ Message string } `json:"error"`
+		// Message is Bedrock's form of an error: {"message": "..."},
+		// with the exception's name in x-amzn-ErrorType.
+		Message string `json:"message"`
 	}
 	json.Unmarshal([]byte(ae.RawJSON()), &body)
 	se := &provider.StatusError{Code: ae.StatusCode, Type: string(ae.Type()), Message: body.Error.Message, Err: err}
+	if se.Message == "" {
+		se.Message = body.Message
+	}
 	if ae.Response != nil {
 		se.Header = ae.Response.Header
+		if t := ae.Response.Header.Get("X-Amzn-Errortype"); se.Type == "" && t != "" {
+			se.Type, _, _ = strings.Cut(t, ":")
+		}
 	}
 	return se
 }

@@ -106,9 +106,9 @@ func TestStalledStreamEnds(t *testing.T) {
 				fakemodel.Reply{Stall: true},
 				fakemodel.Say("second try"),
 				fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("partial"), fakemodel.Text("never")}, Stall: true})
-			env := fakeEnv(srv)
+			id, env := target(t, api, srv)
 			env[connect.IdleTimeoutVar] = "1s"
-			c, _, err := connect.Open(modelOf(api), connect.Config{Getenv: func(k string) string { return env[k] }, MaxRetries: 1})
+			c, _, err := connect.Open(id, connect.Config{Getenv: func(k string) string { return env[k] }, MaxRetries: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/indusagi/induscode/provider"
@@ -74,11 +75,12 @@ func Open(id string, cfg Config) (provider.Client, provider.ModelID, error) {
 	if err != nil {
 		return nil, provider.ModelID{}, err
 	}
-	info, _ := provider.Lookup(m.Provider)
 	getenv := cfg.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
+	m = throughCloud(m, getenv)
+	info, _ := provider.Lookup(m.Provider)
 	key := cfg.APIKey
 	if key == "" && info.KeyVar != "" {
 		key = getenv(info.KeyVar)
@@ -127,11 +129,16 @@ func Open(id string, cfg Config) (provider.Client, provider.ModelID, error) {
 	case provider.Responses:
 		c = openai.NewResponses(e)
 	case provider.GenerateContent:
-		if c, err = gemini.New(e); err != nil {
-			return nil, m, err
-		}
+		c, err = gemini.New(e)
+	case provider.BedrockMessages:
+		c, err = anthropic.NewBedrock(anthropic.Cloud{Getenv: getenv, BaseURL: base, HTTPClient: hc, LookupClient: cfg.HTTPClient})
+	case provider.VertexMessages:
+		c, err = anthropic.NewVertex(anthropic.Cloud{Getenv: getenv, BaseURL: base, HTTPClient: hc, LookupClient: cfg.HTTPClient})
 	default:
-		return nil, m, fmt.Errorf("provider %s: no adapter for its API", m.Provider)
+		err = fmt.Errorf("provider %s: no adapter for its API", m.Provider)
+	}
+	if err != nil {
+		return nil, m, err
 	}
 	cat := cfg.Catalog
 	if cat == nil {
@@ -143,6 +150,37 @@ func Open(id string, cfg Config) (provider.Client, provider.ModelID, error) {
 		c = windowed{Client: c, ask: ask}
 	}
 	return c, m, nil
+}
+
+// The variables with which Claude Code sends Anthropic's models through a
+// cloud; indusr honours them for anthropic/ ids and bare claude names.
+const (
+	UseBedrockVar = "CLAUDE_CODE_USE_BEDROCK"
+	UseVertexVar  = "CLAUDE_CODE_USE_VERTEX"
+)
+
+// throughCloud turns an Anthropic model id into the cloud's when the
+// environment says Anthropic's models are reached through one: Bedrock's
+// model id for the same model (facts.BedrockID), Vertex's name as it is.
+func throughCloud(m provider.ModelID, getenv func(string) string) provider.ModelID {
+	if m.Provider != "anthropic" {
+		return m
+	}
+	switch {
+	case truthy(getenv(UseBedrockVar)):
+		return provider.ModelID{Provider: "bedrock", Name: facts.BedrockID(m.Name)}
+	case truthy(getenv(UseVertexVar)):
+		return provider.ModelID{Provider: "vertex", Name: m.Name}
+	}
+	return m
+}
+
+func truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "0", "false", "no", "off":
+		return false
+	}
+	return true
 }
 
 // IdleTimeoutVar names the variable that sets the stall bound of every

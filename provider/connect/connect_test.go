@@ -23,9 +23,11 @@ import (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	closeTransports()
 	if code == 0 {
-		// The Gemini SDK's auth module starts opencensus's stats worker
-		// in an init function: the program's, not a test's, goroutine.
+		// The Google libraries (Gemini's SDK, Vertex's auth) start
+		// opencensus's stats worker in an init function: the program's,
+		// not a test's, goroutine.
 		if err := goleak.Find(goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start")); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)
 			code = 1
@@ -49,17 +51,26 @@ func modelOf(api string) string {
 
 func open(t *testing.T, api string, srv *fakemodel.Server, retries int) provider.Client {
 	t.Helper()
-	env := fakeEnv(srv)
-	c, _, err := connect.Open(modelOf(api), connect.Config{Getenv: func(k string) string { return env[k] }, MaxRetries: retries})
+	id, env := target(t, api, srv)
+	var dials dialLog
+	if api == "bedrock" || api == "vertex" {
+		t.Cleanup(func() {
+			if a := dials.addresses(); len(a) != 0 {
+				t.Errorf("dialled %v", a)
+			}
+		})
+	}
+	c, _, err := connect.Open(id, connect.Config{Getenv: func(k string) string { return env[k] }, MaxRetries: retries, HTTPClient: dials.client()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
 
-// apis are the wire formats every client test runs against: Messages,
-// Responses (openai/), Chat Completions (openai-chat/) and Gemini's.
-var apis = []string{"anthropic", "openai", "openai-chat", "gemini"}
+// apis are the wire formats every client test runs against: Messages
+// (direct, and through Bedrock and Vertex), Responses (openai/), Chat
+// Completions (openai-chat/) and Gemini's.
+var apis = []string{"anthropic", "openai", "openai-chat", "gemini", "bedrock", "vertex"}
 
 func TestStreamToolUsesAndText(t *testing.T) {
 	for _, api := range apis {
@@ -116,10 +127,14 @@ func TestStreamToolUsesAndText(t *testing.T) {
 				// Gemini streams by its path, not a field.
 				sent = map[string]any{"stream": strings.HasSuffix(srv.Requests()[0].Path, ":streamGenerateContent")}
 			}
+			if api == "bedrock" {
+				// So does Bedrock.
+				sent = map[string]any{"stream": strings.HasSuffix(srv.Requests()[0].Path, "/invoke-with-response-stream")}
+			}
 			if sent["stream"] != true {
 				t.Errorf("request did not stream: %s", srv.Requests()[0].Body)
 			}
-			if api == "anthropic" {
+			if api == "anthropic" || api == "bedrock" || api == "vertex" {
 				if !strings.Contains(string(srv.Requests()[0].Body), `"cache_control":{"type":"ephemeral"}`) {
 					t.Errorf("no cache breakpoint: %s", srv.Requests()[0].Body)
 				}

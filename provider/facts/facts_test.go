@@ -106,7 +106,7 @@ func TestOverrideRefused(t *testing.T) {
 
 func TestList(t *testing.T) {
 	t.Parallel()
-	for _, p := range []string{"anthropic", "openai"} {
+	for _, p := range []string{"anthropic", "openai", "bedrock", "vertex"} {
 		ms := Default().List(p)
 		if len(ms) < 3 {
 			t.Errorf("List(%s): %d models", p, len(ms))
