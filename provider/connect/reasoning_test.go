@@ -16,7 +16,7 @@ import (
 // nothing), Gemini's thought signature on its function call. The fake
 // refuses a second request that lost or changed it, as the services do.
 func TestReasoningCarriedAcrossTurns(t *testing.T) {
-	for _, api := range []string{"anthropic", "openai", "gemini"} {
+	for _, api := range []string{"anthropic", "openai", "gemini", "bedrock", "vertex"} {
 		t.Run(api, func(t *testing.T) {
 			srv := fakemodel.Start(t,
 				fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Thinking("The file is short; read it whole."), fakemodel.ToolUse("read", `{"path":"a.go"}`)}},
@@ -63,6 +63,8 @@ func TestReasoningCarriedAcrossTurns(t *testing.T) {
 				"anthropic": {`"thinking":{"budget_tokens":4096,"type":"enabled"}`, `"signature":"EqQB`},
 				"openai":    {`"reasoning":{"effort":"medium"`, `"include":["reasoning.encrypted_content"]`, `"store":false`, `"type":"reasoning"`, `"encrypted_content":"gAAAA`},
 				"gemini":    {`"thinkingConfig":{"includeThoughts":true,"thinkingBudget":4096}`, `"thoughtSignature":"CiQB`},
+				"bedrock":   {`"thinking":{"budget_tokens":4096,"type":"enabled"}`, `"signature":"EqQB`},
+				"vertex":    {`"thinking":{"budget_tokens":4096,"type":"enabled"}`, `"signature":"EqQB`},
 			}[api]
 			for _, w := range want {
 				if !strings.Contains(last, w) {
@@ -101,6 +103,8 @@ func TestThinkingLevelReachesEveryAPI(t *testing.T) {
 		"gemini":      {"low": `"thinkingConfig":{"includeThoughts":true,"thinkingBudget":1024}`, "high": `"thinkingConfig":{"includeThoughts":true,"thinkingBudget":16384}`},
 	}
 	off := map[string]string{"anthropic": `"thinking"`, "openai": `"reasoning"`, "openai-chat": `"reasoning_effort"`, "gemini": `"thinkingConfig"`}
+	want["bedrock"], want["vertex"] = want["anthropic"], want["anthropic"] // the same Messages API
+	off["bedrock"], off["vertex"] = off["anthropic"], off["anthropic"]
 	for _, api := range apis {
 		for _, level := range []string{"off", "low", "high"} {
 			t.Run(api+"/"+level, func(t *testing.T) {
