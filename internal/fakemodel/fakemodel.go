@@ -70,6 +70,10 @@ type Reply struct {
 	// failure or a crashed server does: no closing event, the chunked
 	// body ended short.
 	Cut bool
+	// EndEarly ends the answer after the first block with a clean end of
+	// the body but none of the closing events (finish reason, usage,
+	// message_stop, response.completed), as a proxy that gives up does.
+	EndEarly bool
 }
 
 // Block is one block of a reply.

@@ -128,7 +128,7 @@ func writeGemini(s *sse, model string, r Reply, n int) {
 			firstEnd = len(events) - 1
 		}
 	}
-	pause := r.StreamError != "" || r.Hold != nil || r.Cut
+	pause := r.StreamError != "" || r.Hold != nil || r.Cut || r.EndEarly
 	for j, ev := range events {
 		last := j == len(events)-1 && !(pause && j == firstEnd)
 		chunk(ev, last)
@@ -137,6 +137,9 @@ func writeGemini(s *sse, model string, r Reply, n int) {
 		}
 		if r.Cut {
 			s.cut()
+		}
+		if r.EndEarly {
+			return
 		}
 		if r.StreamError != "" {
 			s.raw(`data: {"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}` + "\r\n\r\n")

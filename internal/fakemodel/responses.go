@@ -114,6 +114,9 @@ func writeResponses(s *sse, body []byte, r Reply, n int) {
 			if r.Cut {
 				s.cut()
 			}
+			if r.EndEarly {
+				return
+			}
 			if r.StreamError != "" {
 				ev.send("error", `"code":"server_error","message":"The server had an error while processing your request. Sorry about that!","param":null`)
 				return

@@ -53,6 +53,9 @@ func writeAnthropic(s *sse, model string, r Reply, n int) {
 			if r.Cut {
 				s.cut()
 			}
+			if r.EndEarly {
+				return
+			}
 			if r.StreamError != "" {
 				s.event("error", fmt.Sprintf(`{"type":"error","error":{"details":null,"type":%q,"message":"Overloaded"},"request_id":"req_fake"}`, r.StreamError))
 				return
@@ -105,6 +108,9 @@ func writeOpenAI(s *sse, model string, r Reply, n int) {
 		}
 		if i == 0 && r.Cut {
 			s.cut()
+		}
+		if i == 0 && r.EndEarly {
+			return
 		}
 		if i == 0 && !s.hold(r.Hold) {
 			return

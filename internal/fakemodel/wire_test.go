@@ -150,3 +150,18 @@ func TestCutDropsTheConnection(t *testing.T) {
 		})
 	}
 }
+
+// A reply that ends early closes its body cleanly after the first block,
+// without any of the wire's closing events.
+func TestEndEarlyOmitsTheClosingEvents(t *testing.T) {
+	closing := map[string]string{"anthropic": "message_stop", "openai": "[DONE]", "responses": "response.completed", "gemini": "finishReason"}
+	for api, end := range closing {
+		t.Run(api, func(t *testing.T) {
+			s := Start(t, Reply{Blocks: []Block{Text("first"), Text("never")}, EndEarly: true})
+			code, body := post(t, s, api, `{"messages":[{"role":"user","content":"hi"}],"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`)
+			if code != 200 || !strings.Contains(body, "first") || strings.Contains(body, "never") || strings.Contains(body, end) {
+				t.Errorf("%d %q", code, body)
+			}
+		})
+	}
+}

@@ -54,8 +54,10 @@ func (a *client) Stream(ctx context.Context, req provider.Request, on func(provi
 	defer stream.Close()
 	var msg anthropic.Message
 	var broken map[int]string // tool inputs that are not JSON, by block index
+	stopped := false
 	for stream.Next() {
 		ev := stream.Current()
+		stopped = stopped || ev.Type == "message_stop"
 		if ev.Type == "content_block_stop" || ev.Type == "message_stop" {
 			// The SDK empties a tool input that is not JSON (cut off
 			// at the output limit) when its block ends: keep the text.
@@ -86,6 +88,11 @@ func (a *client) Stream(ctx context.Context, req provider.Request, on func(provi
 	}
 	if msg.ID == "" {
 		return nil, fmt.Errorf("anthropic stream ended before message_start: %w", io.ErrUnexpectedEOF)
+	}
+	if !stopped {
+		// The body ended cleanly but short (a proxy gave up): what came
+		// is half an answer, not one.
+		return nil, fmt.Errorf("anthropic stream ended before message_stop: %w", io.ErrUnexpectedEOF)
 	}
 	return fromMessage(&msg, broken), nil
 }

@@ -143,23 +143,27 @@ func TestIdleTimeoutVariableMustBeADuration(t *testing.T) {
 // failed with the cause when a piece already was.
 func TestStreamCutMidMessage(t *testing.T) {
 	for _, api := range apis {
-		t.Run(api, func(t *testing.T) {
-			cut := fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("Half an ans"), fakemodel.Text("wer never sent")}, Cut: true}
-			srv := fakemodel.Start(t, cut, fakemodel.Say("whole"), cut)
-			c := open(t, api, srv, 2)
-			req := provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}
-			resp, err := c.Stream(context.Background(), req, nil)
-			if err != nil || resp.Message.Text() != "whole" || resp.Retries != 1 {
-				t.Fatalf("a cut before anything was shown: %+v %v", resp, err)
-			}
-			var shown strings.Builder
-			resp, err = c.Stream(context.Background(), req, func(d provider.Delta) { shown.WriteString(d.Text) })
-			if err == nil {
-				t.Fatalf("a cut after %q was shown gave an answer: %+v", shown.String(), resp)
-			}
-			if !errors.Is(err, io.ErrUnexpectedEOF) || len(srv.Requests()) != 3 {
-				t.Errorf("err %v after %d requests; want the unexpected end, not retried", err, len(srv.Requests()))
-			}
-		})
+		for _, how := range []string{"dropped", "ended early"} {
+			t.Run(api+"/"+how, func(t *testing.T) { testStreamCut(t, api, how == "dropped") })
+		}
+	}
+}
+
+func testStreamCut(t *testing.T, api string, drop bool) {
+	cut := fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("Half an ans"), fakemodel.Text("wer never sent")}, Cut: drop, EndEarly: !drop}
+	srv := fakemodel.Start(t, cut, fakemodel.Say("whole"), cut)
+	c := open(t, api, srv, 2)
+	req := provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}
+	resp, err := c.Stream(context.Background(), req, nil)
+	if err != nil || resp.Message.Text() != "whole" || resp.Retries != 1 {
+		t.Fatalf("a cut before anything was shown: %+v %v", resp, err)
+	}
+	var shown strings.Builder
+	resp, err = c.Stream(context.Background(), req, func(d provider.Delta) { shown.WriteString(d.Text) })
+	if err == nil {
+		t.Fatalf("a cut after %q was shown gave an answer: %+v", shown.String(), resp)
+	}
+	if !errors.Is(err, io.ErrUnexpectedEOF) || len(srv.Requests()) != 3 {
+		t.Errorf("err %v after %d requests; want the unexpected end, not retried", err, len(srv.Requests()))
 	}
 }

@@ -72,6 +72,12 @@ func (o *client) Stream(ctx context.Context, req provider.Request, on func(provi
 	if acc.id == "" {
 		return nil, fmt.Errorf("chat completions stream ended without a chunk: %w", io.ErrUnexpectedEOF)
 	}
+	if acc.finish == "" && !acc.usageSeen {
+		// The body ended cleanly but short: neither the finish reason
+		// nor the usage chunk (the two ends every server sends one of)
+		// came, so what came is half an answer.
+		return nil, fmt.Errorf("chat completions stream ended before its finish reason: %w", io.ErrUnexpectedEOF)
+	}
 	return acc.response(), nil
 }
 
@@ -103,6 +109,7 @@ type chatAccumulator struct {
 	text, reasoning   strings.Builder
 	calls             []*chatCall
 	usage             openai.CompletionUsage
+	usageSeen         bool
 }
 
 type chatCall struct {
@@ -113,7 +120,7 @@ type chatCall struct {
 func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(provider.Delta)) {
 	a.id, a.model = ch.ID, ch.Model
 	if ch.JSON.Usage.Valid() && ch.Usage.JSON.PromptTokens.Valid() {
-		a.usage = ch.Usage
+		a.usage, a.usageSeen = ch.Usage, true
 	}
 	for _, c := range ch.Choices {
 		if c.Index != 0 {

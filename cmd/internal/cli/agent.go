@@ -80,7 +80,7 @@ func bindPrintFlags(fs *pflag.FlagSet, p *PrintFlags) {
 	fs.BoolVarP(&p.Print, "print", "p", false, "run the agent on a prompt (the arguments, else standard input), print the answer and exit")
 	fs.StringVar(&p.Format, "output-format", "text", "with -p: text, json (one result object) or stream-json (one JSON message per line)")
 	fs.IntVar(&p.MaxTurns, "max-turns", 0, "with -p: stop after this many model calls (default: settings, else no limit)")
-	fs.StringVar(&p.Model, "model", "", "model as provider/model: anthropic/claude-sonnet-4-5, openai/gpt-5, ollama/qwen3:8b (default: settings, else $INDUSR_MODEL)")
+	fs.StringVar(&p.Model, "model", "", "model as provider/model: anthropic/claude-sonnet-4-5, openai/gpt-5, gemini/gemini-2.5-pro, ollama/qwen3:8b (default: settings, else $INDUSR_MODEL)")
 	fs.StringVar(&p.Mode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions (default: settings, else default)")
 	fs.StringVar(&p.AppendSystem, "append-system-prompt", "", "text added to the end of the system prompt")
 	fs.BoolVar(&p.Verbose, "verbose", false, "with -p text output: show each tool call and result on stderr")
