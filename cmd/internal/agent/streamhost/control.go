@@ -128,6 +128,9 @@ func (h *host) control(ctx context.Context, m inbound) {
 		MaxThinking *int            `json:"max_thinking_tokens"`
 		ServerName  string          `json:"server_name"`
 		Message     json.RawMessage `json:"message"`
+		// rewind_files
+		UserMessageID string `json:"user_message_id"`
+		DryRun        bool   `json:"dry_run"`
 	}
 	if err := json.Unmarshal(m.Request, &req); err != nil {
 		h.wire.answer(m.RequestID, nil, fmt.Errorf("the control request does not decode: %v", err))
@@ -158,6 +161,8 @@ func (h *host) control(ctx context.Context, m inbound) {
 		// An app's server speaks first only with notifications (its tool
 		// list changed); indusr took the tools at the start.
 		h.wire.answer(m.RequestID, map[string]any{"mcp_response": map[string]any{"jsonrpc": "2.0", "result": map[string]any{}, "id": 0}}, nil)
+	case "rewind_files":
+		h.wire.answer(m.RequestID, h.rewindFiles(req.UserMessageID, req.DryRun), nil)
 	case "mcp_status":
 		h.wire.answer(m.RequestID, map[string]any{"mcpServers": h.serverStatus()}, nil)
 	default:

@@ -76,6 +76,9 @@ type host struct {
 	// servers are the app's in-process MCP servers whose tools are
 	// grafted.
 	servers []string
+	// nodes are the checkpoint nodes of the turns run, by the uuid of
+	// their user message (for rewind_files).
+	nodes map[string]string
 }
 
 // Serve runs the session: it reads the app's messages and control
@@ -85,7 +88,7 @@ type host struct {
 // turn's result is written. The error is for the machine: the session
 // could not open, or standard output could not be written.
 func Serve(ctx context.Context, cfg Config) error {
-	h := &host{cfg: cfg, wire: newWire(cfg.Stdout), wake: make(chan struct{}, 1), schema: cfg.JSONSchema}
+	h := &host{cfg: cfg, wire: newWire(cfg.Stdout), wake: make(chan struct{}, 1), schema: cfg.JSONSchema, nodes: map[string]string{}}
 	in := make(chan inbound, 64)
 	go h.wire.read(cfg.Stdin, in, cfg.Stderr)
 
@@ -233,6 +236,11 @@ func (h *host) turn(ctx context.Context, u userMessage) {
 	res, err := h.c.Run(tctx, u.prompt)
 	if err != nil {
 		res = &conductor.Result{Subtype: conductor.ErrorExecution, IsError: true, Text: err.Error(), Err: err}
+	}
+	if res.Node != "" {
+		h.mu.Lock()
+		h.nodes[u.uuid] = res.Node
+		h.mu.Unlock()
 	}
 	if h.structured != nil && !res.IsError {
 		res = h.requireStructured(tctx, res)

@@ -290,3 +290,53 @@ for await (const m of query({ prompt: 'read the note through ext', options: { pa
 		t.Errorf("the server's read did not reach the model: %s", srv.Requests()[1].Body)
 	}
 }
+
+// rewindFiles puts the files a user message's turn changed back: a dry
+// run names them and changes nothing, the rewind restores them.
+func TestRewindFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "notes.txt")
+	os.WriteFile(path, []byte("before\n"), 0o644)
+	srv := fakemodel.Start(t,
+		fakemodel.Call("read", `{"path":"notes.txt"}`),
+		fakemodel.Call("write", `{"path":"notes.txt","content":"after\n"}`),
+		fakemodel.Say("written"))
+	run := runSDK(t, dir, srv, model, `
+const id = '11111111-2222-4333-8444-555555555555';
+let done;
+const finished = new Promise((r) => { done = r; });
+async function* messages() {
+  yield { type: 'user', uuid: id, session_id: '', parent_tool_use_id: null, message: { role: 'user', content: 'rewrite notes.txt' } };
+  await finished;
+}
+const fs = await import('node:fs');
+const q = query({ prompt: messages(), options: { pathToClaudeCodeExecutable: exe, permissionMode: 'acceptEdits', enableFileCheckpointing: true } });
+for await (const m of q) {
+  log(m);
+  if (m.type === 'result') {
+    log({ dry: await q.rewindFiles(id, { dryRun: true }), text: fs.readFileSync(cwd + '/notes.txt', 'utf8') });
+    log({ rewound: await q.rewindFiles(id) });
+    done();
+  }
+}`)
+	var dry, rewound map[string]any
+	var textAfterDry string
+	for _, l := range run.lines {
+		if d, ok := l["dry"].(map[string]any); ok {
+			dry, textAfterDry = d, l["text"].(string)
+		}
+		if r, ok := l["rewound"].(map[string]any); ok {
+			rewound = r
+		}
+	}
+	if dry["canRewind"] != true || textAfterDry != "after\n" {
+		t.Errorf("dry run = %v, the file then %q", dry, textAfterDry)
+	}
+	if rewound["canRewind"] != true {
+		t.Errorf("rewind = %v", rewound)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "before\n" {
+		t.Errorf("notes.txt after the rewind = %q", b)
+	}
+}
