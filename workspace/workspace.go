@@ -63,6 +63,10 @@ func (l Layout) in(parts ...string) string {
 	return filepath.Join(append([]string{l.root, StateDir}, parts...)...)
 }
 
+// Crews holds the crew runs (indusr crew run): a folder per run with a
+// git worktree per teammate and the board.
+func (l Layout) Crews() string { return l.in("crews") }
+
 // MCPConfig is the workspace's own MCP server config file.
 func (l Layout) MCPConfig() string { return l.in("mcp.json") }
 

@@ -36,6 +36,10 @@ type Program struct {
 	// Nil (indusr) means exec indusr-agent, as for -p. Its AgentRun has
 	// no Args.
 	Interactive Agent
+	// Crew runs `indusr crew run PLAN.toml` (its AgentRun's Args are the
+	// plan file; Flags carry --model, --permission-mode and, as Format,
+	// text or json). Nil (indusr) means exec indusr-agent, as for -p.
+	Crew Agent
 }
 
 // Agent runs the agent on a prompt: the program indusr-agent supplies

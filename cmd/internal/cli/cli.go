@@ -167,6 +167,7 @@ func newRoot(prog Program, all []string, stdin io.Reader, stdout, stderr io.Writ
 		newTranscriptsCmd(&opts),
 		newIndexCmd(&opts),
 		newSkillsCmd(&opts),
+		newCrewCmd(prog, &opts, all),
 	)
 	guardParents(root)
 	return root

@@ -32,6 +32,9 @@
 //   - indusr transcripts: the workspace's conversations, for --resume
 //   - indusr skills list, indusr skills check: the Agent Skills found for
 //     the workspace, and their problems against the format's rules
+//   - indusr crew, indusr crew run: a crew of subagents works through a
+//     plan's tasks, each teammate in a git worktree of its own (run by
+//     the program's Crew, in indusr an exec of indusr-agent, as -p)
 //
 // Exit status: 0 success, 1 a tool reported an error or the command failed
 // (including an interrupt), 2 a usage error.
