@@ -1,6 +1,7 @@
 package streamhost_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,8 +136,23 @@ for await (const m of query({ prompt: 'make a file', options: { pathToClaudeCode
 // A tool of an in-process server of the app (createSdkMcpServer) is
 // offered as mcp__NAME__TOOL; the model's call runs in the app and its
 // result reaches the model.
+// With the SDK's manifests turned off (as the Python SDK sends none),
+// indusr opens the server itself over mcp_message: initialize,
+// notifications/initialized, tools/list.
 func TestAppMCPTool(t *testing.T) {
-	t.Parallel()
+	for _, manifests := range []bool{true, false} {
+		t.Run(fmt.Sprintf("manifests=%v", manifests), func(t *testing.T) {
+			t.Parallel()
+			var env []string
+			if !manifests {
+				env = append(env, "CLAUDE_AGENT_SDK_DISABLE_MCP_MANIFESTS=1")
+			}
+			testAppMCPTool(t, env...)
+		})
+	}
+}
+
+func testAppMCPTool(t *testing.T, env ...string) {
 	dir := t.TempDir()
 	srv := fakemodel.Start(t,
 		fakemodel.Call("mcp__mytools__echo", `{"text":"hi"}`),
@@ -145,7 +161,7 @@ func TestAppMCPTool(t *testing.T) {
 const echo = tool('echo', 'Echo text back', { text: z.string() }, async ({ text }) => ({ content: [{ type: 'text', text: 'ECHO:' + text }] }));
 const mytools = createSdkMcpServer({ name: 'mytools', version: '1.0.0', tools: [echo] });
 for await (const m of query({ prompt: 'echo hi', options: { pathToClaudeCodeExecutable: exe, mcpServers: { mytools },
-  allowedTools: ['mcp__mytools__echo'] } })) log(m)`)
+  allowedTools: ['mcp__mytools__echo'] } })) log(m)`, env...)
 	if !strings.Contains(string(srv.Requests()[0].Body), `"mcp__mytools__echo"`) {
 		t.Errorf("the model was not offered mcp__mytools__echo")
 	}

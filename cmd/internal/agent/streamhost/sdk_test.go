@@ -51,8 +51,9 @@ func (r sdkRun) byType(typ string) []map[string]any {
 
 // runSDK runs body, a Node module with query, tool, createSdkMcpServer,
 // z, exe (the path of indusr), cwd and log (print a value as a line) in
-// scope, with the SDK driving indusr in dir against srv.
-func runSDK(t *testing.T, dir string, srv *fakemodel.Server, model, body string) sdkRun {
+// scope, with the SDK driving indusr in dir against srv; env adds
+// variables to the app's environment.
+func runSDK(t *testing.T, dir string, srv *fakemodel.Server, model, body string, env ...string) sdkRun {
 	t.Helper()
 	node := testpeer.Node(t)
 	root := filepath.Join(testpeer.Root(), "testdata", "npm", "agent-sdk", "node_modules")
@@ -80,6 +81,7 @@ func runSDK(t *testing.T, dir string, srv *fakemodel.Server, model, body string)
 		"XDG_CONFIG_HOME="+filepath.Join(dir, ".xdg"), "INDUSR_NO_LSP=1", "INDUSR_MODEL="+model,
 		"ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL="+srv.URL,
 		"OPENAI_API_KEY=test", "OPENAI_BASE_URL="+srv.URL+"/v1")
+	cmd.Env = append(cmd.Env, env...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
