@@ -49,6 +49,10 @@ type Config struct {
 	OpenAIAPI string
 }
 
+// GoogleAPIKeyVar is read for gemini/… models when GEMINI_API_KEY is
+// not set, as Google's own tools do.
+const GoogleAPIKeyVar = "GOOGLE_API_KEY"
+
 // OpenAIAPIVar names the variable that sets Config.OpenAIAPI when the
 // caller does not.
 const OpenAIAPIVar = "INDUSR_OPENAI_API"
@@ -84,6 +88,9 @@ func Open(id string, cfg Config) (provider.Client, provider.ModelID, error) {
 	key := cfg.APIKey
 	if key == "" && info.KeyVar != "" {
 		key = getenv(info.KeyVar)
+		if key == "" && m.Provider == "gemini" {
+			key = getenv(GoogleAPIKeyVar) // the Gemini SDK's other name for it
+		}
 		if key == "" {
 			return nil, m, &MissingKeyError{Provider: m.Provider, Var: info.KeyVar}
 		}

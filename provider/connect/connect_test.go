@@ -242,7 +242,8 @@ func TestCancelStopsTheStream(t *testing.T) {
 }
 
 func TestMissingKeyNamesTheVariable(t *testing.T) {
-	for id, v := range map[string]string{"anthropic/claude-sonnet-4-5": "ANTHROPIC_API_KEY", "openai/gpt-5": "OPENAI_API_KEY"} {
+	for id, v := range map[string]string{"anthropic/claude-sonnet-4-5": "ANTHROPIC_API_KEY", "openai/gpt-5": "OPENAI_API_KEY",
+		"openai-chat/gpt-5": "OPENAI_API_KEY", "gemini/gemini-2.5-pro": "GEMINI_API_KEY"} {
 		_, _, err := connect.Open(id, connect.Config{Getenv: func(string) string { return "" }})
 		var mk *connect.MissingKeyError
 		if !errors.As(err, &mk) || !strings.Contains(err.Error(), v) {
@@ -251,6 +252,15 @@ func TestMissingKeyNamesTheVariable(t *testing.T) {
 	}
 	if _, _, err := connect.Open("ollama/qwen3:8b", connect.Config{Getenv: func(string) string { return "" }}); err != nil {
 		t.Errorf("ollama needs no key: %v", err)
+	}
+	google := func(k string) string {
+		if k == connect.GoogleAPIKeyVar {
+			return "k"
+		}
+		return ""
+	}
+	if _, _, err := connect.Open("gemini/gemini-2.5-pro", connect.Config{Getenv: google}); err != nil {
+		t.Errorf("GOOGLE_API_KEY is Gemini's key too: %v", err)
 	}
 	if _, _, err := connect.Open("nope/x", connect.Config{}); err == nil || !strings.Contains(err.Error(), "anthropic") {
 		t.Errorf("unknown provider: %v", err)

@@ -125,6 +125,9 @@ func claudeBlocks(bs []provider.Block) []map[string]any {
 		case provider.TextBlock:
 			out = append(out, map[string]any{"type": "text", "text": b.Text})
 		case provider.ThinkingBlock:
+			if b.Text == "" {
+				continue // reasoning kept only to be sent back (OpenAI's without a summary): nothing to show
+			}
 			out = append(out, map[string]any{"type": "thinking", "thinking": b.Text, "signature": b.Signature})
 		case provider.ToolUseBlock:
 			out = append(out, map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": b.Input})

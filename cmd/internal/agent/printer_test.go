@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/indusagi/induscode/conductor"
+	"github.com/indusagi/induscode/provider"
 )
 
 // stream-json writes one object a line as things happen, each carrying
@@ -43,5 +44,21 @@ func TestFormats(t *testing.T) {
 	_ = p.Flush()
 	if out.String() != "the answer\n" || errs.String() != "indusr: it broke\n" {
 		t.Errorf("text: stdout %q, stderr %q", out.String(), errs.String())
+	}
+}
+
+// Reasoning that carries no text (OpenAI's encrypted reasoning item
+// without a summary, kept to be sent back) is not shown as an empty
+// thinking block; thinking with text is, with its signature.
+func TestEmptyReasoningIsNotShown(t *testing.T) {
+	t.Parallel()
+	got := claudeBlocks([]provider.Block{
+		{Kind: provider.ThinkingBlock, ID: "rs_1", Data: "gAAAA"},
+		{Kind: provider.ThinkingBlock, Text: "plan", Signature: "sig"},
+		{Kind: provider.TextBlock, Text: "done"},
+	})
+	b, _ := json.Marshal(got)
+	if want := `[{"signature":"sig","thinking":"plan","type":"thinking"},{"text":"done","type":"text"}]`; string(b) != want {
+		t.Errorf("blocks %s, want %s", b, want)
 	}
 }
