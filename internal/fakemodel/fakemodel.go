@@ -36,6 +36,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 )
@@ -74,6 +75,10 @@ type Reply struct {
 	// the body but none of the closing events (finish reason, usage,
 	// message_stop, response.completed), as a proxy that gives up does.
 	EndEarly bool
+	// Pace, when set, is waited before each piece of text of the
+	// Messages API stream (a piece is 16 bytes, about 4 tokens): a model
+	// that streams at a given rate, for a terminal's benchmarks.
+	Pace time.Duration
 }
 
 // Block is one block of a reply.
@@ -397,6 +402,21 @@ func (s *sse) raw(b string) {
 // cut drops the connection mid-answer: the server closes it without
 // ending the chunked body.
 func (s *sse) cut() { panic(http.ErrAbortHandler) }
+
+// pace waits d, or until the client goes away (false).
+func (s *sse) pace(d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
+}
 
 func (s *sse) hold(ch <-chan struct{}) bool {
 	if ch == nil {

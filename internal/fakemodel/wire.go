@@ -45,6 +45,9 @@ func writeAnthropic(s *sse, model string, r Reply, n int) {
 		default:
 			s.event("content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":%d,"content_block":{"type":"text","text":""}}`, i))
 			for _, part := range split(b.Text, 16) {
+				if !s.pace(r.Pace) {
+					return
+				}
 				s.event("content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":%s}}`, i, js(part)))
 			}
 		}

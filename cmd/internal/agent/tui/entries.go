@@ -50,6 +50,11 @@ type entry struct {
 	lines []string // rendered at width w, expanded ex
 	w     int
 	ex    bool
+	// md is the Markdown of a streaming text as last rendered, of its
+	// first mdLen bytes at mdAt (see streamedMarkdown).
+	md    string
+	mdLen int
+	mdAt  time.Time
 }
 
 // conversation is the entries and their rendering.

@@ -173,6 +173,9 @@ func (s *state) render(e *entry, expanded bool) string {
 		}
 		return s.st.user.Render(indent(wrap(e.text, w-2), mark, "  "))
 	case textEntry:
+		if e.streaming {
+			return s.streamedMarkdown(e, w)
+		}
 		return s.md.render(e.text, w)
 	case thinkingEntry:
 		if !expanded && !e.streaming {
@@ -188,6 +191,25 @@ func (s *state) render(e *entry, expanded bool) string {
 		return s.st.bad.Render(indent(wrap(e.text, w-2), "✗ ", "  "))
 	}
 	return ""
+}
+
+// restream is how often a streaming answer is rendered as Markdown
+// again. Rendering the whole text at every piece would cost more the
+// longer the answer grows (a piece comes every 20 ms at 200 tokens/s);
+// between renders the text that came since is shown as it came, wrapped.
+const restream = 100 * time.Millisecond
+
+func (s *state) streamedMarkdown(e *entry, w int) string {
+	now := s.cfg.Now()
+	if e.md == "" || e.w != w || now.Sub(e.mdAt) >= restream {
+		e.md, e.mdLen, e.mdAt = s.md.render(e.text, w), len(e.text), now
+		return e.md
+	}
+	tail := e.text[e.mdLen:]
+	if tail == "" {
+		return e.md
+	}
+	return e.md + "\n" + indent(wrap(strings.TrimLeft(tail, "\n"), w-2), "  ", "  ")
 }
 
 // toolView is a call's line (mark, tool, key argument, state, time) and
