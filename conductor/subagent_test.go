@@ -293,3 +293,53 @@ func TestParallelSubagentsKeepReadBeforeEdit(t *testing.T) {
 		t.Errorf("the second subagent's edit was not refused as changed since it was read: %s", secondSaw)
 	}
 }
+
+// A subagent never has more than its parent: a profile that asks for
+// bypassPermissions under a parent in the default mode still needs
+// permission to write, the parent's deny rules hold in it, and a tool the
+// parent's --tools leaves out is not in its deck.
+func TestSubagentNeverWiderThanParent(t *testing.T) {
+	dir := t.TempDir()
+	testtree.Write(t, dir, map[string]string{
+		".indus/agents/yolo.toml": "permission_mode = \"bypassPermissions\"\nprompt = \"Do anything.\"\n",
+	})
+	srv := fakemodel.Start(t)
+	var mu sync.Mutex
+	var childSaw []wire
+	srv.Respond(func(n int, r fakemodel.Request) fakemodel.Reply {
+		w := readWire(t, r)
+		if w.parent() {
+			if w.msgs == 1 {
+				return fakemodel.Call("task", `{"objective":"go wild","agent":"yolo"}`)
+			}
+			return fakemodel.Say("ok")
+		}
+		mu.Lock()
+		childSaw = append(childSaw, w)
+		mu.Unlock()
+		if w.msgs == 1 {
+			return fakemodel.Call("write", `{"path":"new.txt","content":"x"}`, "ls", `{"path":"."}`)
+		}
+		return fakemodel.Say("could not")
+	})
+	o := conductor.Options{Disallowed: []string{"ls"}}
+	o.Session.Tools = []string{"read", "write", "ls", "task"}
+	c := open(t, dir, srv, o)
+	if res, err := c.Run(context.Background(), "delegate"); err != nil || res.IsError {
+		t.Fatalf("run: %v %+v", err, res)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.txt")); err == nil {
+		t.Error("the subagent wrote a file its parent's mode needed permission for")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(childSaw) != 2 {
+		t.Fatalf("%d child calls", len(childSaw))
+	}
+	if got := childSaw[0].tools; !slices.Equal(got, []string{"read", "write"}) {
+		t.Errorf("the subagent was offered %v, want read and write (the parent's --tools less the denied ls and the task card)", got)
+	}
+	if !strings.Contains(childSaw[1].body, "needs permission") || !strings.Contains(childSaw[1].body, "--disallowed-tools") {
+		t.Errorf("the subagent's write was not refused for permission, or ls not by the parent's rule: %s", childSaw[1].body)
+	}
+}
