@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -197,4 +198,33 @@ func TestPasteAndHistory(t *testing.T) {
 	}
 	s.Keys("Up")
 	s.WaitText("> explain error line 0", wait)
+}
+
+var screenshot = flag.String("screenshot", "", "write the screen of TestScreenshotScreen, with its colours, to this file (scripts/screenshot.sh renders it)")
+
+// The README's screenshot: a permission question with its diff, the
+// status line under it. The test checks the screen a newcomer sees;
+// with -screenshot it also keeps it.
+func TestScreenshotScreen(t *testing.T) {
+	s := open(t, 80, 24, map[string]string{"greet.go": "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n"},
+		fakemodel.Call("read", `{"path":"greet.go"}`),
+		fakemodel.Reply{Blocks: []fakemodel.Block{
+			fakemodel.Text("The greeting is printed in `main`. I'll make it friendlier:"),
+			fakemodel.ToolUse("edit", `{"path":"greet.go","old_string":"fmt.Println(\"hello\")","new_string":"fmt.Println(\"Hello, and welcome!\")"}`),
+		}},
+		fakemodel.Say("Done: `greet.go` now prints **Hello, and welcome!**"))
+	s.ask("make the greeting in greet.go friendlier")
+	screen := s.WaitText("Permission: edit", wait)
+	for _, want := range []string{`-fmt.Println("hello")`, `+fmt.Println("Hello, and welcome!")`, "1. Yes", "default ·"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the question lacks %q:\n%s", want, screen)
+		}
+	}
+	if *screenshot != "" {
+		if err := os.WriteFile(*screenshot, []byte(s.ScreenANSI()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Keys("1")
+	s.WaitText("now prints", wait)
 }
