@@ -125,8 +125,19 @@ func Serve(ctx context.Context, cfg Config) error {
 		defer close(done)
 		h.work(ctx)
 	}()
-	for m := range in {
-		h.handle(ctx, m)
+	// The session ends with the input, or with ctx (SIGTERM, Ctrl-C),
+	// which also cancels the running turn; its result is still written.
+read:
+	for {
+		select {
+		case m, ok := <-in:
+			if !ok {
+				break read
+			}
+			h.handle(ctx, m)
+		case <-ctx.Done():
+			break read
+		}
 	}
 	h.mu.Lock()
 	h.ended = true
@@ -159,6 +170,14 @@ func (h *host) handle(ctx context.Context, m inbound) {
 		if err != nil {
 			fmt.Fprintln(h.cfg.Stderr, "indusr:", err)
 			u = userMessage{uuid: m.UUID, bad: err}
+		}
+		if m.ShouldQuery != nil && !*m.ShouldQuery && err == nil {
+			// Added to the conversation without a turn of its own: the
+			// next model call carries it.
+			if err := h.c.SendMessage(ctx, u.prompt); err != nil {
+				h.warn("%v", err)
+			}
+			return
 		}
 		h.mu.Lock()
 		h.queue = append(h.queue, u)

@@ -133,3 +133,25 @@ func TestSDKFlags(t *testing.T) {
 		t.Errorf("an unknown flag: exit %d, stderr %q; want 2 naming --foo", code, stderr)
 	}
 }
+
+// A message with shouldQuery false joins the conversation without a turn
+// of its own: the next turn's model call carries it, and only that turn
+// has a result.
+func TestMessageWithoutTurn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakemodel.Start(t, fakemodel.Say("both read"))
+	stdin := `{"type":"user","shouldQuery":false,"message":{"role":"user","content":"context: the sky is green"}}` + "\n" +
+		`{"type":"user","message":{"role":"user","content":"what colour is the sky?"}}` + "\n"
+	lines, stderr, code := indusr(t, dir, srv, stdin, sdkPrefix...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if r := ofType(lines, "result"); len(r) != 1 || r[0]["result"] != "both read" {
+		t.Fatalf("results = %v", r)
+	}
+	body := string(srv.Requests()[0].Body)
+	if !strings.Contains(body, "the sky is green") || !strings.Contains(body, "what colour is the sky?") {
+		t.Errorf("the model call = %s", body)
+	}
+}
