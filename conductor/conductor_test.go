@@ -285,7 +285,9 @@ func TestMaxTurnsStopsTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Subtype != conductor.ErrorMaxTurns || !res.IsError || res.Turns != 2 || len(srv.Requests()) != 2 {
+	// The turn refused is counted, as Claude Code counts it.
+	if res.Subtype != conductor.ErrorMaxTurns || !res.IsError || res.Turns != 3 || len(srv.Requests()) != 2 ||
+		res.Text != "Reached maximum number of turns (2)" {
 		t.Fatalf("result %+v, %d requests", res, len(srv.Requests()))
 	}
 }

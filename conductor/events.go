@@ -28,8 +28,14 @@ type AssistantMessage struct {
 	Message provider.Message
 	Usage   provider.Usage
 	Cost    float64
-	Model   string
-	Stop    provider.StopReason
+	// Model is the model that answered, as the server named it (the
+	// name asked for when it named none); Requested is the
+	// "provider/model" the call asked for.
+	Model     string
+	Requested string
+	// ID is the server's id of the message; "" when it sent none.
+	ID   string
+	Stop provider.StopReason
 }
 
 // ToolResults is the user message of a turn's tool results, in the order

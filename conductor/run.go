@@ -1,6 +1,7 @@
 package conductor
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,6 +43,14 @@ type Result struct {
 	// Usage and Cost are the run's, summed over its model calls.
 	Usage provider.Usage
 	Cost  float64
+	// APIDuration is the time spent waiting on model calls; Models their
+	// usage by the model that answered; Stop the last answer's stop
+	// reason ("" when no call was answered).
+	APIDuration time.Duration
+	Models      []ModelUse
+	Stop        provider.StopReason
+	// Denials are the tool calls the run refused, in order.
+	Denials []Denial
 	// Node is the checkpoint node of everything the run's tools changed.
 	Node string
 	// Subagents counts the subagents the run's task calls ran; their
@@ -97,7 +106,10 @@ func (c *Conductor) Run(ctx context.Context, prompt string) (*Result, error) {
 		}
 		if c.opts.MaxTurns > 0 && res.Turns >= c.opts.MaxTurns {
 			c.save(unsaved, nil)
-			return done(ErrorMaxTurns, fmt.Sprintf("stopped after %d turns (--max-turns)", res.Turns), nil)
+			// The turn refused counts, as Claude Code counts it: with a
+			// bound of 1, a run whose model called a tool reports 2.
+			res.Turns++
+			return done(ErrorMaxTurns, fmt.Sprintf("Reached maximum number of turns (%d)", c.opts.MaxTurns), nil)
 		}
 		if c.nearWindow(ctx) {
 			err := c.compact(ctx, "the conversation is near the model's context window")
@@ -141,10 +153,13 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 	c.dispatch(ctx, addons.TurnStart, addons.LifecyclePayload{Session: c.SessionID(), Agent: c.agentName()})
 	c.emit(TurnStarted{N: n})
 	c.takePending(unsaved)
+	began := time.Now()
 	req, model, resp, err := c.call(ctx, unsaved)
 	if err != nil {
+		res.APIDuration += time.Since(began)
 		return nil, err
 	}
+	res.noteCall(model, c.window(), req.MaxTokens, resp, time.Since(began))
 	res.Usage, res.Cost = res.Usage.Add(resp.Usage), res.Cost+resp.Cost
 	c.usage, c.cost = c.usage.Add(resp.Usage), c.cost+resp.Cost
 	c.messages = append(c.messages, resp.Message)
@@ -156,7 +171,8 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 			c.dispatch(ctx, addons.ChatMessage, addons.MessagePayload{Message: raw})
 		}
 	}
-	c.emit(AssistantMessage{Message: resp.Message, Usage: resp.Usage, Cost: resp.Cost, Model: model.String(), Stop: resp.Stop})
+	c.emit(AssistantMessage{Message: resp.Message, Usage: resp.Usage, Cost: resp.Cost, Model: cmp.Or(resp.Model, model.Name),
+		Requested: model.String(), ID: resp.ID, Stop: resp.Stop})
 	uses := resp.Message.ToolUses()
 	if len(uses) > 0 {
 		c.mu.Lock()
@@ -165,6 +181,7 @@ func (c *Conductor) turn(ctx context.Context, res *Result, unsaved *[]provider.M
 		results := toolrun.Run(ctx, permitted{c}, uses, toolrun.Options{Check: c.check, Together: c.runsTogether})
 		c.afterTools(ctx, uses, results)
 		c.noteChanges(uses, results)
+		res.noteDenials(uses, results)
 		c.noteSkillUses(uses, results)
 		tm := provider.Message{Role: provider.User, Blocks: results}
 		c.messages = append(c.messages, tm)

@@ -54,6 +54,10 @@ func BlockKinds() []BlockKind {
 // off at the output limit, or not JSON, as small local models send
 // them): those are kept as a JSON string holding the text as it came, so
 // the message still encodes; [Block.BrokenInput] tells them apart.
+//
+// Structured, on a tool_result, is the tool's own JSON account of the
+// call (edit's diff, say) when it gave one beside its text. It is for
+// whoever shows the run; it is neither sent to a model nor saved.
 type Block struct {
 	Kind      BlockKind       `json:"type"`
 	Text      string          `json:"text,omitempty"`
@@ -65,6 +69,8 @@ type Block struct {
 	Failure   Failure         `json:"failure,omitempty"`
 	Signature string          `json:"signature,omitempty"`
 	Data      string          `json:"data,omitempty"`
+
+	Structured json.RawMessage `json:"-"`
 }
 
 // BrokenInput returns the text of a tool_use's arguments that arrived
@@ -239,6 +245,9 @@ type Response struct {
 	Usage   Usage      `json:"usage"`
 	// Model is the model that answered, as the server named it.
 	Model string `json:"model"`
+	// ID is the server's id of the message ("msg_…", "chatcmpl-…"); ""
+	// when it sent none.
+	ID string `json:"id,omitempty"`
 	// Cost is the call's price in US dollars at the model's list price
 	// (see [WithRetries]); zero for a model without a known price.
 	Cost float64 `json:"cost_usd"`

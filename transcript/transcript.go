@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/oklog/ulid/v2"
 
 	"github.com/indusagi/induscode/internal/flock"
@@ -92,11 +93,27 @@ func file(dir, id string) string {
 	return filepath.Join(workspace.At(dir).Transcripts(), id+".jsonl")
 }
 
-// ValidID reports whether id can name a transcript: a ULID, as [New]
-// makes them, so no id can climb out of the folder.
+// ValidID reports whether id can name a transcript, so no id can climb
+// out of the folder: a UUID in its canonical lowercase form, as [New]
+// makes them (version 7, so ids sort by time, and Claude Code's and the
+// Agent SDK's session ids are UUIDs), or a ULID, as earlier versions
+// made them.
 func ValidID(id string) bool {
+	if u, err := uuid.Parse(id); err == nil && u.String() == id {
+		return true
+	}
 	_, err := ulid.ParseStrict(id)
 	return err == nil
+}
+
+// newID is a new conversation's id: a UUIDv7, time-ordered as the ULIDs
+// before it were.
+func newID() (string, error) {
+	u, err := uuid.NewV7()
+	if err != nil {
+		return "", fmt.Errorf("a new conversation id: %w", err)
+	}
+	return u.String(), nil
 }
 
 // New starts a conversation in the workspace at dir; its header is
@@ -109,13 +126,22 @@ func New(dir, model string) (*Transcript, error) {
 	if err := workspace.MkdirAll(workspace.At(dir).Transcripts(), 0o755); err != nil {
 		return nil, fmt.Errorf("transcripts folder: %w", err)
 	}
-	t := &Transcript{id: ulid.Make().String(), key: key, locks: workspace.At(dir).Locks()}
+	id, err := newID()
+	if err != nil {
+		return nil, err
+	}
+	return start(dir, model, id, key), nil
+}
+
+// start is New with the id given.
+func start(dir, model, id string, key []byte) *Transcript {
+	t := &Transcript{id: id, key: key, locks: workspace.At(dir).Locks()}
 	t.path = file(dir, t.id)
 	// The header goes out with the first append: a conversation that
 	// never finished a turn leaves no file, and the run's first model
 	// call does not wait for a sync.
 	t.header = &Line{Kind: Header, ID: t.id, Model: model, Dir: dir, Time: time.Now().UTC()}
-	return t, nil
+	return t
 }
 
 // Open reopens the conversation id of the workspace at dir for
@@ -125,7 +151,7 @@ func New(dir, model string) (*Transcript, error) {
 // refused.
 func Open(dir, id string) (*Transcript, []Line, error) {
 	if !ValidID(id) {
-		return nil, nil, fmt.Errorf("%q is not a transcript id (ids are 26-character ULIDs; indusr transcripts lists them)", id)
+		return nil, nil, fmt.Errorf("%q is not a transcript id (ids are UUIDs, or 26-character ULIDs from earlier versions; indusr transcripts lists them)", id)
 	}
 	key, err := userKey()
 	if err != nil {

@@ -54,9 +54,11 @@ func Failures() []provider.Failure {
 // block is sent only when the result has no text, since our tools that
 // return both put the same facts in each (edit's diff) and the model
 // would read them twice; images and resources are named. An empty
-// result says so rather than being sent empty.
+// result says so rather than being sent empty. The first JSON block is
+// kept as the block's Structured, for a program that shows the call.
 func ResultBlock(use provider.Block, r tool.Result, failure provider.Failure) provider.Block {
 	var parts []string
+	var structured json.RawMessage
 	hasText := false
 	for _, b := range r.Blocks {
 		if b.Kind == tool.KindText && b.Text != "" {
@@ -72,6 +74,9 @@ func ResultBlock(use provider.Block, r tool.Result, failure provider.Failure) pr
 		case tool.KindJSON:
 			if !hasText {
 				parts = append(parts, string(b.JSON))
+			}
+			if structured == nil {
+				structured = b.JSON
 			}
 		case tool.KindImage:
 			parts = append(parts, "[image "+b.MIME+"]")
@@ -97,7 +102,8 @@ func ResultBlock(use provider.Block, r tool.Result, failure provider.Failure) pr
 	if !r.IsError {
 		failure = NoFailure
 	}
-	return provider.Block{Kind: provider.ToolResultBlock, ToolUseID: use.ID, Text: text, IsError: r.IsError, Failure: failure}
+	return provider.Block{Kind: provider.ToolResultBlock, ToolUseID: use.ID, Text: text, IsError: r.IsError, Failure: failure,
+		Structured: structured}
 }
 
 // Runner is what runs tool calls: a session's or a deck's Box.

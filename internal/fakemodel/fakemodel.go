@@ -63,6 +63,9 @@ type Reply struct {
 	// test can act while a response is in flight (cancel it, kill the
 	// client). A closed channel releases it.
 	Hold <-chan struct{}
+	// Model, when set, is the model the answer names (a server that
+	// resolved an alias to a dated model); by default the request's.
+	Model string
 	// Stall stops the stream after the first block (or after the
 	// message's start when there is none) with the connection left open,
 	// until the client goes away: a server that hangs mid-answer.
@@ -355,6 +358,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, api string) {
 		w.Header().Set("Cache-Control", "no-cache")
 	}
 	w.WriteHeader(http.StatusOK)
+	if reply.Model != "" {
+		model = reply.Model
+	}
 	switch api {
 	case "anthropic", "bedrock", "vertex":
 		writeAnthropic(sw, model, reply, n)

@@ -289,7 +289,7 @@ func FromMessage(msg *anthropic.Message) *provider.Response { return fromMessage
 // fromMessage is FromMessage with the text of tool inputs that were not
 // JSON, by content index, kept as broken input (see provider.Block).
 func fromMessage(msg *anthropic.Message, broken map[int]string) *provider.Response {
-	r := &provider.Response{Model: string(msg.Model), Message: provider.Message{Role: provider.Assistant}}
+	r := &provider.Response{Model: string(msg.Model), ID: msg.ID, Message: provider.Message{Role: provider.Assistant}}
 	for i, c := range msg.Content {
 		switch c.Type {
 		case "text":

@@ -169,7 +169,7 @@ func (a *chatAccumulator) add(ch openai.ChatCompletionChunk, on func(provider.De
 }
 
 func (a *chatAccumulator) response() *provider.Response {
-	r := &provider.Response{Model: a.model, Message: provider.Message{Role: provider.Assistant}}
+	r := &provider.Response{Model: a.model, ID: a.id, Message: provider.Message{Role: provider.Assistant}}
 	if a.reasoning.Len() > 0 {
 		r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.ThinkingBlock, Text: a.reasoning.String()})
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/indusagi/induscode/cmd/internal/cli"
 	"github.com/indusagi/induscode/conductor"
+	"github.com/indusagi/induscode/provider"
 	"github.com/indusagi/induscode/provider/connect"
 	"github.com/indusagi/induscode/provider/facts"
 )
@@ -37,6 +38,14 @@ func runPrint(ctx context.Context, r cli.AgentRun) error {
 	default:
 		return cli.Usagef("--output-format %q: use text, json or stream-json", p.Format)
 	}
+	if p.Format == "stream-json" && !p.Verbose {
+		// Claude Code's rule, in its words: a script written for it
+		// passes --verbose, and one that does not fails the same way.
+		return cli.Failure(errors.New("When using --print, --output-format=stream-json requires --verbose"))
+	}
+	if p.Partial && p.Format != "stream-json" {
+		return cli.Usagef("--include-partial-messages needs --output-format stream-json")
+	}
 	if p.SDK.InputFormat != "text" {
 		return runStream(ctx, r)
 	}
@@ -60,6 +69,8 @@ func runPrint(ctx context.Context, r cli.AgentRun) error {
 		return err
 	}
 	out := NewPrinter(r.Stdout, r.Stderr, p.Format, p.Verbose)
+	out.Partial = p.Partial
+	out.Init.APIKeySource = keySource(co.Model)
 	co.OnEvent = out.Event
 	c, err := conductor.Open(ctx, co)
 	if err != nil {
@@ -138,4 +149,17 @@ func firstOf(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// keySource is system/init's apiKeySource: the variable the model's key
+// is read from, or "none" for a provider that needs no key.
+func keySource(model string) string {
+	m, err := provider.ParseModelID(model)
+	if err != nil {
+		return "none"
+	}
+	if info, ok := provider.Lookup(m.Provider); ok && info.KeyVar != "" {
+		return info.KeyVar
+	}
+	return "none"
 }

@@ -48,7 +48,10 @@ func runStream(ctx context.Context, r cli.AgentRun) error {
 		Options: co,
 		Stdin:   r.Stdin, Stdout: r.Stdout, Stderr: r.Stderr,
 		NewPrinter: func(out io.Writer) streamhost.Printer {
-			return NewPrinter(out, r.Stderr, "stream-json", p.Verbose)
+			pr := NewPrinter(out, r.Stderr, "stream-json", p.Verbose)
+			pr.Partial = p.Partial
+			pr.Init.APIKeySource = keySource(co.Model)
+			return pr
 		},
 		AskApp:     p.SDK.PermissionPromptTool == "stdio",
 		JSONSchema: p.SDK.JSONSchema,

@@ -78,6 +78,9 @@ type PrintFlags struct {
 	Thinking     string
 	// SDK are the flags of the Claude Agent SDK's command line.
 	SDK SDKFlags
+	// Partial is --include-partial-messages: stream-json adds the
+	// model's answer as it streams, in stream_event lines.
+	Partial bool
 }
 
 func bindPrintFlags(fs *pflag.FlagSet, p *PrintFlags) {
@@ -87,13 +90,14 @@ func bindPrintFlags(fs *pflag.FlagSet, p *PrintFlags) {
 	fs.StringVar(&p.Model, "model", "", "model as provider/model: anthropic/claude-sonnet-4-5, openai/gpt-5, gemini/gemini-2.5-pro, ollama/qwen3:8b (default: settings, else $INDUSR_MODEL)")
 	fs.StringVar(&p.Mode, "permission-mode", "", "default, acceptEdits, plan or bypassPermissions (default: settings, else default)")
 	fs.StringVar(&p.AppendSystem, "append-system-prompt", "", "text added to the end of the system prompt")
-	fs.BoolVar(&p.Verbose, "verbose", false, "with -p text output: show each tool call and result on stderr")
+	fs.BoolVar(&p.Verbose, "verbose", false, "with -p text output: show each tool call and result on stderr; stream-json requires it, as in Claude Code")
 	fs.BoolVarP(&p.Continue, "continue", "c", false, "continue the latest conversation of this workspace")
 	fs.StringVarP(&p.Resume, "resume", "r", "", "continue the conversation with this id (see indusr transcripts)")
 	fs.StringSliceVar(&p.Allowed, "allowed-tools", nil, `calls that run without asking, in Claude Code's syntax: "Bash(git diff:*)", Edit, mcp__server__tool`)
 	fs.StringSliceVar(&p.Disallowed, "disallowed-tools", nil, "calls that never run, same syntax; a bare tool name also hides the tool")
 	fs.StringVar(&p.Thinking, "thinking", "", "thinking level: off, low, medium or high")
 	bindSDKFlags(fs, &p.SDK)
+	fs.BoolVar(&p.Partial, "include-partial-messages", false, "with stream-json: also print the answer as it streams (stream_event lines)")
 	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 		switch name { // Claude Code's camelCase spellings
 		case "allowedTools":

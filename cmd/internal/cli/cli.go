@@ -126,9 +126,15 @@ func newRoot(prog Program, all []string, stdin io.Reader, stdout, stderr io.Writ
 	bindFlags(root.PersistentFlags(), &opts)
 	var popts PrintFlags
 	bindPrintFlags(root.Flags(), &popts)
+	var showVersion bool
+	root.Flags().BoolVarP(&showVersion, "version", "v", false, "print the version as X.Y.Z (indusr) and exit (indusr version says more)")
 	root.Args = cobra.ArbitraryArgs // -p's prompt; anything else is a mistyped command
 	root.SuggestionsMinimumDistance = suggestDistance
 	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if showVersion {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), shortVersion())
+			return err
+		}
 		// The Agent SDK runs its executable without -p: stream-json input
 		// is an agent run too.
 		if !popts.Print && popts.SDK.InputFormat != "stream-json" {

@@ -55,7 +55,7 @@ func TestPrintAgainstAimock(t *testing.T) {
 				os.WriteFile(filepath.Join(logger, f), b, 0o644)
 			}
 			cmd := exec.Command("indusr", "-C", dir, "--no-mcp", "-p", "change world to there in greet.txt", "--model", model,
-				"--permission-mode", "acceptEdits", "--allowed-tools", "Bash(cat greet.txt)", "--output-format", "stream-json")
+				"--permission-mode", "acceptEdits", "--allowed-tools", "Bash(cat greet.txt)", "--output-format", "stream-json", "--verbose")
 			cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, ".xdg"), "INDUSR_TRUST_HOOKS=1",
 				"ANTHROPIC_BASE_URL=http://"+addr, "ANTHROPIC_API_KEY=x", "OPENAI_BASE_URL=http://"+addr+"/v1", "OPENAI_API_KEY=x",
 				"GOOGLE_GEMINI_BASE_URL=http://"+addr, "GEMINI_API_KEY=x")

@@ -20,7 +20,7 @@ func TestPrintSlashSkill(t *testing.T) {
 		".claude/skills/hidden/SKILL.md": "---\nname: hidden\ndescription: Model only.\nuser-invocable: false\n---\nFacts.\n",
 	})
 	srv := fakemodel.Start(t, fakemodel.Say("Hello, World!"))
-	cmd := indusrP(t, dir, srv, "-p", "/greet World", "--output-format", "stream-json")
+	cmd := indusrP(t, dir, srv, "-p", "/greet World", "--output-format", "stream-json", "--verbose")
 	cmd.Env = append(cmd.Env, "HOME="+filepath.Join(dir, "home"))
 	out, err := cmd.Output()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -58,7 +59,7 @@ func TestPrintEditTaskStreamJSON(t *testing.T) {
 				fakemodel.Call("edit", `{"path":"add.sh","old_string":"1+1","new_string":"2+2"}`),
 				fakemodel.Call("bash", `{"command":"bash add.sh"}`),
 				fakemodel.Say("add.sh now prints 4."))
-			cmd := indusrP(t, dir, srv, "-p", "make add.sh print 4", "--model", model, "--output-format", "stream-json",
+			cmd := indusrP(t, dir, srv, "-p", "make add.sh print 4", "--model", model, "--output-format", "stream-json", "--verbose",
 				"--allowed-tools", "Edit,Bash(bash add.sh)")
 			out, err := cmd.Output()
 			if err != nil {
@@ -124,7 +125,12 @@ func TestPrintJSONIsOneObjectAndErrorsExit1(t *testing.T) {
 	if err := json.Unmarshal(out, &m); err != nil {
 		t.Fatalf("not one JSON object: %v\n%s", err, out)
 	}
-	if m["is_error"] != true || m["subtype"] != "error_during_execution" || !strings.Contains(fmt.Sprint(m["result"]), "prompt is too long") {
+	// An error result says what went wrong in errors, as Claude Code's
+	// do (the Agent SDK reads them), and has no result.
+	errs, _ := m["errors"].([]any)
+	_, hasResult := m["result"]
+	if m["is_error"] != true || m["subtype"] != "error_during_execution" || len(errs) != 1 ||
+		!strings.Contains(fmt.Sprint(errs[0]), "prompt is too long") || hasResult || m["terminal_reason"] != "api_error" {
 		t.Errorf("result %v", m)
 	}
 	if !strings.Contains(string(srv.Requests()[0].Body), "hello from stdin") {
@@ -267,5 +273,37 @@ func TestPrintOpenAIAPISetting(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), `openaiApi "completions" is none of responses or chat`) {
 		t.Errorf("a bad setting: %v\n%s", err, out)
+	}
+}
+
+// stream-json without --verbose is refused as Claude Code refuses it, in
+// its words and with its exit status, before any model call.
+func TestStreamJSONNeedsVerbose(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakemodel.Start(t)
+	cmd := indusrP(t, dir, srv, "-p", "hi", "--output-format", "stream-json")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || len(out) != 0 ||
+		!strings.Contains(stderr.String(), "When using --print, --output-format=stream-json requires --verbose") {
+		t.Errorf("exit %v, stdout %q, stderr %q", err, out, stderr.String())
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d model calls", n)
+	}
+}
+
+// -v and --version answer X.Y.Z (indusr), which the Agent SDK for Python
+// reads.
+func TestVersionFlag(t *testing.T) {
+	t.Parallel()
+	for _, flag := range []string{"-v", "--version"} {
+		out, err := indusrP(t, t.TempDir(), fakemodel.Start(t), flag).Output()
+		if err != nil || !regexp.MustCompile(`^\d+\.\d+\.\d+ \(indusr\)\n$`).Match(out) {
+			t.Errorf("indusr %s: %q %v", flag, out, err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 
@@ -30,6 +31,25 @@ func versionString() string {
 		v = "devel"
 	}
 	return fmt.Sprintf("indusr %s (%s, %s/%s)", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// semver is the X.Y.Z at the start of a version.
+var semver = regexp.MustCompile(`^v?(\d+\.\d+\.\d+)`)
+
+// shortVersion is -v's answer, "X.Y.Z (indusr)", the form of Claude
+// Code's own ("2.1.332 (Claude Code)"): the Agent SDK for Python runs
+// the executable with -v and reads the X.Y.Z at the start. A build
+// without a release version (a clone's) answers 0.0.0.
+func shortVersion() string {
+	v := version
+	if info, ok := debug.ReadBuildInfo(); ok && v == "" {
+		v = info.Main.Version
+	}
+	n := "0.0.0"
+	if m := semver.FindStringSubmatch(v); m != nil {
+		n = m[1]
+	}
+	return n + " (indusr)"
 }
 
 func newVersionCmd() *cobra.Command {
