@@ -17,8 +17,8 @@ import (
 // known to the API, how long the API took and how the last answer
 // stopped.
 func TestResultReportsDenialsAndTheAnsweringModel(t *testing.T) {
-	for _, api := range []string{"anthropic", "openai"} {
-		t.Run(api, func(t *testing.T) {
+	for _, model := range []string{"anthropic/claude-sonnet-4-5", "openai/gpt-5", "openai-chat/gpt-5", "ollama/qwen3:8b"} {
+		t.Run(model, func(t *testing.T) {
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello\n"), 0o644)
 			edit := `{"path":"notes.txt","old_string":"hello","new_string":"goodbye"}`
@@ -27,7 +27,7 @@ func TestResultReportsDenialsAndTheAnsweringModel(t *testing.T) {
 				fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.ToolUse("edit", edit)}, Model: "dated-model-2026"},
 				fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("I could not edit it.")}, Model: "dated-model-2026"})
 			var msgs []conductor.AssistantMessage
-			c := open(t, dir, srv, conductor.Options{Model: modelOf(api), OnEvent: func(e conductor.Event) {
+			c := open(t, dir, srv, conductor.Options{Model: model, OnEvent: func(e conductor.Event) {
 				if m, ok := e.(conductor.AssistantMessage); ok {
 					msgs = append(msgs, m)
 				}
@@ -52,7 +52,7 @@ func TestResultReportsDenialsAndTheAnsweringModel(t *testing.T) {
 				t.Fatalf("%d assistant messages", len(msgs))
 			}
 			for _, m := range msgs {
-				if m.Model != "dated-model-2026" || m.Requested != modelOf(api) || m.ID == "" {
+				if m.Model != "dated-model-2026" || m.Requested != model || m.ID == "" {
 					t.Errorf("assistant message: model %q, requested %q, id %q", m.Model, m.Requested, m.ID)
 				}
 			}

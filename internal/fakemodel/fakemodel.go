@@ -368,6 +368,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, api string) {
 		writeResponses(sw, body, reply, n)
 	case "gemini":
 		name, _, _ := strings.Cut(r.PathValue("call"), ":")
+		if reply.Model != "" {
+			name = reply.Model
+		}
 		writeGemini(sw, name, reply, n)
 	default:
 		writeOpenAI(sw, model, reply, n)

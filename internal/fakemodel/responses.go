@@ -51,6 +51,9 @@ func writeResponses(s *sse, body []byte, r Reply, n int) {
 		Store   *bool    `json:"store"`
 	}
 	json.Unmarshal(body, &req)
+	if r.Model != "" {
+		req.Model = r.Model
+	}
 	withContent := false
 	for _, inc := range req.Include {
 		withContent = withContent || inc == "reasoning.encrypted_content"

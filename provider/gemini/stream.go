@@ -126,7 +126,7 @@ func (a *accumulator) open(kind provider.BlockKind) *building {
 }
 
 func (a *accumulator) response() *provider.Response {
-	r := &provider.Response{Model: a.model, Message: provider.Message{Role: provider.Assistant}}
+	r := &provider.Response{Model: a.model, ID: a.respID, Message: provider.Message{Role: provider.Assistant}}
 	for _, b := range a.blocks {
 		out := provider.Block{Kind: b.kind, Text: b.text.String()}
 		if len(b.sig) > 0 {

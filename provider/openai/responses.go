@@ -196,6 +196,7 @@ func isReasoningItem(b provider.Block) bool {
 // deltas; each item's done event gives its whole form, which wins.
 type responsesAccumulator struct {
 	items    map[int64]*outputItem
+	id       string // the response's id
 	model    string
 	status   string
 	reason   string // incomplete_details.reason
@@ -225,7 +226,7 @@ func (a *responsesAccumulator) item(i int64) *outputItem {
 func (a *responsesAccumulator) add(ev responses.ResponseStreamEventUnion, on func(provider.Delta)) error {
 	switch ev.Type {
 	case "response.created", "response.in_progress":
-		a.model = string(ev.Response.Model)
+		a.id, a.model = ev.Response.ID, string(ev.Response.Model)
 	case "response.output_item.added":
 		it := a.item(ev.OutputIndex)
 		it.typ, it.id, it.callID, it.name = ev.Item.Type, ev.Item.ID, ev.Item.CallID, ev.Item.Name
@@ -321,7 +322,7 @@ func streamFailure(code, message, raw string) error {
 }
 
 func (a *responsesAccumulator) response() *provider.Response {
-	r := &provider.Response{Model: a.model, Message: provider.Message{Role: provider.Assistant}}
+	r := &provider.Response{Model: a.model, ID: a.id, Message: provider.Message{Role: provider.Assistant}}
 	idx := make([]int64, 0, len(a.items))
 	for i := range a.items {
 		idx = append(idx, i)
