@@ -158,7 +158,7 @@ func TestTaskRunsProfileInProcess(t *testing.T) {
 	if !last.parent() || !strings.Contains(last.body, "REVIEW: a.txt says alpha") {
 		t.Fatalf("the parent did not get the reviewer's answer: %s", last.body)
 	}
-	m := regexp.MustCompile(`agent_id: ([0-9A-Z]{26})`).FindStringSubmatch(last.body)
+	m := regexp.MustCompile(`agent_id: ([0-9a-f-]{36})`).FindStringSubmatch(last.body)
 	if m == nil {
 		t.Fatalf("the task result names no agent_id: %s", last.body)
 	}

@@ -30,7 +30,7 @@ func TestPrintDelegatesToClaudeAgent(t *testing.T) {
 		fakemodel.Call("read", `{"path":"add.sh"}`),
 		fakemodel.Say("REVIEW: add.sh is fine."),
 		fakemodel.Say("The reviewer found nothing to fix."))
-	cmd := indusrP(t, dir, srv, "-p", "review add.sh", "--output-format", "stream-json")
+	cmd := indusrP(t, dir, srv, "-p", "review add.sh", "--output-format", "stream-json", "--verbose")
 	cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "INDUSR_DELEGATE=") })
 	out, err := cmd.Output()
 	if err != nil {
