@@ -212,12 +212,26 @@ func TestGivesUpWithTheStatus(t *testing.T) {
 	}
 }
 
+// An error the service reports in a stream that had begun (Anthropic's
+// overloaded_error event, the Responses API's error event with
+// server_error, Gemini's error piece) is tried again when nothing was
+// shown, and fails the call with its message when something was.
 func TestOverloadedMidStreamIsRetriedWhenNothingWasShown(t *testing.T) {
-	srv := fakemodel.Start(t, fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("par")}, StreamError: "overloaded_error"}, fakemodel.Say("whole"))
-	c := open(t, "anthropic", srv, 2)
-	resp, err := c.Stream(context.Background(), provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}, nil)
-	if err != nil || resp.Message.Text() != "whole" {
-		t.Fatalf("%+v %v", resp, err)
+	for _, api := range []string{"anthropic", "openai", "gemini"} {
+		t.Run(api, func(t *testing.T) {
+			failing := fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("par"), fakemodel.Text("tial")}, StreamError: "overloaded_error"}
+			srv := fakemodel.Start(t, failing, fakemodel.Say("whole"), failing)
+			c := open(t, api, srv, 2)
+			req := provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}}
+			resp, err := c.Stream(context.Background(), req, nil)
+			if err != nil || resp.Message.Text() != "whole" {
+				t.Fatalf("%+v %v", resp, err)
+			}
+			_, err = c.Stream(context.Background(), req, func(provider.Delta) {})
+			if err == nil || !strings.Contains(strings.ToLower(err.Error()), map[string]string{"anthropic": "overloaded", "openai": "the server had an error", "gemini": "overloaded"}[api]) || len(srv.Requests()) != 3 {
+				t.Errorf("err %v after %d requests", err, len(srv.Requests()))
+			}
+		})
 	}
 }
 
