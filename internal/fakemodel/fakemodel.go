@@ -508,6 +508,9 @@ func writeRefusal(w http.ResponseWriter, api string, r *refusal) {
 	if api == "responses" {
 		param = "input"
 	}
+	if r.param != "" {
+		param = r.param
+	}
 	fmt.Fprintf(w, `{"error":{"message":%s,"type":%q,"param":%q,"code":%s}}`, m, r.typ, param, jsonOrNull(r.code))
 }
 

@@ -98,17 +98,24 @@ func writeResponses(s *sse, body []byte, r Reply, n int) {
 			}
 			ev.send("response.function_call_arguments.done", fmt.Sprintf(`"item_id":%q,"output_index":%d,"arguments":%s`, fid, out, js(b.Input)))
 			item = fmt.Sprintf(`{"id":%q,"type":"function_call","status":"completed","arguments":%s,"call_id":%q,"name":%s}`, fid, js(b.Input), call, js(b.Name))
-		default:
+		case "text":
+			if stopOf(r) != "refusal" {
+				item = responsesMessage(ev, n, i, out, b.Text)
+				break
+			}
+			// A refusal is a message whose content part is a refusal.
 			mid := fmt.Sprintf("msg_%02d%02dFAKE%s", n, i, strings.Repeat("m", 40))
 			ev.send("response.output_item.added", fmt.Sprintf(`"output_index":%d,"item":{"id":%q,"type":"message","status":"in_progress","content":[],"role":"assistant"}`, out, mid))
-			ev.send("response.content_part.added", fmt.Sprintf(`"item_id":%q,"output_index":%d,"content_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""}`, mid, out))
+			ev.send("response.content_part.added", fmt.Sprintf(`"item_id":%q,"output_index":%d,"content_index":0,"part":{"type":"refusal","refusal":""}`, mid, out))
 			for _, part := range split(b.Text, 16) {
-				ev.send("response.output_text.delta", fmt.Sprintf(`"item_id":%q,"output_index":%d,"content_index":0,"delta":%s,"logprobs":[],"obfuscation":"Qx"`, mid, out, js(part)))
+				ev.send("response.refusal.delta", fmt.Sprintf(`"item_id":%q,"output_index":%d,"content_index":0,"delta":%s`, mid, out, js(part)))
 			}
-			ev.send("response.output_text.done", fmt.Sprintf(`"item_id":%q,"output_index":%d,"content_index":0,"text":%s,"logprobs":[]`, mid, out, js(b.Text)))
-			textPart := fmt.Sprintf(`{"type":"output_text","annotations":[],"logprobs":[],"text":%s}`, js(b.Text))
-			ev.send("response.content_part.done", fmt.Sprintf(`"item_id":%q,"output_index":%d,"content_index":0,"part":%s`, mid, out, textPart))
-			item = fmt.Sprintf(`{"id":%q,"type":"message","status":"completed","content":[%s],"role":"assistant"}`, mid, textPart)
+			ev.send("response.refusal.done", fmt.Sprintf(`"item_id":%q,"output_index":%d,"content_index":0,"refusal":%s`, mid, out, js(b.Text)))
+			refusalPart := fmt.Sprintf(`{"type":"refusal","refusal":%s}`, js(b.Text))
+			ev.send("response.content_part.done", fmt.Sprintf(`"item_id":%q,"output_index":%d,"content_index":0,"part":%s`, mid, out, refusalPart))
+			item = fmt.Sprintf(`{"id":%q,"type":"message","status":"completed","content":[%s],"role":"assistant"}`, mid, refusalPart)
+		default:
+			item = responsesMessage(ev, n, i, out, b.Text)
 		}
 		ev.send("response.output_item.done", fmt.Sprintf(`"output_index":%d,"item":%s`, out, item))
 		done = append(done, item)
@@ -144,6 +151,26 @@ func writeResponses(s *sse, body []byte, r Reply, n int) {
 	ev.send("response.completed", `"response":`+resp("completed", output, usage, "null"))
 }
 
+// responsesMessage streams an output message of text and returns its
+// whole item.
+func responsesMessage(ev *responsesEvents, n, i, out int, text string) string {
+	mid := fmt.Sprintf("msg_%02d%02dFAKE%s", n, i, strings.Repeat("m", 40))
+	ev.send("response.output_item.added", fmt.Sprintf(`"output_index":%d,"item":{"id":%q,"type":"message","status":"in_progress","content":[],"role":"assistant"}`, out, mid))
+	ev.send("response.content_part.added", fmt.Sprintf(`"item_id":%q,"output_index":%d,"content_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""}`, mid, out))
+	for _, part := range split(text, 16) {
+		ev.send("response.output_text.delta", fmt.Sprintf(`"item_id":%q,"output_index":%d,"content_index":0,"delta":%s,"logprobs":[],"obfuscation":"Qx"`, mid, out, js(part)))
+	}
+	ev.send("response.output_text.done", fmt.Sprintf(`"item_id":%q,"output_index":%d,"content_index":0,"text":%s,"logprobs":[]`, mid, out, js(text)))
+	textPart := fmt.Sprintf(`{"type":"output_text","annotations":[],"logprobs":[],"text":%s}`, js(text))
+	ev.send("response.content_part.done", fmt.Sprintf(`"item_id":%q,"output_index":%d,"content_index":0,"part":%s`, mid, out, textPart))
+	return fmt.Sprintf(`{"id":%q,"type":"message","status":"completed","content":[%s],"role":"assistant"}`, mid, textPart)
+}
+
+// reasons says whether the fake takes a model for one that reasons: the
+// GPT-4 family does not, and refuses to include encrypted reasoning, as
+// the service does.
+func reasons(model string) bool { return !strings.HasPrefix(model, "gpt-4") }
+
 // responsesItem is an input item of a Responses request as the fake
 // reads it.
 type responsesItem struct {
@@ -162,11 +189,19 @@ type responsesItem struct {
 // the item it reasoned toward.
 func checkResponses(body []byte) *refusal {
 	var req struct {
+		Model        string          `json:"model"`
+		Include      []string        `json:"include"`
 		Input        json.RawMessage `json:"input"`
 		Instructions *string         `json:"instructions"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		return invalid("We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly.)")
+	}
+	for _, inc := range req.Include {
+		if inc == "reasoning.encrypted_content" && !reasons(req.Model) {
+			return &refusal{status: http.StatusBadRequest, typ: "invalid_request_error", param: "include",
+				msg: "Encrypted content is not supported with this model."}
+		}
 	}
 	var text string
 	if len(req.Input) == 0 || json.Unmarshal(req.Input, &text) == nil {

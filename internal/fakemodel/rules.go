@@ -13,6 +13,7 @@ type refusal struct {
 	status    int
 	typ, code string
 	msg       string
+	param     string // the request's field at fault, when not the default one
 }
 
 // check applies the API's rules to a request body, as the services apply

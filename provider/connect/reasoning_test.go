@@ -8,6 +8,7 @@ import (
 
 	"github.com/indusagi/induscode/internal/fakemodel"
 	"github.com/indusagi/induscode/provider"
+	"github.com/indusagi/induscode/provider/connect"
 )
 
 // A tool loop with thinking on carries each API's reasoning state to the
@@ -129,5 +130,39 @@ func TestThinkingLevelReachesEveryAPI(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// A model that does not reason refuses the include of encrypted
+// reasoning; the call is made again without it, and later calls of that
+// model leave it out from the start.
+func TestResponsesModelWithoutReasoning(t *testing.T) {
+	srv := fakemodel.Start(t, fakemodel.Say("first"), fakemodel.Say("second"))
+	env := fakeEnv(srv)
+	c, _, err := connect.Open("openai/gpt-4.1", connect.Config{Getenv: func(k string) string { return env[k] }, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"first", "second"} {
+		resp, err := c.Stream(context.Background(), provider.Request{Model: "gpt-4.1", Messages: []provider.Message{provider.UserText("hi")}}, nil)
+		if err != nil || resp.Message.Text() != want {
+			t.Fatalf("%+v %v", resp, err)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 || reqs[0].Refused == "" || strings.Contains(string(reqs[2].Body), "include") {
+		t.Errorf("%d requests, first refused %q, third %s", len(reqs), reqs[0].Refused, reqs[2].Body)
+	}
+}
+
+// A refusal of the Responses API (a message whose content is a refusal)
+// is the answer's text, with the refusal stop reason.
+func TestResponsesRefusal(t *testing.T) {
+	srv := fakemodel.Start(t, fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("I can't help with that.")}, Stop: "refusal"})
+	var shown strings.Builder
+	resp, err := open(t, "openai", srv, -1).Stream(context.Background(), provider.Request{Model: "m", Messages: []provider.Message{provider.UserText("hi")}},
+		func(d provider.Delta) { shown.WriteString(d.Text) })
+	if err != nil || resp.Message.Text() != "I can't help with that." || resp.Stop != provider.StopRefusal || shown.String() != "I can't help with that." {
+		t.Fatalf("%+v %v, shown %q", resp, err, shown.String())
 	}
 }

@@ -3,10 +3,13 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -31,6 +34,10 @@ import (
 type responsesClient struct {
 	c     openai.Client
 	tools toolcache.Cache[responses.ToolUnionParam]
+	// plain holds the models that refused the encrypted reasoning
+	// (models that do not reason): they are asked without it from then
+	// on.
+	plain sync.Map
 }
 
 // NewResponses returns a Responses API client of the server at e,
@@ -52,6 +59,21 @@ func (o *responsesClient) Stream(ctx context.Context, req provider.Request, on f
 		return nil, err
 	}
 	params := responsesParams(req, tools)
+	if _, plain := o.plain.Load(req.Model); plain {
+		params.Include = nil
+	}
+	resp, err := o.stream(ctx, params, on)
+	if err != nil && params.Include != nil && refusedEncrypted(err) {
+		// A model that does not reason refuses the include; it has no
+		// reasoning to carry, so it is asked again without.
+		o.plain.Store(req.Model, true)
+		params.Include = nil
+		resp, err = o.stream(ctx, params, on)
+	}
+	return resp, err
+}
+
+func (o *responsesClient) stream(ctx context.Context, params responses.ResponseNewParams, on func(provider.Delta)) (*provider.Response, error) {
 	stream := o.c.Responses.NewStreaming(ctx, params)
 	defer stream.Close()
 	var acc responsesAccumulator
@@ -70,6 +92,16 @@ func (o *responsesClient) Stream(ctx context.Context, req provider.Request, on f
 		return nil, fmt.Errorf("responses stream ended before response.completed: %w", io.ErrUnexpectedEOF)
 	}
 	return acc.response(), nil
+}
+
+// refusedEncrypted reports whether err is the API refusing the include of
+// encrypted reasoning (a 400 about that parameter).
+func refusedEncrypted(err error) bool {
+	var oe *openai.Error
+	if !errors.As(err, &oe) || oe.StatusCode != http.StatusBadRequest {
+		return false
+	}
+	return oe.Param == "include" || strings.Contains(strings.ToLower(oe.Message), "encrypted content")
 }
 
 // ResponsesParams turns a neutral request into Responses API parameters.
@@ -209,6 +241,7 @@ type outputItem struct {
 	text, args            strings.Builder
 	encrypted             string
 	done                  bool
+	refused               bool // the message is a refusal
 }
 
 func (a *responsesAccumulator) item(i int64) *outputItem {
@@ -235,6 +268,14 @@ func (a *responsesAccumulator) add(ev responses.ResponseStreamEventUnion, on fun
 		}
 	case "response.output_text.delta":
 		a.item(ev.OutputIndex).text.WriteString(ev.Delta)
+		if on != nil {
+			on(provider.Delta{Kind: provider.TextDelta, Index: int(ev.OutputIndex), Text: ev.Delta})
+		}
+	case "response.refusal.delta":
+		// A refusal is the model's answer: shown and kept as text.
+		it := a.item(ev.OutputIndex)
+		it.text.WriteString(ev.Delta)
+		it.refused = true
 		if on != nil {
 			on(provider.Delta{Kind: provider.TextDelta, Index: int(ev.OutputIndex), Text: ev.Delta})
 		}
@@ -287,6 +328,10 @@ func (a *responsesAccumulator) itemDone(i int64, item responses.ResponseOutputIt
 		var text strings.Builder
 		for _, c := range item.Content {
 			text.WriteString(c.Text)
+			if c.Type == "refusal" {
+				text.WriteString(c.Refusal)
+				it.refused = true
+			}
 		}
 		if text.Len() > 0 {
 			it.text.Reset()
@@ -328,13 +373,14 @@ func (a *responsesAccumulator) response() *provider.Response {
 		idx = append(idx, i)
 	}
 	sort.Slice(idx, func(x, y int) bool { return idx[x] < idx[y] })
-	calls := 0
+	calls, refused := 0, false
 	for _, i := range idx {
 		it := a.items[i]
 		switch it.typ {
 		case "reasoning":
 			r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.ThinkingBlock, Text: it.text.String(), ID: it.id, Data: it.encrypted})
 		case "message":
+			refused = refused || it.refused
 			if it.text.Len() > 0 {
 				r.Message.Blocks = append(r.Message.Blocks, provider.Block{Kind: provider.TextBlock, Text: it.text.String()})
 			}
@@ -347,7 +393,7 @@ func (a *responsesAccumulator) response() *provider.Response {
 	switch {
 	case a.status == "incomplete" && a.reason == "max_output_tokens":
 		r.Stop = provider.StopMaxTokens
-	case a.status == "incomplete" && a.reason == "content_filter":
+	case a.status == "incomplete" && a.reason == "content_filter", refused:
 		r.Stop = provider.StopRefusal
 	case calls > 0:
 		r.Stop = provider.StopToolUse
