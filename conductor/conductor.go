@@ -315,6 +315,8 @@ func (c *Conductor) childOptions(o Options) Options {
 		so.Dir = c.sess.Dir()
 		so.Name = "" // the parent's named state is the parent's
 		so.Profile, so.Tools, so.NoTools = o.Session.Profile, o.Session.Tools, o.Session.NoTools
+		so.NoMCP = so.NoMCP || o.Session.NoMCP
+		so.Agent = o.Session.Agent
 		if o.Session.Addons != nil {
 			so.Addons = o.Session.Addons
 		}

@@ -225,6 +225,7 @@ func (c *Conductor) openSubagent(ctx context.Context, p agents.Profile, useID, d
 		}
 	}
 	o.sub = &subagentOf{profile: p, tools: p.ToolNames()}
+	o.Session.Agent = p.Name
 	if o.sub.tools != nil && !slices.ContainsFunc(o.sub.tools, grafted) {
 		o.Session.NoMCP = true // no tool of a server is wanted: start none
 	}

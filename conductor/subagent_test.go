@@ -79,6 +79,7 @@ func TestTaskRunsProfileInProcess(t *testing.T) {
 			"model: inherit\ncolor: green\n---\nYou are REVIEWER-PROMPT. Report what you find.\n",
 		"hooklog/.keep": "",
 		".indus/addons/log/manifest.toml": "id = \"log\"\nversion = \"1.0.0\"\n[sandbox]\nwrite = [\"hooklog\"]\n" +
+			"[[hook]]\nevent = \"SessionStart\"\ncommand = 'cat >> \"$CLAUDE_PROJECT_DIR/hooklog/hooks.log\"; echo >> \"$CLAUDE_PROJECT_DIR/hooklog/hooks.log\"'\n" +
 			"[[hook]]\nevent = \"SubagentStart\"\ncommand = 'cat >> \"$CLAUDE_PROJECT_DIR/hooklog/hooks.log\"; echo >> \"$CLAUDE_PROJECT_DIR/hooklog/hooks.log\"'\n" +
 			"[[hook]]\nevent = \"SubagentStop\"\ncommand = 'cat >> \"$CLAUDE_PROJECT_DIR/hooklog/hooks.log\"; echo >> \"$CLAUDE_PROJECT_DIR/hooklog/hooks.log\"'\n",
 	})
@@ -217,9 +218,11 @@ func TestTaskRunsProfileInProcess(t *testing.T) {
 			got = append(got, v)
 		}
 	}
-	if len(got) != 2 || got[0]["hook_event_name"] != "SubagentStart" || got[1]["hook_event_name"] != "SubagentStop" {
+	// SessionStart is the main agent's: it does not run for the subagent.
+	if len(got) != 3 || got[0]["hook_event_name"] != "SessionStart" || got[1]["hook_event_name"] != "SubagentStart" || got[2]["hook_event_name"] != "SubagentStop" {
 		t.Fatalf("hooks saw %s", logged)
 	}
+	got = got[1:]
 	for _, g := range got {
 		if g["agent_id"] != childID || g["agent_type"] != "reviewer" {
 			t.Errorf("hook input %v", g)

@@ -106,7 +106,7 @@ func (s *Session) Addons() *addons.Bundle { return s.addons }
 // fire dispatches a lifecycle event to the session's addons.
 func (s *Session) fire(ctx context.Context, e addons.Event) {
 	if s.addons != nil {
-		s.addons.Dispatch.Dispatch(ctx, e, addons.LifecyclePayload{Session: s.opts.Name})
+		s.addons.Dispatch.Dispatch(ctx, e, addons.LifecyclePayload{Session: s.opts.Name, Agent: s.opts.Agent})
 	}
 }
 

@@ -128,6 +128,11 @@ type Options struct {
 	// SendMessage, SetModel, SetThinking); Exec is always the session's
 	// own, through its shell engine.
 	Handles addons.Handles
+	// Agent, for the session of a subagent, names its profile: the
+	// session's session:start and session:end carry it, and the
+	// SessionStart and SessionEnd hooks, which are the main agent's, do
+	// not run for it.
+	Agent string
 }
 
 // Mount is which configured MCP servers a session starts.

@@ -282,7 +282,10 @@ func (s *Set) afterTool(ctx context.Context, p addons.Payload) addons.Payload {
 // additionalContext of a SessionStart hook goes to the model with the
 // first prompt, through the send_message handle.
 func (s *Set) observer(e addons.Event, h *addons.Handles) func(context.Context, addons.Payload) {
-	return func(ctx context.Context, _ addons.Payload) {
+	return func(ctx context.Context, p addons.Payload) {
+		if lp, _ := p.(addons.LifecyclePayload); lp.Agent != "" {
+			return // a subagent's session: SubagentStart and SubagentStop are its hooks
+		}
 		in := s.input()
 		if e == addons.SessionStart {
 			in.Source = "startup"
