@@ -42,7 +42,8 @@ type state struct {
 	conv conversation
 	in   inputBox
 	ask  *asking
-	pick *confirm // a yes/no question of the UI's own (a rewind)
+	pick *confirm  // a yes/no question of the UI's own (a rewind)
+	list *listPick // a list to choose from (/resume, /rewind, /model)
 
 	running bool
 	cancel  context.CancelFunc
@@ -124,6 +125,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = max(msg.Width, 20), max(msg.Height, 6)
 		m.in.SetWidth(m.width)
+		if m.list != nil {
+			m.list.p.SetSize(m.width, min(pickRows, max(m.height-2, 4)))
+		}
 		m.conv.reflow()
 		return m, nil
 	case eventMsg:
@@ -168,6 +172,8 @@ func (m Model) key(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case s == "ctrl+c":
 		return m.ctrlC()
+	case m.list != nil:
+		return m.listKey(k)
 	case m.pick != nil:
 		return m.confirmKey(k)
 	case m.ask != nil:
@@ -212,6 +218,8 @@ func (m Model) ctrlC() tea.Cmd {
 	case m.ask != nil:
 		m.answer(conductor.Answer{Reason: "the user interrupted the turn"})
 		m.interrupt()
+	case m.list != nil:
+		m.closePicker()
 	case m.pick != nil:
 		m.pick = nil
 	case m.in.Value() != "":

@@ -27,6 +27,9 @@ func cmdRewind(m Model, arg string) tea.Cmd {
 		m.note = "A prompt is running: press esc first."
 		return nil
 	}
+	if arg == "" {
+		return pickRewind(m)
+	}
 	nth := 1
 	if arg != "" {
 		n, err := strconv.Atoi(arg)

@@ -115,7 +115,7 @@ func cmdHelp(m Model, _ string) tea.Cmd {
 
 func cmdModel(m Model, arg string) tea.Cmd {
 	if arg == "" {
-		return m.say("Model: " + m.b.Model().String() + ". Switch with /model provider/model.")
+		return pickModel(m)
 	}
 	if err := m.b.SetModel(context.Background(), arg); err != nil {
 		m.note = err.Error()
@@ -240,7 +240,7 @@ func cmdClear(m Model, _ string) tea.Cmd {
 
 func cmdResume(m Model, arg string) tea.Cmd {
 	if arg == "" {
-		return m.say("`indusr transcripts` lists this workspace's conversations; /resume ID continues one (the current one is kept).")
+		return pickResume(m)
 	}
 	if m.running {
 		m.note = "A prompt is running: press esc first."

@@ -27,7 +27,7 @@ const (
 func (m Model) View() tea.View {
 	content, inputTop := m.layout()
 	v := tea.NewView(content)
-	if c := m.in.Cursor(); c != nil && inputTop >= 0 && m.ask == nil && m.pick == nil {
+	if c := m.in.Cursor(); c != nil && inputTop >= 0 && m.ask == nil && m.pick == nil && m.list == nil {
 		c.Y += inputTop
 		v.Cursor = c
 	}
@@ -74,6 +74,8 @@ func (m Model) bottom() (string, int) {
 		parts = append(parts, m.st.warn.Render(wrap(m.note, m.width)))
 	}
 	switch {
+	case m.list != nil:
+		parts = append(parts, m.list.p.View())
 	case m.pick != nil:
 		parts = append(parts, m.confirmView())
 	case m.ask != nil:

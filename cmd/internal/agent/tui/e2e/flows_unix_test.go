@@ -80,12 +80,15 @@ func TestEscInterruptsALongBash(t *testing.T) {
 	}
 }
 
-// /rewind undoes the last prompt's edit after showing the diff.
+// /rewind undoes the last prompt's edit after showing the diff; with two
+// prompts it first asks which, showing what each would undo.
 func TestRewindRestoresTheFiles(t *testing.T) {
 	s := open(t, 80, 24, map[string]string{"notes.md": "# Notes\nkeep this\n"},
 		fakemodel.Call("read", `{"path":"notes.md"}`),
 		fakemodel.Call("edit", `{"path":"notes.md","old_string":"keep this","new_string":"lost"}`),
-		fakemodel.Say("Done."))
+		fakemodel.Say("Done."),
+		fakemodel.Call("edit", `{"path":"notes.md","old_string":"lost","new_string":"gone"}`),
+		fakemodel.Say("Done again."))
 	s.ask("change the notes")
 	s.WaitText("Permission: edit", wait)
 	s.Keys("1")
@@ -93,8 +96,25 @@ func TestRewindRestoresTheFiles(t *testing.T) {
 	if s.file("notes.md") != "# Notes\nlost\n" {
 		t.Fatalf("the edit did not happen: %q", s.file("notes.md"))
 	}
+
+	// One prompt: straight to its diff.
 	s.ask("/rewind")
 	s.WaitText("-lost", wait)
+	s.Keys("n")
+	s.WaitText("nothing changed", wait)
+
+	s.ask("change them again")
+	s.WaitText("Permission: edit", wait)
+	s.Keys("1")
+	s.WaitText("Done again.", wait)
+	s.ask("/rewind")
+	s.WaitText("Rewind the files to before", wait)
+	s.Keys("Down") // the first prompt: undoing it undoes both
+	s.WaitFor("the first prompt's diff", wait, func(sc string) bool {
+		return strings.Contains(sc, "› change the notes") && strings.Contains(sc, "+keep this")
+	})
+	s.Keys("Enter")
+	s.WaitText("and undo the 1 prompt", wait)
 	s.Keys("y")
 	s.WaitFor("notes.md restored", wait, func(string) bool { return s.file("notes.md") == "# Notes\nkeep this\n" })
 }
