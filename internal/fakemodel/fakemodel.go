@@ -197,6 +197,7 @@ func Listen(script ...Reply) (*Server, error) {
 		s.serve(w, r, "gemini")
 	})
 	mux.HandleFunc("POST /api/show", s.show)
+	mux.HandleFunc("GET /api/tags", s.tags)
 	s.cloudRoutes(mux)
 	s.srv = &http.Server{Handler: mux}
 	go func() {
@@ -237,6 +238,20 @@ func (s *Server) show(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, `{"parameters":"num_ctx                        %d\nstop                           \"<|im_end|>\"","model_info":{"general.architecture":"qwen3","qwen3.context_length":262144}}`, window)
+}
+
+// tags answers Ollama's /api/tags: the one model a window was set for
+// (see show), as a server that has pulled one model lists it.
+func (s *Server) tags(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	window := s.window
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	if window == 0 {
+		io.WriteString(w, `{"models":[]}`)
+		return
+	}
+	io.WriteString(w, `{"models":[{"name":"qwen3:8b","model":"qwen3:8b","modified_at":"2026-11-01T10:00:00Z","size":5225388164,"digest":"500a1f067a9f","details":{"format":"gguf","family":"qwen3","parameter_size":"8.2B","quantization_level":"Q4_K_M"}}]}`)
 }
 
 // Refusals returns the messages of the requests refused so far.

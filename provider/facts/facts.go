@@ -147,6 +147,9 @@ func (c *Catalog) List(name string) []Model {
 					continue
 				}
 				id := provider.ModelID{Provider: p.Name, Name: cm.ID}
+				if p.Name == "vertex" {
+					id.Name = VertexName(cm.ID)
+				}
 				if seen[id] {
 					continue
 				}
@@ -281,6 +284,17 @@ func canonical(name string) string {
 	s = strings.ReplaceAll(s, "@", "-")
 	s = strings.TrimSuffix(s, "-latest")
 	return dateSuffix.ReplaceAllString(s, "")
+}
+
+// VertexName is a Claude model's name as Vertex AI spells it, the
+// release date after an "@" ("claude-sonnet-4-5-20250929" ->
+// "claude-sonnet-4-5@20250929"); a name without a date is returned as it
+// is.
+func VertexName(name string) string {
+	if loc := dateSuffix.FindStringIndex(name); loc != nil && !strings.Contains(name, "@") {
+		return name[:loc[0]] + "@" + strings.ReplaceAll(name[loc[0]+1:], "-", "")
+	}
+	return name
 }
 
 // BedrockID returns the Bedrock model id of an Anthropic model name

@@ -139,6 +139,21 @@ func TestLookupCopies(t *testing.T) {
 	}
 }
 
+func TestVertexName(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"claude-sonnet-4-5-20250929": "claude-sonnet-4-5@20250929", "claude-sonnet-4-6": "claude-sonnet-4-6",
+		"claude-sonnet-4-5@20250929": "claude-sonnet-4-5@20250929"} {
+		if got := VertexName(in); got != want {
+			t.Errorf("VertexName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for _, m := range Default().List("vertex") {
+		if strings.Contains(m.ID.Name, "-2025") {
+			t.Errorf("List(vertex) names %s, which Vertex does not take (its dates follow an @)", m.ID)
+		}
+	}
+}
+
 func TestBedrockID(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{

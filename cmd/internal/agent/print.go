@@ -26,7 +26,7 @@ const defaultModel = "anthropic/claude-sonnet-4-5"
 // Main runs indusr-agent with args (without the program name) and
 // returns its exit code: the command line of indusr, with -p run here.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return cli.MainWith(cli.Program{Agent: runPrint, Interactive: runTerminal, Crew: runCrew}, args, stdin, stdout, stderr)
+	return cli.MainWith(cli.Program{Agent: runPrint, Interactive: runTerminal, Crew: runCrew, Models: runModels}, args, stdin, stdout, stderr)
 }
 
 // runPrint is `-p`: one prompt run to its answer, printed in the output

@@ -40,6 +40,9 @@ type Program struct {
 	// plan file; Flags carry --model, --permission-mode and, as Format,
 	// text or json). Nil (indusr) means exec indusr-agent, as for -p.
 	Crew Agent
+	// Models is `indusr models`. Nil (indusr) means exec indusr-agent,
+	// which knows the models.
+	Models Models
 }
 
 // Agent runs the agent on a prompt: the program indusr-agent supplies

@@ -174,6 +174,7 @@ func newRoot(prog Program, all []string, stdin io.Reader, stdout, stderr io.Writ
 		newIndexCmd(&opts),
 		newSkillsCmd(&opts),
 		newCrewCmd(prog, &opts, all),
+		newModelsCmd(prog, &opts, all),
 	)
 	guardParents(root)
 	return root

@@ -35,6 +35,9 @@
 //   - indusr crew, indusr crew run: a crew of subagents works through a
 //     plan's tasks, each teammate in a git worktree of its own (run by
 //     the program's Crew, in indusr an exec of indusr-agent, as -p)
+//   - indusr models: the models the agent knows, with windows and prices
+//     (run by the program's [Models], in indusr by an exec of
+//     indusr-agent, which holds the model catalog)
 //
 // Exit status: 0 success, 1 a tool reported an error or the command failed
 // (including an interrupt), 2 a usage error.
