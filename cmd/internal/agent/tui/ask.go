@@ -136,7 +136,7 @@ func (m Model) askView() string {
 	if a.plan() {
 		title = "Plan for approval"
 	}
-	b.WriteString(m.st.box.Render("── " + title + " " + strings.Repeat("─", max(w-len(title)-4, 0))))
+	b.WriteString(paint(m.st.box, "── "+title+" "+strings.Repeat("─", max(w-len(title)-4, 0))))
 	b.WriteByte('\n')
 	// The preview takes what the screen can spare: the rest of the
 	// question needs its options, a reason line and the status line.
@@ -144,14 +144,14 @@ func (m Model) askView() string {
 	preview := strings.Split(m.preview(a, w-2), "\n")
 	if len(preview) > room {
 		more := len(preview) - room + 1
-		preview = append(preview[:room-1], m.st.dim.Render(fmt.Sprintf("… %s more", plural(more, "line"))))
+		preview = append(preview[:room-1], paint(m.st.dim, fmt.Sprintf("… %s more", plural(more, "line"))))
 	}
 	b.WriteString(indent(strings.Join(preview, "\n"), "  ", "  "))
 	b.WriteByte('\n')
 	for i, o := range a.options() {
 		line := fmt.Sprintf("  %d. %s", i+1, o)
 		if i == a.choice {
-			line = m.st.user.Render(fmt.Sprintf("❯ %d. %s", i+1, o))
+			line = paint(m.st.user, fmt.Sprintf("❯ %d. %s", i+1, o))
 		}
 		b.WriteString(ansi.Truncate(line, w, "…"))
 		b.WriteByte('\n')
@@ -159,9 +159,9 @@ func (m Model) askView() string {
 	if a.typing {
 		b.WriteString(wrap("Why (told to the model): "+a.reason+"▏", w))
 		b.WriteByte('\n')
-		b.WriteString(m.st.dim.Render("enter sends · esc refuses without a reason"))
+		b.WriteString(paint(m.st.dim, "enter sends · esc refuses without a reason"))
 	} else {
-		b.WriteString(m.st.dim.Render("1-3 or ↑↓ enter · esc refuses and interrupts"))
+		b.WriteString(paint(m.st.dim, "1-3 or ↑↓ enter · esc refuses and interrupts"))
 	}
 	return b.String()
 }
@@ -179,18 +179,18 @@ func (m Model) preview(a *asking, w int) string {
 		return wrap("$ "+str("command"), w)
 	case "edit":
 		var d []string
-		d = append(d, m.st.tool.Render(str("path")))
+		d = append(d, paint(m.st.tool, str("path")))
 		for _, l := range strings.Split(str("old_string"), "\n") {
-			d = append(d, m.st.del.Render(ansi.Truncate("-"+l, w, "…")))
+			d = append(d, paint(m.st.del, ansi.Truncate("-"+l, w, "…")))
 		}
 		for _, l := range strings.Split(str("new_string"), "\n") {
-			d = append(d, m.st.add.Render(ansi.Truncate("+"+l, w, "…")))
+			d = append(d, paint(m.st.add, ansi.Truncate("+"+l, w, "…")))
 		}
 		return strings.Join(d, "\n")
 	case "write":
-		d := []string{m.st.tool.Render(str("path") + " (whole file)")}
+		d := []string{paint(m.st.tool, str("path")+" (whole file)")}
 		for _, l := range strings.Split(strings.TrimRight(str("content"), "\n"), "\n") {
-			d = append(d, m.st.add.Render(ansi.Truncate("+"+l, w, "…")))
+			d = append(d, paint(m.st.add, ansi.Truncate("+"+l, w, "…")))
 		}
 		return strings.Join(d, "\n")
 	}

@@ -112,10 +112,10 @@ func (m Model) confirmView() string {
 	diff := strings.Split(m.colorDiff(p.body, m.width-2, true), "\n")
 	if len(diff) > room {
 		more := len(diff) - room + 1
-		diff = append(diff[:room-1], m.st.dim.Render(fmt.Sprintf("… %s more", plural(more, "line"))))
+		diff = append(diff[:room-1], paint(m.st.dim, fmt.Sprintf("… %s more", plural(more, "line"))))
 	}
-	return m.st.box.Render(wrap(p.title, m.width)) + "\n" + indent(strings.Join(diff, "\n"), "  ", "  ") +
-		"\n" + m.st.user.Render("Rewind? y / n")
+	return paint(m.st.box, wrap(p.title, m.width)) + "\n" + indent(strings.Join(diff, "\n"), "  ", "  ") +
+		"\n" + paint(m.st.user, "Rewind? y / n")
 }
 
 func clipText(s string, n int) string {

@@ -106,3 +106,17 @@ func trimBlank(s string) string {
 }
 
 func blank(l string) bool { return strings.TrimSpace(stripANSI(l)) == "" }
+
+// paint renders each line of text in st on its own: lipgloss pads the
+// lines of one block to a common width, which would leave trailing
+// spaces on every shorter line.
+func paint(st lipgloss.Style, text string) string {
+	if !strings.Contains(text, "\n") {
+		return st.Render(text)
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = st.Render(l)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -71,7 +71,7 @@ func (m Model) bottom() (string, int) {
 	var parts []string
 	above := -1
 	if m.note != "" {
-		parts = append(parts, m.st.warn.Render(wrap(m.note, m.width)))
+		parts = append(parts, paint(m.st.warn, wrap(m.note, m.width)))
 	}
 	switch {
 	case m.list != nil:
@@ -82,7 +82,7 @@ func (m Model) bottom() (string, int) {
 		parts = append(parts, m.askView())
 	default:
 		if m.running {
-			parts = append(parts, m.st.dim.Render(fmt.Sprintf("· working %s (esc to interrupt)", since(m.cfg.Now().Sub(m.started)))))
+			parts = append(parts, paint(m.st.dim, fmt.Sprintf("· working %s (esc to interrupt)", since(m.cfg.Now().Sub(m.started)))))
 		}
 		above = lineCount(strings.Join(parts, "\n"))
 		parts = append(parts, m.in.View())
@@ -112,7 +112,7 @@ func (m Model) statusLine() string {
 	// The conductor's mode is the truth: an approved plan leaves plan
 	// mode without a key pressed here.
 	mode := string(m.b.Mode())
-	return m.st.mode.Render(mode) + m.st.status.Render(" · "+strings.Join(parts, " · "))
+	return paint(m.st.mode, mode) + paint(m.st.status, " · "+strings.Join(parts, " · "))
 }
 
 func short(n int64) string {
@@ -173,7 +173,7 @@ func (s *state) render(e *entry, expanded bool) string {
 		if e.queued {
 			mark = "> (queued) "
 		}
-		return s.st.user.Render(indent(wrap(e.text, w-2), mark, "  "))
+		return paint(s.st.user, indent(wrap(e.text, w-2), mark, "  "))
 	case textEntry:
 		if e.streaming {
 			return s.streamedMarkdown(e, w)
@@ -182,15 +182,15 @@ func (s *state) render(e *entry, expanded bool) string {
 	case thinkingEntry:
 		if !expanded && !e.streaming {
 			first, _, _ := strings.Cut(strings.TrimSpace(e.text), "\n")
-			return s.st.dim.Render(ansi.Truncate("✻ Thinking: "+first, w, "…") + " (ctrl+o)")
+			return paint(s.st.dim, ansi.Truncate("✻ Thinking: "+first, w, "…")+" (ctrl+o)")
 		}
-		return s.st.dim.Render(indent(wrap(e.text, w-2), "✻ ", "  "))
+		return paint(s.st.dim, indent(wrap(e.text, w-2), "✻ ", "  "))
 	case toolEntry:
 		return s.toolView(e, expanded)
 	case noticeEntry:
-		return s.st.dim.Render(indent(wrap(e.text, w-2), "※ ", "  "))
+		return paint(s.st.dim, indent(wrap(e.text, w-2), "※ ", "  "))
 	case errorEntry:
-		return s.st.bad.Render(indent(wrap(e.text, w-2), "✗ ", "  "))
+		return paint(s.st.bad, indent(wrap(e.text, w-2), "✗ ", "  "))
 	}
 	return ""
 }
@@ -222,15 +222,15 @@ func (s *state) toolView(e *entry, expanded bool) string {
 	var mark, tail string
 	switch e.state {
 	case toolPreparing:
-		mark, tail = s.st.dim.Render("○"), s.st.dim.Render("…")
+		mark, tail = paint(s.st.dim, "○"), paint(s.st.dim, "…")
 	case toolRunning:
-		mark, tail = s.st.warn.Render("◐"), s.st.dim.Render("running")
+		mark, tail = paint(s.st.warn, "◐"), paint(s.st.dim, "running")
 	case toolDone:
-		mark, tail = s.st.ok.Render("●"), s.st.dim.Render(since(e.took))
+		mark, tail = paint(s.st.ok, "●"), paint(s.st.dim, since(e.took))
 	case toolFailed:
-		mark, tail = s.st.bad.Render("✗"), s.st.bad.Render("failed")
+		mark, tail = paint(s.st.bad, "✗"), paint(s.st.bad, "failed")
 	case toolRefused:
-		mark, tail = s.st.bad.Render("⊘"), s.st.bad.Render("refused")
+		mark, tail = paint(s.st.bad, "⊘"), paint(s.st.bad, "refused")
 	}
 	arg := keyArg(e.name, e.input)
 	room := w - ansi.StringWidth(e.name) - ansi.StringWidth(ansi.Strip(tail)) - 5
@@ -239,7 +239,7 @@ func (s *state) toolView(e *entry, expanded bool) string {
 	} else {
 		arg = ansi.Truncate(oneLine(arg), room, "…")
 	}
-	head := mark + " " + s.st.tool.Render(e.name)
+	head := mark + " " + paint(s.st.tool, e.name)
 	if arg != "" {
 		head += " " + arg
 	}
@@ -255,7 +255,7 @@ func (s *state) toolBody(e *entry, expanded bool) string {
 	w := s.width - 4
 	switch {
 	case e.state == toolRunning && e.live != "":
-		return s.st.dim.Render(indent(ansi.Truncate(oneLine(e.live), w, "…"), "  ⎿ ", "    "))
+		return paint(s.st.dim, indent(ansi.Truncate(oneLine(e.live), w, "…"), "  ⎿ ", "    "))
 	case e.diff != "":
 		return indent(s.colorDiff(e.diff, w, expanded), "  ⎿ ", "    ")
 	case e.state == toolDone || e.state == toolFailed || e.state == toolRefused:
@@ -272,7 +272,7 @@ func (s *state) toolBody(e *entry, expanded bool) string {
 		if e.state != toolDone {
 			st = s.st.bad
 		}
-		return st.Render(indent(strings.Join(lines, "\n"), "  ⎿ ", "    "))
+		return paint(st, indent(strings.Join(lines, "\n"), "  ⎿ ", "    "))
 	}
 	return ""
 }
@@ -290,18 +290,18 @@ func (s *state) colorDiff(diff string, w int, expanded bool) string {
 		l = ansi.Truncate(strings.ReplaceAll(l, "\t", "    "), w, "…")
 		switch {
 		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"):
-			l = s.st.tool.Render(l)
+			l = paint(s.st.tool, l)
 		case strings.HasPrefix(l, "+"):
-			l = s.st.add.Render(l)
+			l = paint(s.st.add, l)
 		case strings.HasPrefix(l, "-"):
-			l = s.st.del.Render(l)
+			l = paint(s.st.del, l)
 		case strings.HasPrefix(l, "@@"):
-			l = s.st.hunk.Render(l)
+			l = paint(s.st.hunk, l)
 		}
 		lines[i] = l
 	}
 	if more > 0 {
-		lines = append(lines, s.st.dim.Render(fmt.Sprintf("… %s more (ctrl+o)", plural(more, "line"))))
+		lines = append(lines, paint(s.st.dim, fmt.Sprintf("… %s more (ctrl+o)", plural(more, "line"))))
 	}
 	return strings.Join(lines, "\n")
 }
