@@ -257,6 +257,13 @@ func (c *Conductor) openSubagent(ctx context.Context, p agents.Profile, useID, d
 	o.OnEvent = func(e Event) { c.emit(SubagentEvent{ToolUseID: useID, Agent: p.Name, Event: e}) }
 	o = c.childOptions(o)
 	o.Ephemeral = c.tr == nil
+	if !o.Session.NoMCP {
+		// The parent's servers serve the child too: their tools, as the
+		// parent sees them, join the child's deck without a server of
+		// its own started (the child's addons still wrap them).
+		o.Session.NoMCP = true
+		o.Session.Extra = append(slices.Clone(o.Session.Extra), c.serverTools(o.Session.Profile)...)
+	}
 	if dir != "" {
 		o.Session.Dir = dir // a teammate's worktree
 	}
@@ -407,3 +414,26 @@ func (c *Conductor) agentName() string {
 // has stopped, and at once when its context ends: the child's model call
 // and tool processes end with it.
 func (s *subagents) Cancellable() bool { return true }
+
+// serverTools are the tools of the MCP servers c's session mounted that
+// c's deck holds (its --tools and profile applied), as the servers list
+// them, for a subagent's deck; profile narrows them as a session's
+// profile narrows its grafts (authoring keeps the read-only ones).
+func (c *Conductor) serverTools(profile deck.Profile) []tool.Tool {
+	f := c.sess.Fleet()
+	if f == nil {
+		return nil
+	}
+	has := map[string]bool{}
+	for _, t := range c.sess.Tools() {
+		has[t.Spec().Name] = true
+	}
+	var out []tool.Tool
+	for _, t := range f.Tools() {
+		sp := t.Spec()
+		if has[sp.Name] && (profile != deck.Authoring || sp.ReadOnly) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
