@@ -79,16 +79,17 @@ func (s *Set) toolsOf(e addons.Event) (tools []string, ok bool) {
 			return nil, true
 		}
 		for _, n := range h.match.names {
-			if !slices.Contains(tools, ourToolName(n)) {
-				tools = append(tools, ourToolName(n))
+			if !slices.Contains(tools, OurToolName(n)) {
+				tools = append(tools, OurToolName(n))
 			}
 		}
 	}
 	return tools, ok
 }
 
-// ourToolName undoes ClaudeToolName.
-func ourToolName(name string) string {
+// OurToolName undoes ClaudeToolName: read for Read, fs__read for
+// mcp__fs__read; any other name is returned as given.
+func OurToolName(name string) string {
 	for ours, claude := range claudeNames {
 		if claude == name {
 			return ours

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/indusagi/induscode/addons/hooks"
 	"github.com/indusagi/induscode/cmd/internal/agent/streamhost"
 	"github.com/indusagi/induscode/cmd/internal/cli"
 	"github.com/indusagi/induscode/conductor"
@@ -84,6 +85,7 @@ func sdkOptions(f cli.SDKFlags, co *conductor.Options) error {
 		}
 		co.System = string(b)
 	}
+	co.Session.Tools = toolNames(co.Session.Tools)
 	co.Ephemeral = f.NoPersistence
 	if f.ForkSession && co.Resume == "" && !co.Continue {
 		return cli.Usagef("--fork-session goes with --resume or --continue")
@@ -144,4 +146,18 @@ func mcpConfigFiles(values []string) (files []string, cleanup func(), err error)
 		files = append(files, f.Name())
 	}
 	return files, cleanup, nil
+}
+
+// toolNames reads --tools as the Agent SDK writes it: Claude Code's tool
+// names (Read, Glob, TodoWrite) become ours, and its preset "default" is
+// every tool.
+func toolNames(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if n == "default" {
+			return nil
+		}
+		out = append(out, hooks.OurToolName(n))
+	}
+	return out
 }

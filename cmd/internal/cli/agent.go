@@ -120,6 +120,11 @@ func runAgent(cmd *cobra.Command, prog Program, opts *options, p *PrintFlags, ar
 	if prog.Agent == nil {
 		return execAgent(all)
 	}
+	if p.SDK.InputFormat == "stream-json" && cmd.Flags().Changed("tools") && len(opts.Tools) == 0 {
+		// The Agent SDK's tools: [] is no built-in tool; the app's own
+		// tools stay.
+		opts.NoTools = true
+	}
 	stderr := cmd.ErrOrStderr()
 	return prog.Agent(cmd.Context(), AgentRun{
 		Args: args, Flags: *p,

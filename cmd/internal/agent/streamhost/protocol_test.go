@@ -2,6 +2,7 @@ package streamhost_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,5 +154,34 @@ func TestMessageWithoutTurn(t *testing.T) {
 	body := string(srv.Requests()[0].Body)
 	if !strings.Contains(body, "the sky is green") || !strings.Contains(body, "what colour is the sky?") {
 		t.Errorf("the model call = %s", body)
+	}
+}
+
+// --tools as the SDK writes it: Claude Code's names choose our tools,
+// and an empty list leaves no built-in tool.
+func TestToolsFlag(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	srv := fakemodel.Start(t, fakemodel.Say("a"), fakemodel.Say("b"))
+	msg := `{"type":"user","message":{"role":"user","content":"hi"}}` + "\n"
+	tools := func(args ...string) []any {
+		lines, stderr, code := indusr(t, dir, srv, msg, append(append([]string{}, sdkPrefix...), args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		for _, l := range lines {
+			if l["type"] == "system" && l["subtype"] == "init" {
+				got, _ := l["tools"].([]any)
+				return got
+			}
+		}
+		t.Fatalf("%v: no system/init", args)
+		return nil
+	}
+	if got := tools("--tools=Read,Glob"); fmt.Sprint(got) != "[read find]" {
+		t.Errorf("--tools=Read,Glob: tools %v", got)
+	}
+	if got := tools("--tools="); len(got) != 0 {
+		t.Errorf("--tools=: tools %v", got)
 	}
 }
