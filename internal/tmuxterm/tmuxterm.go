@@ -75,7 +75,14 @@ func Start(t testing.TB, opts Options, argv ...string) *Term {
 	args = append(args, envArgs...)
 	args = append(args, argv...)
 	tm.run(args...)
-	t.Cleanup(func() { exec.Command(bin, "-S", tm.socket, "kill-server").Run() })
+	pid := tm.PID()
+	// Cleanups run last first, so this one runs before the removal of the
+	// folders the test made before Start: the program must be gone by
+	// then, not still writing its caches into them.
+	t.Cleanup(func() {
+		exec.Command(bin, "-S", tm.socket, "kill-server").Run()
+		waitGone(pid, 30*time.Second)
+	})
 	return tm
 }
 
