@@ -458,8 +458,10 @@ func (c *Conductor) Begin() {
 	for _, d := range c.Tools() {
 		names = append(names, d.Name)
 	}
-	c.emit(Started{SessionID: c.SessionID(), Model: c.Model().String(), Dir: c.sess.Dir(), Tools: names, Mode: c.Mode(),
-		Skills: c.skills.UserInvocable()})
+	st := Started{SessionID: c.SessionID(), Model: c.Model().String(), Dir: c.sess.Dir(), Tools: names, Mode: c.Mode(),
+		Skills: c.skills.UserInvocable()}
+	c.describe(&st)
+	c.emit(st)
 	c.skillNotices()
 }
 

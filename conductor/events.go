@@ -15,7 +15,19 @@ type Started struct {
 	Mode      PermissionMode
 	// Skills are the ids of the skills the user can run as /id.
 	Skills []string
+	// Servers are the MCP servers the session mounted, Agents the
+	// subagents its task tool can run, Addons the addons it loaded.
+	Servers []ServerState
+	Agents  []string
+	Addons  []AddonInfo
 }
+
+// ServerState is an MCP server of the session and its state as the
+// run begins ("connecting", "ready", "exited", "failed", "detached").
+type ServerState struct{ Name, State string }
+
+// AddonInfo is an addon of the session: its id and folder.
+type AddonInfo struct{ ID, Path string }
 
 // TurnStarted opens turn N of the run (one model call and its tools).
 type TurnStarted struct{ N int }

@@ -55,3 +55,23 @@ func (r *Result) noteDenials(uses, results []provider.Block) {
 		}
 	}
 }
+
+// describe adds to st what the session has beyond its tools: its MCP
+// servers, the subagents it can run, its addons.
+func (c *Conductor) describe(st *Started) {
+	if f := c.sess.Fleet(); f != nil {
+		for _, s := range f.Status() {
+			st.Servers = append(st.Servers, ServerState{Name: s.Name, State: s.State.String()})
+		}
+	}
+	if c.subagents != nil {
+		for _, p := range c.subagents.roster {
+			st.Agents = append(st.Agents, p.Name)
+		}
+	}
+	if b := c.sess.Addons(); b != nil {
+		for _, a := range b.Loaded {
+			st.Addons = append(st.Addons, AddonInfo{ID: string(a.ID), Path: a.Path})
+		}
+	}
+}

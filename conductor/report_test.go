@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/indusagi/induscode/conductor"
@@ -27,11 +28,21 @@ func TestResultReportsDenialsAndTheAnsweringModel(t *testing.T) {
 				fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.ToolUse("edit", edit)}, Model: "dated-model-2026"},
 				fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("I could not edit it.")}, Model: "dated-model-2026"})
 			var msgs []conductor.AssistantMessage
+			var started []conductor.Started
 			c := open(t, dir, srv, conductor.Options{Model: model, OnEvent: func(e conductor.Event) {
-				if m, ok := e.(conductor.AssistantMessage); ok {
-					msgs = append(msgs, m)
+				switch e := e.(type) {
+				case conductor.AssistantMessage:
+					msgs = append(msgs, e)
+				case conductor.Started:
+					started = append(started, e)
 				}
 			}})
+			c.Begin()
+			// The run begins by naming what the session has: here no MCP
+			// server or addon, and the one built-in subagent.
+			if len(started) != 1 || len(started[0].Servers) != 0 || len(started[0].Addons) != 0 || !slices.Contains(started[0].Agents, conductor.GeneralPurpose) {
+				t.Errorf("started %+v", started)
+			}
 			res, err := c.Run(context.Background(), "change hello to goodbye")
 			if err != nil || res.IsError {
 				t.Fatalf("%+v %v", res, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,10 +60,11 @@ type Init struct {
 	// APIKeySource names where the model's key came from: the
 	// environment variable, or "none" for a server that needs none.
 	APIKeySource string
-	MCPServers   []MCPServer
-	// Agents are the subagents the model can delegate to, by name.
-	Agents  []string
-	Plugins []Plugin
+	// MCPServers, Agents and Plugins are added to the session's own
+	// (Started): servers, subagents and addons that a host provides.
+	MCPServers []MCPServer
+	Agents     []string
+	Plugins    []Plugin
 	// Capabilities are the control protocol features the process
 	// answers on standard input.
 	Capabilities []string
@@ -159,10 +161,31 @@ func (p *Printer) initMsg(e conductor.Started) initMsg {
 	// there are no built-in commands in -p.
 	skills := append([]string{}, e.Skills...)
 	in := p.Init
+	in.MCPServers, in.Agents, in.Plugins = slices.Clone(in.MCPServers), slices.Clone(in.Agents), slices.Clone(in.Plugins)
+	for _, s := range e.Servers {
+		in.MCPServers = append(in.MCPServers, MCPServer{Name: s.Name, Status: serverStatus(s.State)})
+	}
+	in.Agents = append(in.Agents, e.Agents...)
+	for _, a := range e.Addons {
+		in.Plugins = append(in.Plugins, Plugin{Name: a.ID, Path: a.Path})
+	}
 	return initMsg{Type: "system", Subtype: "init", Cwd: e.Dir, SessionID: e.SessionID, Tools: orEmpty(e.Tools),
 		MCPServers: orEmpty(in.MCPServers), Model: e.Model, PermissionMode: string(e.Mode), SlashCommands: skills,
 		APIKeySource: in.APIKeySource, OutputStyle: "default", Agents: orEmpty(in.Agents), Skills: skills,
 		Plugins: orEmpty(in.Plugins), Capabilities: orEmpty(in.Capabilities), UUID: newUUID()}
+}
+
+// serverStatus is an MCP server's state in Claude Code's words.
+func serverStatus(state string) string {
+	switch state {
+	case "ready":
+		return "connected"
+	case "connecting", "exited":
+		return "pending" // connected by the next call
+	case "detached":
+		return "disabled"
+	}
+	return "failed"
 }
 
 // toolResults prints one user message per tool result, as Claude Code

@@ -56,7 +56,9 @@ func TestStreamJSONCarriesClaudeCodesKeys(t *testing.T) {
 	read := provider.Block{Kind: provider.ToolUseBlock, ID: "t1", Name: "read", Input: json.RawMessage(`{"path":"notes.txt"}`)}
 	edit := provider.Block{Kind: provider.ToolUseBlock, ID: "t2", Name: "edit", Input: json.RawMessage(`{"path":"notes.txt","old_string":"hello","new_string":"bye"}`)}
 	bash := provider.Block{Kind: provider.ToolUseBlock, ID: "t3", Name: "bash", Input: json.RawMessage(`{"command":"echo hi"}`)}
-	p.Event(conductor.Started{SessionID: "0190b6d2-7c1e-7000-8000-000000000001", Model: "anthropic/claude-x", Dir: "/w", Tools: []string{"read"}, Mode: conductor.Default})
+	p.Event(conductor.Started{SessionID: "0190b6d2-7c1e-7000-8000-000000000001", Model: "anthropic/claude-x", Dir: "/w", Tools: []string{"read"}, Mode: conductor.Default,
+		Servers: []conductor.ServerState{{Name: "docs", State: "ready"}, {Name: "broken", State: "failed"}},
+		Agents:  []string{"general-purpose", "reviewer"}, Addons: []conductor.AddonInfo{{ID: "audit", Path: "/w/.indus/addons/audit"}}})
 	p.Event(conductor.AssistantMessage{Message: provider.Message{Role: provider.Assistant, Blocks: []provider.Block{read, edit, bash}},
 		Model: "claude-x-20260101", Requested: "anthropic/claude-x", ID: "msg_1", Stop: provider.StopToolUse})
 	p.Event(conductor.ToolResults{Message: provider.Message{Role: provider.User, Blocks: []provider.Block{
@@ -90,6 +92,12 @@ func TestStreamJSONCarriesClaudeCodesKeys(t *testing.T) {
 		"output_style", "agents", "skills", "plugins", "capabilities")
 	if ms[0]["apiKeySource"] != "ANTHROPIC_API_KEY" {
 		t.Errorf("apiKeySource %v", ms[0]["apiKeySource"])
+	}
+	// The session's MCP servers with their status in Claude Code's words,
+	// the subagents it can run, its addons as plugins.
+	b, _ := json.Marshal([]any{ms[0]["mcp_servers"], ms[0]["agents"], ms[0]["plugins"]})
+	if want := `[[{"name":"docs","status":"connected"},{"name":"broken","status":"failed"}],["general-purpose","reviewer"],[{"name":"audit","path":"/w/.indus/addons/audit"}]]`; string(b) != want {
+		t.Errorf("system/init servers, agents, plugins\n got %s\nwant %s", b, want)
 	}
 	for _, i := range []int{1, 2, 4, 5} {
 		hasKeys(t, kinds[i], ms[i], "parent_tool_use_id", "timestamp")
