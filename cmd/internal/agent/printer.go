@@ -95,8 +95,14 @@ func (p *Printer) event(e conductor.Event, parent *string, agent string) {
 	}
 	switch e := e.(type) {
 	case conductor.SubagentEvent:
-		id := e.ToolUseID
-		p.event(e.Event, &id, e.Agent)
+		switch e.Event.(type) {
+		case conductor.Started, conductor.Compacted:
+			// The session, its init and its boundaries are the main
+			// agent's; a subagent shows as its messages.
+		default:
+			id := e.ToolUseID
+			p.event(e.Event, &id, e.Agent)
+		}
 	case conductor.Started:
 		p.session, p.dir = e.SessionID, e.Dir
 		p.model = e.Model

@@ -38,10 +38,15 @@ func TestPrintDelegatesToClaudeAgent(t *testing.T) {
 	}
 	var marked, main int
 	var result map[string]any
+	sessions := map[any]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatalf("line %q: %v", line, err)
+		}
+		sessions[m["session_id"]] = true
+		if m["type"] == "system" && m["subtype"] == "init" {
+			main += 100 // one init, the main agent's
 		}
 		switch m["type"] {
 		case "assistant", "user":
@@ -58,8 +63,11 @@ func TestPrintDelegatesToClaudeAgent(t *testing.T) {
 			result = m
 		}
 	}
-	if marked != 3 || main != 3 {
-		t.Errorf("%d messages marked with the task call, %d of the main agent; want 3 and 3:\n%s", marked, main, out)
+	if len(sessions) != 1 {
+		t.Errorf("lines carry %d session ids, want the main agent's only", len(sessions))
+	}
+	if marked != 3 || main != 103 {
+		t.Errorf("%d messages marked with the task call, %d of the main agent; want 3 and 3 and one init:\n%s", marked, main, out)
 	}
 	stats, _ := result["subagent_stats"].(map[string]any)
 	if result["result"] != "The reviewer found nothing to fix." || stats["runs"] != float64(1) || stats["num_turns"] != float64(2) {
