@@ -22,6 +22,8 @@ type Backend interface {
 	AllowRule(rule string) error
 	AllowedRules() []string
 	Model() provider.ModelID
+	// Messages is the conversation so far (a resumed one's on start).
+	Messages() []provider.Message
 	// ContextWindow is the model's window in tokens (0: unknown).
 	ContextWindow() int64
 	SessionID() string

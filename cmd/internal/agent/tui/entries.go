@@ -44,6 +44,7 @@ type entry struct {
 	start    time.Time
 	took     time.Duration
 	live     string    // a running command's latest output line
+	replayed bool      // shown from a resumed conversation: no duration
 	before   fileState // the file of a write or edit before the call
 	diff     string    // the unified diff of a write or edit
 

@@ -35,6 +35,7 @@ type fake struct {
 	commands []addons.Command
 	ran      []string
 	store    checkpoint.Store
+	history  []provider.Message
 	run      func(ctx context.Context, prompt string) (*conductor.Result, error)
 }
 
@@ -80,8 +81,9 @@ func (f *fake) Model() provider.ModelID {
 	id, _ := provider.ParseModelID(cmpOr(f.model, "anthropic/claude-sonnet-4-5"))
 	return id
 }
-func (f *fake) ContextWindow() int64 { return 200_000 }
-func (f *fake) SessionID() string    { return "01JTESTSESSION0000000042" }
+func (f *fake) ContextWindow() int64         { return 200_000 }
+func (f *fake) Messages() []provider.Message { return f.history }
+func (f *fake) SessionID() string            { return "01JTESTSESSION0000000042" }
 func (f *fake) Tools() []provider.ToolDef {
 	return []provider.ToolDef{{Name: "read"}, {Name: "edit"}, {Name: "bash"}, {Name: "everything__echo"}}
 }
@@ -113,7 +115,11 @@ type tm struct {
 
 func newTM(t *testing.T, w, h int, env ...string) *tm {
 	t.Helper()
-	f := &fake{dir: t.TempDir()}
+	return newTMOf(t, &fake{dir: t.TempDir()}, w, h, env...)
+}
+
+func newTMOf(t *testing.T, f *fake, w, h int, env ...string) *tm {
+	t.Helper()
 	x := &tm{t: t, now: start, f: f}
 	if env == nil {
 		env = []string{"TERM=xterm-256color"}

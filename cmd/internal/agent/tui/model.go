@@ -85,6 +85,10 @@ func New(b Backend, cfg Config) Model {
 	s.session = b.SessionID()
 	s.window = b.ContextWindow()
 	s.conv.s = s
+	if msgs := b.Messages(); len(msgs) > 0 {
+		s.conv.replay(msgs)
+		s.conv.add(&entry{kind: noticeEntry, text: "Resumed: " + plural(len(msgs), "message") + " above; the conversation continues here."})
+	}
 	res, _ := b.(resourceSource)
 	s.in = newInputBox(b.Dir(), s.commandList(), color, res)
 	s.in.SetWidth(s.width)

@@ -227,6 +227,9 @@ func (s *state) toolView(e *entry, expanded bool) string {
 		mark, tail = paint(s.st.warn, "◐"), paint(s.st.dim, "running")
 	case toolDone:
 		mark, tail = paint(s.st.ok, "●"), paint(s.st.dim, since(e.took))
+		if e.replayed {
+			tail = paint(s.st.dim, "done")
+		}
 	case toolFailed:
 		mark, tail = paint(s.st.bad, "✗"), paint(s.st.bad, "failed")
 	case toolRefused:
