@@ -386,3 +386,26 @@ func TestSettingsWindowOverride(t *testing.T) {
 		})
 	}
 }
+
+// An answer is asked no longer than the model can give: a model whose
+// output limit (the catalog's, here the user's correction) is under the
+// default gets requests within it.
+func TestMaxTokensWithinTheModelsOutputLimit(t *testing.T) {
+	dir := t.TempDir()
+	srv := fakemodel.Start(t, fakemodel.Say("ok"))
+	cat, err := facts.New(map[string]facts.Override{"anthropic/claude-sonnet-4-5": {MaxOutput: 4096}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := open(t, dir, srv, conductor.Options{Catalog: cat})
+	if res, err := c.Run(context.Background(), "hi"); err != nil || res.IsError {
+		t.Fatal(res, err)
+	}
+	var body struct {
+		MaxTokens int64 `json:"max_tokens"`
+	}
+	json.Unmarshal(srv.Requests()[0].Body, &body)
+	if body.MaxTokens != 4096 {
+		t.Errorf("max_tokens %d, want the model's 4096", body.MaxTokens)
+	}
+}

@@ -51,7 +51,8 @@ type Options struct {
 	// Thinking is the starting thinking level ("off", "low", "medium",
 	// "high").
 	Thinking string
-	// MaxTokens bounds each answer; 0 means provider.DefaultMaxTokens.
+	// MaxTokens bounds each answer; 0 means provider.DefaultMaxTokens,
+	// or the model's output limit (Catalog) when that is less.
 	MaxTokens int64
 	// ContextWindow is the model's window in tokens; 0 means what a
 	// local server says it runs the model with (provider.WindowTeller),

@@ -314,6 +314,11 @@ func (c *Conductor) request(ctx context.Context) (provider.Request, provider.Cli
 	p := chatParams{Model: model.String(), MaxTokens: c.opts.MaxTokens, Thinking: thinking}
 	if p.MaxTokens == 0 {
 		p.MaxTokens = provider.DefaultMaxTokens
+		// A model whose answers are shorter than that refuses the
+		// request (Claude 3.5 Haiku's 8192): ask for what it can give.
+		if known, ok := c.opts.Catalog.Lookup(model); ok && known.MaxOutput > 0 {
+			p.MaxTokens = min(p.MaxTokens, known.MaxOutput)
+		}
 	}
 	if c.has(addons.ChatParams) {
 		raw, _ := json.Marshal(p)

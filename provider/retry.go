@@ -148,7 +148,10 @@ func retryable(err error) (time.Duration, bool) {
 	if errors.As(err, &se) && se.Code == http.StatusOK {
 		// An error event in a stream that had begun.
 		switch se.Type {
-		case "overloaded_error", "api_error", "rate_limit_error":
+		case "overloaded_error", "api_error", "rate_limit_error",
+			// Bedrock's exceptions in its event stream, by the names
+			// AWS gives them.
+			"throttlingException", "serviceUnavailableException", "internalServerException", "modelStreamErrorException":
 			return 0, true
 		}
 		return 0, false

@@ -1,7 +1,11 @@
 // Package anthropic is the adapter of Anthropic's Messages API: a
 // provider.Client over the official anthropic-sdk-go, and the conversions
 // between the neutral conversation and the SDK's parameters and messages.
-// It is the only package of the module that imports that SDK.
+// It is the only package of the module that imports that SDK. The same
+// client reaches Anthropic's models on Amazon Bedrock and Google Vertex
+// AI ([NewBedrock], [NewVertex]) through the SDK's own bedrock and vertex
+// request options, with credentials found as AWS's and Google's tools
+// find them but without asking a cloud's metadata service off that cloud.
 //
 // The client makes no retries of its own (the SDK's are turned off):
 // package provider's [provider.WithRetries] does them for every adapter,

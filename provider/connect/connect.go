@@ -1,9 +1,12 @@
 // Package connect opens a model client from a "provider/model" id: it
 // finds the provider's key and base URL (in the environment unless the
 // caller gives them), makes the adapter of the provider's API
-// (provider/anthropic; provider/openai for Responses, openai/…, and Chat
-// Completions, openai-chat/… and the local servers; provider/gemini) and
-// wraps it in the retries of package provider. It is the one place that knows every adapter, so
+// (provider/anthropic, for bedrock/… and vertex/… too; provider/openai for
+// Responses, openai/…, and Chat Completions, openai-chat/… and the local
+// servers; provider/gemini) and wraps it in the retries of package
+// provider, pricing each answer from provider/facts. Claude Code's
+// CLAUDE_CODE_USE_BEDROCK and CLAUDE_CODE_USE_VERTEX send anthropic/…
+// through a cloud. It is the one place that knows every adapter, so
 // importing it links every model SDK: only the agent's program does.
 package connect
 
