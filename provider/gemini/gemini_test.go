@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genai"
+
 	"github.com/indusagi/induscode/provider"
 )
 
@@ -49,5 +51,25 @@ func TestRetryDelay(t *testing.T) {
 	}
 	if d := retryDelay([]map[string]any{{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "soon"}}); d != 0 {
 		t.Errorf("a delay that is no duration: %v", d)
+	}
+}
+
+// Calls that came without an id get one made up, different in every
+// answer even when the answer has no response id to build it from.
+func TestMadeUpCallIDsDiffer(t *testing.T) {
+	ids := map[string]bool{}
+	for range 2 {
+		var a accumulator
+		a.add(&genai.GenerateContentResponse{Candidates: []*genai.Candidate{{FinishReason: genai.FinishReasonStop,
+			Content: &genai.Content{Parts: []*genai.Part{{FunctionCall: &genai.FunctionCall{Name: "read"}}, {FunctionCall: &genai.FunctionCall{Name: "ls"}}}}}}}, nil)
+		for _, u := range a.response().Message.ToolUses() {
+			if !strings.HasPrefix(u.ID, madeUpID) || ids[u.ID] {
+				t.Errorf("id %q (seen: %v)", u.ID, ids)
+			}
+			ids[u.ID] = true
+		}
+	}
+	if len(ids) != 4 {
+		t.Errorf("ids %v", ids)
 	}
 }

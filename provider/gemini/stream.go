@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -73,7 +74,13 @@ func (a *accumulator) part(p *genai.Part, on func(provider.Delta)) {
 		}
 		id := p.FunctionCall.ID
 		if id == "" {
-			id = fmt.Sprintf("%s%s-%d", madeUpID, a.respID, a.calls)
+			resp := a.respID
+			if resp == "" {
+				// Without the response's id, calls of two turns must
+				// still differ.
+				resp = rand.Text()[:12]
+			}
+			id = fmt.Sprintf("%s%s-%d", madeUpID, resp, a.calls)
 		}
 		a.calls++
 		b := &building{kind: provider.ToolUseBlock, id: id, name: p.FunctionCall.Name, args: args, sig: a.take(sig)}
