@@ -52,7 +52,7 @@ func runStream(ctx context.Context, r cli.AgentRun) error {
 			pr := NewPrinter(out, r.Stderr, "stream-json", p.Verbose)
 			pr.Partial = p.Partial
 			pr.Init.APIKeySource = keySource(co.Model)
-			return pr
+			return streamPrinter{pr}
 		},
 		AskApp:     p.SDK.PermissionPromptTool == "stdio",
 		JSONSchema: p.SDK.JSONSchema,
@@ -63,6 +63,17 @@ func runStream(ctx context.Context, r cli.AgentRun) error {
 		return openError(err)
 	}
 	return nil
+}
+
+// streamPrinter is the printer under the host, which tells it the app's
+// servers and agents for system/init.
+type streamPrinter struct{ *Printer }
+
+func (p streamPrinter) Describe(d streamhost.Description) {
+	for _, s := range d.Servers {
+		p.Init.MCPServers = append(p.Init.MCPServers, MCPServer{Name: s, Status: "connected"})
+	}
+	p.Init.Agents = append(p.Init.Agents, d.Agents...)
 }
 
 // sdkOptions applies the Agent SDK's flags that shape the conversation,

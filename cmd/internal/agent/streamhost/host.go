@@ -21,6 +21,18 @@ type Printer interface {
 	Result(*conductor.Result)
 	SetSession(id string)
 	Flush() error
+	// Describe tells the printer what the app's initialize added, for
+	// system/init.
+	Describe(Description)
+}
+
+// Description is what the app's initialize added to the session.
+type Description struct {
+	// Servers are the app's in-process MCP servers whose tools are
+	// grafted.
+	Servers []string
+	// Agents are the names of the app's agents.
+	Agents []string
 }
 
 // Config is what the command line gives the host.
@@ -314,6 +326,11 @@ func (h *host) open(ctx context.Context, init *initRequest) error {
 		h.sessionID = newID() // no transcript is kept; the app still needs an id
 	}
 	h.out.SetSession(h.sessionID)
+	d := Description{Servers: h.servers}
+	for _, a := range o.Agents {
+		d.Agents = append(d.Agents, a.Name)
+	}
+	h.out.Describe(d)
 	return nil
 }
 

@@ -5,29 +5,21 @@ import (
 	"encoding/json"
 )
 
-// patchResult adds to the printer's result line what only the host
-// knows, keeping the printer's keys and their order: the structured
-// answer (structured_output), and for an error result that has none the
-// errors list the SDK reads from every error result (it fails the whole
-// session on an error result without one).
+// patchResult adds the structured answer, which only the host knows, to
+// the printer's result line as structured_output, keeping the printer's
+// keys and their order.
 func (h *host) patchResult(line []byte) []byte {
+	v := h.structured.answerJSON()
+	if v == nil {
+		return line
+	}
 	var head struct {
-		Type    string          `json:"type"`
-		IsError bool            `json:"is_error"`
-		Result  string          `json:"result"`
-		Errors  json.RawMessage `json:"errors"`
+		Type string `json:"type"`
 	}
 	if json.Unmarshal(line, &head) != nil || head.Type != "result" {
 		return line
 	}
-	if v := h.structured.answerJSON(); v != nil {
-		line = spliceKey(line, "structured_output", v)
-	}
-	if head.IsError && head.Errors == nil {
-		errs, _ := json.Marshal([]string{head.Result})
-		line = spliceKey(line, "errors", errs)
-	}
-	return line
+	return spliceKey(line, "structured_output", v)
 }
 
 // spliceKey adds "key": value as the last member of the JSON object on

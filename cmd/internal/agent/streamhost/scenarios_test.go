@@ -171,6 +171,9 @@ for await (const m of query({ prompt: 'echo hi', options: { pathToClaudeCodeExec
 	if r := run.byType("result"); len(r) != 1 || r[0]["subtype"] != "success" {
 		t.Errorf("results = %v", r)
 	}
+	if init := run.byType("system"); len(init) == 0 || fmt.Sprint(init[0]["mcp_servers"]) != "[map[name:mytools status:connected]]" {
+		t.Errorf("system/init does not list the app's server as connected: %v", init)
+	}
 }
 
 // resume by session id: a second process continues the first's
@@ -261,6 +264,9 @@ for await (const m of query({ prompt: 'get a review', options: { pathToClaudeCod
 	}
 	if !strings.Contains(string(srv.Requests()[0].Body), "reviewer") {
 		t.Errorf("the task card does not offer the app's agent")
+	}
+	if init := run.byType("system"); len(init) == 0 || fmt.Sprint(init[0]["agents"]) != "[reviewer]" {
+		t.Errorf("system/init does not list the app's agent: %v", init)
 	}
 }
 
