@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -219,6 +220,45 @@ func TestPasteAndHistory(t *testing.T) {
 	s.Keys("Up")
 	s.WaitText("> explain error line 0", wait)
 }
+
+// Ctrl-C twice quits with status 0 and leaves the terminal as it was:
+// the alternate screen gone, nothing of the UI on the shell's screen.
+func TestCtrlCTwiceQuitsCleanly(t *testing.T) {
+	s := open(t, 80, 24, nil)
+	s.Type("half a thought")
+	s.Keys("C-c") // clears the input and arms the quit
+	s.WaitFor("the input cleared", wait, func(sc string) bool {
+		return !strings.Contains(sc, "half a thought") && strings.Contains(sc, "again to quit")
+	})
+	s.Keys("C-c")
+	s.WaitFor("the exit", wait, func(string) bool { dead, _ := s.Exited(); return dead })
+	if _, status := s.Exited(); status != 0 {
+		t.Errorf("exit status %d", status)
+	}
+	if sc := s.Screen(); strings.Contains(sc, "claude-sonnet") || strings.Contains(sc, "> ") {
+		t.Errorf("the UI is left on the terminal:\n%s", sc)
+	}
+}
+
+// NO_COLOR: the screen has attributes at most, no colour.
+func TestNoColorEndToEnd(t *testing.T) {
+	s := openEnv(t, 80, 24, []string{"NO_COLOR=1"}, map[string]string{"a.txt": "x\n"},
+		fakemodel.Say("# Title\n\nSome `code` and **bold**."))
+	s.ask("hello")
+	s.WaitText("Title", wait)
+	screen := s.ScreenANSI()
+	for _, m := range sgrRE.FindAllStringSubmatch(screen, -1) {
+		for _, p := range strings.Split(m[1], ";") {
+			n, _ := strconv.Atoi(p)
+			if (n >= 30 && n <= 38) || (n >= 40 && n <= 48) || (n >= 90 && n <= 97) || (n >= 100 && n <= 107) {
+				t.Errorf("a colour (%q) under NO_COLOR:\n%q", m[0], screen)
+			}
+		}
+	}
+}
+
+// sgrRE matches a select-graphic-rendition sequence and its parameters.
+var sgrRE = regexp.MustCompile(`\x1b\[([0-9;]*)m`)
 
 var screenshot = flag.String("screenshot", "", "write the screen of TestScreenshotScreen, with its colours, to this file (scripts/screenshot.sh renders it)")
 

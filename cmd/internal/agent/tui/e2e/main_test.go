@@ -60,6 +60,12 @@ type session struct {
 // the prompt.
 func open(t *testing.T, w, h int, files map[string]string, script ...fakemodel.Reply) *session {
 	t.Helper()
+	return openEnv(t, w, h, nil, files, script...)
+}
+
+// openEnv is open with more of the program's environment.
+func openEnv(t *testing.T, w, h int, env []string, files map[string]string, script ...fakemodel.Reply) *session {
+	t.Helper()
 	dir := t.TempDir()
 	for name, body := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -70,10 +76,10 @@ func open(t *testing.T, w, h int, files map[string]string, script ...fakemodel.R
 	}
 	srv := fakemodel.Start(t, script...)
 	home := t.TempDir()
-	term := tmuxterm.Start(t, tmuxterm.Options{Dir: dir, Width: w, Height: h, Env: []string{
+	term := tmuxterm.Start(t, tmuxterm.Options{Dir: dir, Width: w, Height: h, Env: append([]string{
 		"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"ANTHROPIC_API_KEY=test", "ANTHROPIC_BASE_URL=" + srv.URL,
-	}}, filepath.Join(bins, "indusr"), "--model", "anthropic/claude-sonnet-4-5")
+	}, env...)}, filepath.Join(bins, "indusr"), "--model", "anthropic/claude-sonnet-4-5")
 	s := &session{Term: term, t: t, dir: dir, srv: srv}
 	s.WaitFor("the prompt", wait, func(screen string) bool { return strings.Contains(screen, "> ") })
 	return s
