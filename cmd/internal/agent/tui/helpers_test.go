@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/indusagi/induscode/addons"
+	mcpbridge "github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/conductor"
 	"github.com/indusagi/induscode/deck/checkpoint"
 	"github.com/indusagi/induscode/provider"
@@ -36,6 +37,8 @@ type fake struct {
 	ran      []string
 	store    checkpoint.Store
 	history  []provider.Message
+	mcp      []mcpbridge.Prompt
+	gotArgs  map[string]string
 	run      func(ctx context.Context, prompt string) (*conductor.Result, error)
 }
 
@@ -81,9 +84,14 @@ func (f *fake) Model() provider.ModelID {
 	id, _ := provider.ParseModelID(cmpOr(f.model, "anthropic/claude-sonnet-4-5"))
 	return id
 }
-func (f *fake) ContextWindow() int64         { return 200_000 }
-func (f *fake) Messages() []provider.Message { return f.history }
-func (f *fake) SessionID() string            { return "01JTESTSESSION0000000042" }
+func (f *fake) ContextWindow() int64                                { return 200_000 }
+func (f *fake) Messages() []provider.Message                        { return f.history }
+func (f *fake) Prompts(context.Context) ([]mcpbridge.Prompt, error) { return f.mcp, nil }
+func (f *fake) GetPrompt(_ context.Context, server, name string, args map[string]string) (string, error) {
+	f.gotArgs = args
+	return "Review " + args["file"] + " for " + args["focus"] + ".", nil
+}
+func (f *fake) SessionID() string { return "01JTESTSESSION0000000042" }
 func (f *fake) Tools() []provider.ToolDef {
 	return []provider.ToolDef{{Name: "read"}, {Name: "edit"}, {Name: "bash"}, {Name: "everything__echo"}}
 }

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	mcpbridge "github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/conductor"
 	"github.com/indusagi/induscode/tool"
 )
@@ -60,7 +61,9 @@ type state struct {
 	prompts   []sent // the prompts of this terminal, for /rewind
 	crash     error
 	skills    []string // the skills the user can run as /id
-	reopen    *reopen
+	// mcpPrompts are the MCP servers' prompts, run as /server:name.
+	mcpPrompts []mcpbridge.Prompt
+	reopen     *reopen
 }
 
 // sent is a prompt sent from this terminal and the checkpoint node of
@@ -98,11 +101,11 @@ func New(b Backend, cfg Config) Model {
 
 // Init starts the conversation: Begin emits the conductor's Started.
 func (m Model) Init() tea.Cmd {
-	if m.cfg.Begin == nil {
-		return m.in.Focus()
+	cmds := []tea.Cmd{m.in.Focus(), m.listPrompts()}
+	if begin := m.cfg.Begin; begin != nil {
+		cmds = append(cmds, func() tea.Msg { begin(); return nil })
 	}
-	begin := m.cfg.Begin
-	return tea.Batch(m.in.Focus(), func() tea.Msg { begin(); return nil })
+	return tea.Batch(cmds...)
 }
 
 // Messages of the model's own.
@@ -152,6 +155,16 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.conv.add(&entry{kind: noticeEntry, text: msg.text})
 		}
 		return m, nil
+	case promptsMsg:
+		m.onPrompts(msg)
+		return m, nil
+	case mcpPromptMsg:
+		m.note = ""
+		if m.running {
+			m.note = "A prompt is running: press esc first."
+			return m, nil
+		}
+		return m, m.run(msg.typed, msg.text)
 	case submitMsg:
 		return m, m.submit(msg.typed, msg.prompt)
 	case tea.PasteMsg:

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	mcpbridge "github.com/indusagi/induscode/bridge"
 	"github.com/indusagi/induscode/provider"
 )
 
@@ -22,5 +23,29 @@ func TestResumedConversationIsShown(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// An MCP server's prompt is a slash command: /server:name args fills its
+// arguments in order (the last takes the rest) and sends its text.
+func TestMCPPromptCommand(t *testing.T) {
+	f := &fake{dir: t.TempDir(), mcp: []mcpbridge.Prompt{{Server: "rev", Name: "review", Description: "review a file", Arguments: []string{"file", "focus"}}}}
+	x := newTMOf(t, f, 80, 40)
+	x.send(x.m.listPrompts()())
+	x.submit("/help")
+	if !strings.Contains(x.screen(), "/rev:review file focus — review a file (MCP prompt)") {
+		t.Errorf("/help lacks the prompt:\n%s", x.screen())
+	}
+	cmd := x.submit("/rev:review a.go error handling")
+	if cmd == nil {
+		t.Fatal("the prompt command did nothing")
+	}
+	run := x.send(cmd())
+	if run == nil {
+		t.Fatal("the prompt's text was not run")
+	}
+	run()
+	if len(f.prompts) != 1 || f.prompts[0] != "Review a.go for error handling." || f.gotArgs["file"] != "a.go" {
+		t.Errorf("sent %v with arguments %v", f.prompts, f.gotArgs)
 	}
 }

@@ -54,6 +54,9 @@ func (s *state) commandList() []command {
 	for _, id := range s.skills {
 		out = append(out, command{Name: id, Summary: "skill"})
 	}
+	for _, p := range s.mcpPrompts {
+		out = append(out, command{Name: promptName(p), Summary: "MCP prompt: " + p.Description})
+	}
 	return out
 }
 
@@ -87,6 +90,9 @@ func (m Model) slash(typed string) (tea.Cmd, bool) {
 			return nil, false // a prompt: the conductor expands /id
 		}
 	}
+	if cmd, ok := m.mcpPrompt(t, name, arg); ok {
+		return cmd, true
+	}
 	m.note = fmt.Sprintf("Unknown command /%s: /help lists them; start with a space to send it as a prompt.", name)
 	return func() tea.Msg { return nil }, true
 }
@@ -109,6 +115,9 @@ func cmdHelp(m Model, _ string) tea.Cmd {
 	}
 	for _, id := range m.skills {
 		fmt.Fprintf(&b, "\n/%s — skill", id)
+	}
+	for _, p := range m.mcpPrompts {
+		fmt.Fprintf(&b, "\n/%s %s — %s (MCP prompt)", promptName(p), strings.Join(p.Arguments, " "), p.Description)
 	}
 	return m.say(strings.ReplaceAll(b.String(), "  —", " —"))
 }
