@@ -298,7 +298,8 @@ func (c *Conductor) openTranscript() error {
 // goroutine. What o leaves unset is c's: the workspace and session
 // settings (o.Session.Profile and o.Session.Tools choose the child's
 // tools; a zero Session is c's whole), the opener of models, the model,
-// the permission mode and rules, and Ask. The child keeps no transcript
+// the permission mode and rules, Ask, the model catalog, the answer's
+// bound, the thinking level, and the window when the model is c's. The child keeps no transcript
 // unless o.Resume names one. A Run of the child under a context that
 // carries the parent's checkpoint node (a tool call of the parent's run)
 // adds its changes to that node, so a rewind of the parent's prompt
@@ -349,6 +350,21 @@ func (c *Conductor) childOptions(o Options) Options {
 	}
 	if o.Agents == nil {
 		o.Agents = p.Agents
+	}
+	// The model's facts, the answer's bound and the thinking level are
+	// the parent's unless set; the window too when the model is the
+	// parent's.
+	if o.Catalog == nil {
+		o.Catalog = p.Catalog
+	}
+	if o.MaxTokens == 0 {
+		o.MaxTokens = p.MaxTokens
+	}
+	if o.Thinking == "" {
+		o.Thinking = p.Thinking
+	}
+	if o.ContextWindow == 0 && o.Model == c.Model().String() {
+		o.ContextWindow = p.ContextWindow
 	}
 	return o
 }
