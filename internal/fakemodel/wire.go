@@ -115,6 +115,12 @@ func writeOpenAI(s *sse, model string, r Reply, n int) {
 		if i == 0 && r.EndEarly {
 			return
 		}
+		if i == 0 && r.StreamError != "" {
+			// Compatible servers (and OpenAI's own) report a failure
+			// mid-stream as a chunk holding only the error.
+			s.event("", `{"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error","param":null,"code":null}}`)
+			return
+		}
 		if i == 0 && !s.hold(r.Hold) {
 			return
 		}

@@ -218,7 +218,7 @@ func TestGivesUpWithTheStatus(t *testing.T) {
 // frame) is tried again when nothing was
 // shown, and fails the call with its message when something was.
 func TestOverloadedMidStreamIsRetriedWhenNothingWasShown(t *testing.T) {
-	for _, api := range []string{"anthropic", "openai", "gemini", "bedrock", "vertex"} {
+	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
 			failing := fakemodel.Reply{Blocks: []fakemodel.Block{fakemodel.Text("par"), fakemodel.Text("tial")}, StreamError: "overloaded_error"}
 			srv := fakemodel.Start(t, failing, fakemodel.Say("whole"), failing)
@@ -229,7 +229,7 @@ func TestOverloadedMidStreamIsRetriedWhenNothingWasShown(t *testing.T) {
 				t.Fatalf("%+v %v", resp, err)
 			}
 			_, err = c.Stream(context.Background(), req, func(provider.Delta) {})
-			if err == nil || !strings.Contains(strings.ToLower(err.Error()), map[string]string{"anthropic": "overloaded", "openai": "the server had an error", "gemini": "overloaded",
+			if err == nil || !strings.Contains(strings.ToLower(err.Error()), map[string]string{"anthropic": "overloaded", "openai": "the server had an error", "openai-chat": "the server had an error", "gemini": "overloaded",
 				"bedrock": "serviceunavailable", "vertex": "overloaded"}[api]) || len(srv.Requests()) != 3 {
 				t.Errorf("err %v after %d requests", err, len(srv.Requests()))
 			}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/indusagi/induscode/provider"
@@ -84,6 +85,21 @@ func (o *client) Stream(ctx context.Context, req provider.Request, on func(provi
 // statusError gives an answer of the API the neutral form the retries
 // read; any other error (no answer at all) stays as it is.
 func statusError(err error) error {
+	var streamErr *ssestream.StreamError
+	if errors.As(err, &streamErr) {
+		// An error chunk in a stream that had begun.
+		var body struct {
+			Error struct{ Message, Type, Code string } `json:"error"`
+		}
+		json.Unmarshal(streamErr.Event.Data, &body)
+		code := body.Error.Code
+		if code == "" {
+			code = body.Error.Type
+		}
+		f := streamFailure(code, body.Error.Message, string(streamErr.Event.Data)).(*provider.StatusError)
+		f.Err = err
+		return f
+	}
 	var oe *openai.Error
 	if !errors.As(err, &oe) {
 		return err
