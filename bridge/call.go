@@ -120,6 +120,7 @@ func (s *server) callFailed(ctx, callCtx context.Context, l *link, exposed strin
 		}
 		s.mu.Lock()
 		s.markDown(l, "the session ended")
+		s.settleDown(l)
 		why := s.lastErr
 		s.mu.Unlock()
 		return tool.Errorf("MCP server %q went away during the call to %s (%s). It is restarted on the next call; retry if the call is safe to repeat.", name, exposed, why)

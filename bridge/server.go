@@ -353,15 +353,32 @@ func (s *server) markDown(l *link, why string) {
 	}
 	s.state = Exited
 	s.downAt = time.Now()
-	if l.proc != nil {
-		if st := l.proc.exitStatus(); st != "" {
-			why = "the process ended: " + st
-		}
-	} else if l.endErr != nil {
-		why = l.endErr.Error()
-	}
+	why = downCause(l, why)
 	s.lastErr = why + s.log.StderrHint(nil)
 	s.log.Printf("session ended: %s", why)
+}
+
+// settleDown refreshes the account of link l's end once its process is
+// done: the session can end (stdout closed) before the exit status is
+// known and before the last stderr lines are read, and those belong in
+// the message; s.mu is held.
+func (s *server) settleDown(l *link) {
+	if s.link == l && s.state == Exited {
+		s.lastErr = downCause(l, "the session ended") + s.log.StderrHint(nil)
+	}
+}
+
+// downCause is why link l's session ended: the process's exit status when
+// it is known, else the session's error, else why.
+func downCause(l *link, why string) string {
+	if l.proc != nil {
+		if st := l.proc.exitStatus(); st != "" {
+			return "the process ended: " + st
+		}
+	} else if l.endErr != nil {
+		return l.endErr.Error()
+	}
+	return why
 }
 
 // shutdown detaches the server: in-flight calls are cancelled and the
