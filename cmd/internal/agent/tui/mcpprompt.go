@@ -105,3 +105,36 @@ func (m Model) mcpPrompt(typed, name, arg string) (tea.Cmd, bool) {
 
 // mcpPromptMsg is an MCP prompt's text, to send as the user's prompt.
 type mcpPromptMsg struct{ typed, text string }
+
+// statusSource is a backend that reports its MCP servers' health.
+type statusSource interface {
+	MCPStatus() []mcpbridge.ServerStatus
+}
+
+func (c Conductor) MCPStatus() []mcpbridge.ServerStatus {
+	if f := c.Session().Fleet(); f != nil {
+		return f.Status()
+	}
+	return nil
+}
+
+// mcpStatus is /mcp: each server's state, tools, restarts and last
+// error, and where its log is.
+func mcpStatus(st []mcpbridge.ServerStatus) string {
+	var b strings.Builder
+	b.WriteString("MCP servers:")
+	for _, s := range st {
+		fmt.Fprintf(&b, "\n%s: %s, %s", s.Name, s.State, plural(s.Tools, "tool"))
+		if s.Restarts > 0 {
+			fmt.Fprintf(&b, ", restarted %d times", s.Restarts)
+		}
+		if s.LastError != "" {
+			fmt.Fprintf(&b, "; last error: %s", oneLine(s.LastError))
+		}
+		if s.Log != "" {
+			fmt.Fprintf(&b, " (log %s)", s.Log)
+		}
+	}
+	b.WriteString("\nA server that stops is restarted on its next call; `indusr mcp trust` approves a workspace's own config.")
+	return b.String()
+}

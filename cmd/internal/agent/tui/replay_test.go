@@ -49,3 +49,19 @@ func TestMCPPromptCommand(t *testing.T) {
 		t.Errorf("sent %v with arguments %v", f.prompts, f.gotArgs)
 	}
 }
+
+func (f *fake) MCPStatus() []mcpbridge.ServerStatus {
+	return []mcpbridge.ServerStatus{{Name: "rev", State: mcpbridge.Ready, Tools: 2}, {Name: "docs", State: mcpbridge.Failed, LastError: "exited with status 1\nsecond line"}}
+}
+
+// /mcp shows each server's state.
+func TestMCPStatus(t *testing.T) {
+	x := newTM(t, 100, 30)
+	x.submit("/mcp")
+	s := x.screen()
+	for _, want := range []string{"rev: ready, 2 tools", "docs: failed, 0 tools; last error: exited with status 1 …"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("/mcp lacks %q:\n%s", want, s)
+		}
+	}
+}

@@ -179,6 +179,11 @@ func cmdTools(m Model, _ string) tea.Cmd {
 }
 
 func cmdMCP(m Model, _ string) tea.Cmd {
+	if src, ok := m.b.(statusSource); ok {
+		if st := src.MCPStatus(); len(st) > 0 {
+			return m.say(mcpStatus(st))
+		}
+	}
 	servers := map[string]int{}
 	for _, t := range m.b.Tools() {
 		if srv, _, ok := strings.Cut(t.Name, "__"); ok {
@@ -186,7 +191,7 @@ func cmdMCP(m Model, _ string) tea.Cmd {
 		}
 	}
 	if len(servers) == 0 {
-		return m.say("No MCP server's tools are mounted. `indusr mcp status` shows the configured servers and their health; `indusr mcp trust` approves a workspace's own config.")
+		return m.say("No MCP server is mounted. `indusr mcp status` shows the configured servers and their health; `indusr mcp trust` approves a workspace's own config.")
 	}
 	var rows []string
 	for s, n := range servers {
