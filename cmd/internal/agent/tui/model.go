@@ -149,6 +149,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case runDoneMsg:
 		return m, m.runDone(msg)
 	case doneMsg:
+		m.note = "" // the command's "Compacting…" is over
 		if msg.err != nil {
 			m.conv.add(&entry{kind: errorEntry, text: msg.err.Error()})
 		} else if msg.text != "" {

@@ -129,7 +129,10 @@ func TestCompact(t *testing.T) {
 	s.ask("what is the answer?")
 	s.WaitText("The answer is 42.", wait)
 	s.ask("/compact")
-	s.WaitText("compacted", wait)
+	// The notice comes, and the "Compacting…" line goes once it is over.
+	s.WaitFor("the compaction's end", wait, func(sc string) bool {
+		return strings.Contains(sc, "compacted") && !strings.Contains(sc, "Compacting…")
+	})
 	s.ask("and now?")
 	s.WaitText("Still 42.", wait)
 	reqs := s.srv.Requests()
