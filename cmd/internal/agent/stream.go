@@ -66,14 +66,14 @@ func runStream(ctx context.Context, r cli.AgentRun) error {
 }
 
 // streamPrinter is the printer under the host, which tells it the app's
-// servers and agents for system/init.
+// servers for system/init (the app's agents come with the roster in the
+// conductor's Started).
 type streamPrinter struct{ *Printer }
 
 func (p streamPrinter) Describe(d streamhost.Description) {
 	for _, s := range d.Servers {
 		p.Init.MCPServers = append(p.Init.MCPServers, MCPServer{Name: s, Status: "connected"})
 	}
-	p.Init.Agents = append(p.Init.Agents, d.Agents...)
 }
 
 // sdkOptions applies the Agent SDK's flags that shape the conversation,

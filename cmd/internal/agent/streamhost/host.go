@@ -31,8 +31,6 @@ type Description struct {
 	// Servers are the app's in-process MCP servers whose tools are
 	// grafted.
 	Servers []string
-	// Agents are the names of the app's agents.
-	Agents []string
 }
 
 // Config is what the command line gives the host.
@@ -326,11 +324,7 @@ func (h *host) open(ctx context.Context, init *initRequest) error {
 		h.sessionID = newID() // no transcript is kept; the app still needs an id
 	}
 	h.out.SetSession(h.sessionID)
-	d := Description{Servers: h.servers}
-	for _, a := range o.Agents {
-		d.Agents = append(d.Agents, a.Name)
-	}
-	h.out.Describe(d)
+	h.out.Describe(Description{Servers: h.servers})
 	return nil
 }
 
