@@ -116,13 +116,28 @@ func (w *Ward) Prepare(cmd *exec.Cmd) {
 	setDeathSignal(cmd)
 }
 
+// testHookStarted, when set by a test, runs as soon as a child has started.
+var testHookStarted func(*Ward)
+
 // Start starts cmd (prepared) and records its process group (the child's
 // pid, for a child that leads its group). Call release once the child has
 // been reaped.
 func (w *Ward) Start(cmd *exec.Cmd, leadsGroup bool) (release func(), err error) {
+	w.mu.Lock()
+	if !w.saved {
+		// The first record, with the token Reap looks for, is written
+		// before the child exists: a SIGKILL between the child's start
+		// and the write would leave it, and all it starts, unrecorded.
+		w.saveLocked()
+		w.saved = true
+	}
+	w.mu.Unlock()
 	done, err := start(cmd)
 	if err != nil {
 		return nil, err
+	}
+	if testHookStarted != nil {
+		testHookStarted(w)
 	}
 	pid := cmd.Process.Pid
 	w.mu.Lock()
@@ -130,15 +145,10 @@ func (w *Ward) Start(cmd *exec.Cmd, leadsGroup bool) (release func(), err error)
 	if leadsGroup {
 		w.groups = append(w.groups, leader{Pid: pid, Start: startTime(pid)})
 	}
-	if !w.saved {
-		// The first record, with the token Reap looks for, is written
-		// before the child can outlive us.
-		w.saveLocked()
-		w.saved = true
-	} else {
-		// Later ones only add a group id, which matters only for a
-		// process that dropped the token from its environment: they are
-		// written in the background, off the path of every command.
+	if leadsGroup {
+		// The group id matters only for a process that dropped the
+		// token from its environment: it is written in the background,
+		// off the path of every command.
 		w.dirty = true
 		if !w.saving {
 			w.saving = true

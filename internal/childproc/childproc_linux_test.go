@@ -201,3 +201,31 @@ func TestReapDeletesRecordsThatAreNotFiles(t *testing.T) {
 		t.Errorf("the file the link named was touched: %v", err)
 	}
 }
+
+// A session killed with SIGKILL the moment its first child started must
+// still leave the record that lets the next session find that child (and
+// whatever it started): the record is written before the child exists.
+func TestRecordExistsOnceTheFirstChildRuns(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "procs")
+	w := NewWard(dir)
+	defer w.Close()
+	var seen []string
+	testHookStarted = func(*Ward) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			seen = append(seen, e.Name())
+		}
+	}
+	defer func() { testHookStarted = nil }()
+	cmd := exec.Command("true")
+	w.Prepare(cmd)
+	release, err := w.Start(cmd, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	release()
+	if len(seen) != 1 || !strings.HasSuffix(seen[0], "-"+w.token+".json") {
+		t.Fatalf("records when the child had started: %v; want the ward's record", seen)
+	}
+}
