@@ -19,4 +19,5 @@ sed -e 's/⎿/└/g' -e 's/◐/◔/g' -e 's/※/*/g' "$root/docs/screenshot.ansi
 cd scripts/screenshot
 go tool freeze --language ansi --window --padding 20,40 --border.radius 8 \
   --output "$root/docs/screenshot.png" "$drawn"
+chmod 644 "$root/docs/screenshot.png" # freeze writes it for its owner only
 echo "wrote docs/screenshot.png"
