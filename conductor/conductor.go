@@ -236,6 +236,7 @@ func Open(ctx context.Context, o Options) (*Conductor, error) {
 	}
 	so := o.Session
 	so.Handles = addons.Handles{SendMessage: c.SendMessage, SetModel: c.SetModel, SetThinking: c.SetThinking}
+	so.ConversationID = c.SessionID // hooks name the transcript, as the output does
 	if so.Framework.Delegate == nil && o.sub == nil {
 		// The task card runs subagents in this process, unless the host
 		// wired a runner of its own (INDUSR_DELEGATE's command).
@@ -243,14 +244,18 @@ func Open(ctx context.Context, o Options) (*Conductor, error) {
 		so.Framework.Delegate = c.subagents
 	}
 	c.openSkills(&so)
+	// The conversation is settled before the session opens, so that the
+	// session's first hooks (SessionStart) already name it.
+	if so.Dir, err = session.WorkDir(so.Dir); err != nil {
+		return nil, err
+	}
+	if err := c.openTranscript(so.Dir); err != nil {
+		return nil, err
+	}
 	if c.sess, err = session.Open(ctx, so); err != nil {
 		return nil, err
 	}
 	c.perm.root = c.sess.Dir()
-	if err := c.openTranscript(); err != nil {
-		c.sess.Close()
-		return nil, err
-	}
 	var warnings []string
 	c.brief, warnings = c.compose()
 	if so.Warn != nil {
@@ -268,9 +273,8 @@ func Open(ctx context.Context, o Options) (*Conductor, error) {
 	return c, nil
 }
 
-func (c *Conductor) openTranscript() error {
+func (c *Conductor) openTranscript(dir string) error {
 	o := c.opts
-	dir := c.sess.Dir()
 	var lines []transcript.Line
 	var err error
 	switch {

@@ -222,6 +222,12 @@ func TestTaskRunsProfileInProcess(t *testing.T) {
 	if len(got) != 3 || got[0]["hook_event_name"] != "SessionStart" || got[1]["hook_event_name"] != "SubagentStart" || got[2]["hook_event_name"] != "SubagentStop" {
 		t.Fatalf("hooks saw %s", logged)
 	}
+	// Hooks name the conversation the output names: the main agent's.
+	for _, g := range got {
+		if g["session_id"] != c.SessionID() {
+			t.Errorf("%v hook saw session_id %v, want the conversation's %s", g["hook_event_name"], g["session_id"], c.SessionID())
+		}
+	}
 	got = got[1:]
 	for _, g := range got {
 		if g["agent_id"] != childID || g["agent_type"] != "reviewer" {

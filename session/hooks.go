@@ -36,7 +36,16 @@ func (s *Session) sessionHooks(runner hooks.Runner) (o hooks.Options, a *Approva
 	if id == "" {
 		id = ulid.Make().String()
 	}
-	o = hooks.Options{Dir: s.dir, SessionID: id, Runner: runner, Report: func(f *addons.Fault) { s.warn(f.Error()) }}
+	conv := s.opts.ConversationID
+	sessionID := func() string {
+		if conv != nil {
+			if c := conv(); c != "" {
+				return c
+			}
+		}
+		return id
+	}
+	o = hooks.Options{Dir: s.dir, SessionID: sessionID, Runner: runner, Report: func(f *addons.Fault) { s.warn(f.Error()) }}
 	a = s.hookApprovals()
 	o.Check = a.checkHook
 	// An addon's hook runs within its grants whatever the mode; a hook of

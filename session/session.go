@@ -133,6 +133,11 @@ type Options struct {
 	// SessionStart and SessionEnd hooks, which are the main agent's, do
 	// not run for it.
 	Agent string
+	// ConversationID, when set and not empty, is the session_id hooks
+	// see: the agent's conversation (its transcript's id), so that a hook
+	// and the agent's output name the same session. Otherwise hooks see
+	// the session's Name, or an id made for the session.
+	ConversationID func() string
 }
 
 // Mount is which configured MCP servers a session starts.

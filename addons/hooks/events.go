@@ -101,7 +101,13 @@ func OurToolName(name string) string {
 	return name
 }
 
-func (s *Set) input() Input { return Input{SessionID: s.o.SessionID, Cwd: s.o.Dir} }
+func (s *Set) input() Input {
+	var id string
+	if s.o.SessionID != nil {
+		id = s.o.SessionID()
+	}
+	return Input{SessionID: id, Cwd: s.o.Dir}
+}
 
 // beforeTool is the PreToolUse gate. The strongest verdict wins, as in
 // Claude Code: deny (exit 2, deny, block, continue false) over ask over

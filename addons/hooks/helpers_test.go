@@ -80,7 +80,7 @@ func newRig(t *testing.T, files map[string]string, hooks ...Hook) *rig {
 		return nil
 	}
 	h := addons.NewHost(addons.HostOptions{Handles: &addons.Handles{SendMessage: send}})
-	h.LoadAddon(Addon("guard", hooks, Options{Dir: r.dir, SessionID: "s-1", Runner: eng, Report: r.faults.add}))
+	h.LoadAddon(Addon("guard", hooks, Options{Dir: r.dir, SessionID: func() string { return "s-1" }, Runner: eng, Report: r.faults.add}))
 	r.bundle = h.Bundle()
 	return r
 }

@@ -27,8 +27,10 @@ var _ Runner = (*shell.Engine)(nil)
 type Options struct {
 	// Dir is the workspace: where hooks run, and CLAUDE_PROJECT_DIR.
 	Dir string
-	// SessionID is the session_id hooks see.
-	SessionID string
+	// SessionID gives the session_id hooks see, asked at each run: an
+	// agent's conversation id is known only once its transcript is open,
+	// after the hooks are loaded.
+	SessionID func() string
 	// Runner starts the commands; required.
 	Runner Runner
 	// Report hears the errors that block nothing (a hook that failed,
