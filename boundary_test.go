@@ -57,6 +57,16 @@ func TestModelSDKBoundary(t *testing.T) {
 			}
 		}
 	}
+	// The terminal UI's renderer (glamour, and its highlighter's hundreds
+	// of lexers registered at start) is indusr-tui's alone: -p and the SDK
+	// host start without it.
+	for _, pkg := range []string{"./cmd/indusr", "./cmd/indusr-agent"} {
+		for _, dep := range goList(t, "-deps", pkg) {
+			if strings.HasPrefix(dep, "charm.land/glamour") || strings.HasPrefix(dep, "github.com/alecthomas/chroma") || strings.HasPrefix(dep, "charm.land/bubbletea") {
+				t.Errorf("%s depends on %s; only indusr-tui may link the terminal UI", pkg, dep)
+			}
+		}
+	}
 	sdks := 0
 	for _, dep := range goList(t, "-deps", "./cmd/indusr-agent") {
 		if isModelSDK(dep) {

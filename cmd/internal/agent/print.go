@@ -26,8 +26,27 @@ const defaultModel = "anthropic/claude-sonnet-4-5"
 // Main runs indusr-agent with args (without the program name) and
 // returns its exit code: the command line of indusr, with -p run here.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return cli.MainWith(cli.Program{Agent: runPrint, Interactive: runTerminal, Crew: runCrew, Models: runModels}, args, stdin, stdout, stderr)
+	return cli.MainWith(Program(), args, stdin, stdout, stderr)
 }
+
+// Program is what the agent adds to indusr's command line: -p, crew run
+// and models run here. The terminal UI is not among them: it is
+// indusr-tui's (package terminal), whose Markdown renderer alone costs
+// every start some 20 ms of package initialisation, which -p and the SDK
+// host, started by scripts and apps, must not pay.
+func Program() cli.Program {
+	return cli.Program{Agent: runPrint, Crew: runCrew, Models: runModels}
+}
+
+// ConductorOptions are the conductor's options for a run of r in the
+// workspace dir: its flags, the settings, the models' facts and opener.
+func ConductorOptions(r cli.AgentRun, dir string) (conductor.Options, error) {
+	return baseOptions(r, dir)
+}
+
+// OpenError classes an error of conductor.Open: an option to fix is a
+// usage error, the rest a failure to boot.
+func OpenError(err error) error { return openError(err) }
 
 // runPrint is `-p`: one prompt run to its answer, printed in the output
 // format.

@@ -21,6 +21,12 @@ import (
 // the deck alone allows.
 const AgentName = "indusr-agent"
 
+// TerminalName is the agent's program in the terminal: indusr and
+// indusr-agent with no command in a terminal exec it, found as the agent
+// is. The terminal UI's libraries are its own, so that -p starts without
+// them.
+const TerminalName = "indusr-tui"
+
 // agentInstall is how to get the agent, for the error that says it is
 // missing: the module is installed from a clone (see README.md).
 const agentInstall = "go install ./cmd/... (in a clone of induscode)"
@@ -33,8 +39,8 @@ type Program struct {
 	Agent Agent
 	// Interactive holds a conversation in the terminal: indusr with no
 	// command and no -p, when standard input and output are a terminal.
-	// Nil (indusr) means exec indusr-agent, as for -p. Its AgentRun has
-	// no Args.
+	// Nil (indusr, indusr-agent) means exec indusr-tui, as indusr does
+	// indusr-agent for -p. Its AgentRun has no Args.
 	Interactive Agent
 	// Crew runs `indusr crew run PLAN.toml` (its AgentRun's Args are the
 	// plan file; Flags carry --model, --permission-mode and, as Format,
@@ -138,7 +144,7 @@ func runAgent(cmd *cobra.Command, prog Program, opts *options, p *PrintFlags, ar
 // conversation, or an exec of indusr-agent with the whole command line.
 func runInteractive(cmd *cobra.Command, prog Program, opts *options, p *PrintFlags, all []string) error {
 	if prog.Interactive == nil {
-		return execAgent(all)
+		return execProgram(TerminalName, all)
 	}
 	stderr := cmd.ErrOrStderr()
 	return prog.Interactive(cmd.Context(), AgentRun{
@@ -160,31 +166,39 @@ func interactive(in io.Reader, out io.Writer) bool {
 // place (see exec_unix.go, exec_other.go); it returns only when that
 // cannot be done, or where a process cannot be replaced, with the agent's
 // exit status.
-func execAgent(args []string) error {
-	path, err := findAgent()
+func execAgent(args []string) error { return execProgram(AgentName, args) }
+
+// execProgram runs the program name (indusr-agent, indusr-tui) with the
+// same arguments in this process's place, as execAgent does.
+func execProgram(name string, args []string) error {
+	path, err := findProgram(name)
 	if err != nil {
 		return &failure{err}
 	}
 	return replaceWith(path, args)
 }
 
-// findAgent returns indusr-agent beside this program, else on PATH.
-func findAgent() (string, error) {
+// findProgram returns the program name beside this one, else on PATH.
+func findProgram(name string) (string, error) {
 	if exe, err := os.Executable(); err == nil {
-		beside := filepath.Join(filepath.Dir(exe), AgentName)
+		beside := filepath.Join(filepath.Dir(exe), name)
 		if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 			return beside, nil
 		}
 	}
-	if p, err := exec.LookPath(AgentName); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return filepath.Abs(p)
 	}
 	where := "on PATH"
 	if exe, err := os.Executable(); err == nil {
 		where = "beside " + exe + " or on PATH"
 	}
-	return "", fmt.Errorf("indusr -p runs the agent, %s, which is not installed %s; install it with indusr: %s",
-		AgentName, where, agentInstall)
+	what := "indusr -p runs the agent"
+	if name == TerminalName {
+		what = "a conversation in the terminal runs"
+	}
+	return "", fmt.Errorf("%s, %s, which is not installed %s; install it with indusr: %s",
+		what, name, where, agentInstall)
 }
 
 // Usagef is an error the user must fix: exit code 2 after the message.

@@ -109,15 +109,16 @@ func (x *term) waitFor(what string, limit time.Duration, ok func(screen string) 
 	}
 }
 
-// buildAgent builds indusr-agent into a temp folder.
+// buildAgent builds indusr-tui, the agent in the terminal, into a temp
+// folder.
 func buildAgent(t testing.TB) string {
 	t.Helper()
 	out := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", out, "github.com/indusagi/induscode/cmd/indusr-agent")
+	cmd := exec.Command("go", "build", "-o", out, "github.com/indusagi/induscode/cmd/indusr-tui")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
-	return filepath.Join(out, "indusr-agent")
+	return filepath.Join(out, "indusr-tui")
 }
 
 // agentEnv is the environment of an agent that talks to the model server

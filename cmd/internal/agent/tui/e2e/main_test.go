@@ -16,8 +16,8 @@ import (
 	"github.com/indusagi/induscode/internal/tmuxterm"
 )
 
-// bins holds indusr and indusr-agent, built once for the package's tests
-// (or taken from INDUSR_E2E_BINS, a folder holding both).
+// bins holds indusr, indusr-agent and indusr-tui, built once for the package's tests
+// (or taken from INDUSR_E2E_BINS, a folder holding the three).
 var bins string
 
 func TestMain(m *testing.M) {
@@ -33,9 +33,9 @@ func run(m *testing.M) int {
 			return 1
 		}
 		defer os.RemoveAll(dir)
-		cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "../../../../indusr", "../../../../indusr-agent")
+		cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "../../../../indusr", "../../../../indusr-agent", "../../../../indusr-tui")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "building indusr and indusr-agent: %v\n%s", err, out)
+			fmt.Fprintf(os.Stderr, "building indusr, indusr-agent and indusr-tui: %v\n%s", err, out)
 			return 1
 		}
 		bins = dir
