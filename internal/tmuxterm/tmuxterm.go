@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -155,12 +156,23 @@ func (tm *Term) Size() (w, h int) {
 	return w, h
 }
 
-// Exited reports whether the program has ended, and its exit status.
+// Exited reports whether the program has ended, and its exit status
+// (128 plus the signal for one killed by a signal). tmux marks a pane dead
+// when its terminal closes, which can be before it has reaped the
+// program; until the status is known the program counts as running.
 func (tm *Term) Exited() (bool, int) {
 	tm.t.Helper()
-	var dead, status int
-	fmt.Sscanf(tm.run("display-message", "-p", "-t", tm.target, "#{pane_dead} #{pane_dead_status}"), "%d %d", &dead, &status)
-	return dead == 1, status
+	f := strings.Split(tm.run("display-message", "-p", "-t", tm.target, "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}"), "|")
+	if len(f) != 3 || strings.TrimSpace(f[0]) != "1" {
+		return false, 0
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(f[1])); err == nil {
+		return true, n
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(f[2])); err == nil {
+		return true, 128 + n
+	}
+	return false, 0
 }
 
 // PID is the program's process id.

@@ -29,3 +29,13 @@ func TestTypeReadResizeExit(t *testing.T) {
 		t.Errorf("the paste is not on the screen:\n%s", s)
 	}
 }
+
+// A program killed by a signal has no exit status: Exited gives 128 plus
+// the signal, as a shell would.
+func TestKilledBySignal(t *testing.T) {
+	tm := Start(t, Options{Dir: t.TempDir()}, "sh", "-c", `echo up; kill -9 $$`)
+	tm.WaitFor("the exit", 30*time.Second, func(string) bool { dead, _ := tm.Exited(); return dead })
+	if _, status := tm.Exited(); status != 128+9 {
+		t.Errorf("exit status %d, want %d", status, 128+9)
+	}
+}
